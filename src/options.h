@@ -1,0 +1,42 @@
+/* options.h - the command line, parsed once into a const struct options
+ * that is passed to every stage's constructor (no global options). */
+#ifndef PYTOP_OPTIONS_H
+#define PYTOP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define PYTOP_DEFAULT_RATE_HZ 1000
+#define PYTOP_MAX_RATE_HZ 10000
+
+struct options {
+	pid_t pid;          /* attach mode: > 0 */
+	char **command;     /* launch mode: argv of the target, NULL-terminated
+	                       (borrowed from main's argv) */
+	bool demo;          /* --demo: launch the bundled demo program */
+	int rate_hz;        /* -r */
+	double delay_s;     /* -d: refresh interval */
+	bool batch;         /* -b */
+	long iterations;    /* -n: 0 = unlimited */
+	double duration_s;  /* --duration: 0 = unlimited */
+	bool json;          /* --json (requires batch) */
+	bool idle;          /* --idle: also count threads that are off CPU */
+	bool no_color;      /* NO_COLOR set or --no-color */
+};
+
+enum options_result {
+	OPTIONS_OK = 0,
+	OPTIONS_EXIT_OK,    /* --help or --version was printed */
+	OPTIONS_ERROR,      /* message already printed to stderr */
+};
+
+/* Parse argv into *out.  Prints --help/--version to stdout and one-line
+ * errors ("pytop: ...") to stderr.  stdout_is_tty decides the fallback to
+ * batch mode when no terminal is available. */
+enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
+                                  struct options *out);
+
+/* The --help text (also the source of the man page's synopsis). */
+void options_print_help(FILE *out);
+#endif

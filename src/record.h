@@ -1,0 +1,77 @@
+/* record.h - the plain-data records that cross the ring from the sampler
+ * thread to the aggregator.  This is the whole contract between the two
+ * threads: nothing else is shared except the ring and sampler_stats.
+ *
+ * Every record starts with struct rec_header; `size` is the total size in
+ * bytes including the header and any trailing variable part, rounded up to
+ * 8.  A REC_CODE_DEF for a code id is always pushed before the first
+ * REC_SAMPLE that uses it (SPSC order guarantees it arrives first).  If the
+ * CODE_DEF itself was dropped because the ring was full, the sampler
+ * re-sends it: the sampler only marks a code id as "sent" once the push
+ * succeeded.
+ */
+#ifndef PYTOP_RECORD_H
+#define PYTOP_RECORD_H
+
+#include <stdint.h>
+
+enum rec_type {
+	REC_CODE_DEF = 1, /* a code object seen for the first time */
+	REC_SAMPLE = 2,   /* one thread's Python stack at one tick */
+	REC_THREAD = 3,   /* a thread appeared or changed its name */
+};
+
+struct rec_header {
+	uint32_t type; /* enum rec_type */
+	uint32_t size; /* total bytes, header included, multiple of 8 */
+};
+
+/* Followed by qualname (qualname_len bytes, UTF-8, no NUL), then filename
+ * (filename_len bytes), then the raw co_linetable bytes (linetable_len). */
+struct rec_code_def {
+	struct rec_header h;
+	uint32_t code_id;       /* sampler-assigned, never reused in a session */
+	int32_t firstlineno;
+	uint16_t qualname_len;
+	uint16_t filename_len;
+	uint32_t linetable_len; /* 0 if the table was unreadable or too big */
+	char data[];
+};
+
+/* One Python frame: which code object, and where in it. */
+struct rec_frame {
+	uint32_t code_id;
+	int32_t instr_offset; /* byte offset of the executing instruction
+	                         from co_code_adaptive; negative = not started */
+};
+
+enum rec_sample_flags {
+	SAMPLE_RUNNING = 1u << 0,   /* thread was on a CPU ("R") */
+	SAMPLE_TRUNCATED = 1u << 1, /* stack deeper than the sampler's limit */
+	SAMPLE_HAS_GIL = 1u << 2,   /* thread held the GIL (when known) */
+};
+
+/* Followed by nframes struct rec_frame, innermost (leaf) first. */
+struct rec_sample {
+	struct rec_header h;
+	uint64_t time_ns;     /* CLOCK_MONOTONIC when the tick started */
+	uint32_t interval_ns; /* time since the previous tick: the weight */
+	int32_t tid;          /* Linux TID (as seen from pytop) */
+	uint16_t nframes;
+	uint16_t flags;       /* enum rec_sample_flags */
+	uint32_t pad;
+	struct rec_frame frames[];
+};
+
+/* A thread's OS name (from /proc/PID/task/TID/comm), sent when the sampler
+ * first sees the thread. */
+struct rec_thread {
+	struct rec_header h;
+	int32_t tid;
+	uint32_t pad;
+	char name[16]; /* NUL-terminated */
+};
+
+#define REC_ALIGN(n) (((n) + 7u) & ~7u)
+
+#endif

@@ -1,0 +1,93 @@
+/* snapshot.h - the immutable picture of the profile that the views draw.
+ * This is the seam between the engine and ui/: views include this header
+ * (and options.h) and nothing else from src/.
+ *
+ * A snapshot owns its arrays; the strings inside them are borrowed from the
+ * aggregator's string table and stay valid for the aggregator's lifetime
+ * (a reset keeps them).  Views may sort and filter the arrays in place.
+ */
+#ifndef PYTOP_SNAPSHOT_H
+#define PYTOP_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Counters for one function or one line.  "own" = the leaf frame was here;
+ * "total" = somewhere on the stack (once per sample, even under recursion).
+ * *_win = during the last refresh window only.  Times are the summed
+ * sampling intervals of those samples, in seconds. */
+struct snap_counts {
+	uint64_t own, total;
+	uint64_t own_win, total_win;
+	double own_s, total_s;
+};
+
+struct snap_func {
+	const char *name; /* qualified name */
+	const char *file;
+	int line;         /* first line of the function */
+	struct snap_counts c;
+};
+
+struct snap_line {
+	const char *name; /* function the line belongs to */
+	const char *file;
+	int line;
+	struct snap_counts c;
+};
+
+struct snap_thread {
+	pid_t tid;
+	const char *name;   /* OS thread name, "" if unknown */
+	uint64_t samples;   /* since start */
+	uint64_t samples_win;
+	bool running;       /* in the last sample seen */
+	const char *top_func; /* leaf function of its last sample, or "" */
+};
+
+struct snapshot {
+	/* target */
+	pid_t pid;
+	char command[256];        /* the target's command line, spaces between */
+	char python_version[16];  /* "3.11.2" */
+	bool target_exited;
+	int exit_status;          /* valid when target_exited; -1 unknown */
+
+	/* sampling health */
+	double elapsed_s;         /* since sampling started */
+	double window_s;          /* length of the last refresh window */
+	uint64_t samples;         /* stack samples counted since start */
+	uint64_t samples_win;
+	uint64_t ticks;           /* sampler ticks since start */
+	uint64_t errors;          /* failed or torn samples since start */
+	uint64_t dropped;         /* records lost because the ring was full */
+	double rate_hz;           /* ticks per second over the last window */
+	int requested_hz;
+	int threads_running, threads_total; /* at the last tick */
+	double pytop_cpu_pct;     /* pytop's own CPU over the last window */
+	double sample_work_us;    /* mean sampler work per tick, last window */
+	bool idle_mode;           /* --idle: off-CPU samples counted */
+
+	struct snap_func *funcs;     size_t nfuncs;
+	struct snap_line *lines;     size_t nlines;
+	struct snap_thread *threads; size_t nthreads;
+};
+
+void snapshot_free(struct snapshot *s); /* frees the arrays, not strings */
+
+/* What a view pulls snapshots from.  The engine provides one backed by the
+ * live pipeline; tests provide fixed ones. */
+struct snapshot_source {
+	void *ctx;
+	/* Drain pending samples; cheap, called often (every ~50 ms). Returns
+	 * false when the target is gone and everything has been drained. */
+	bool (*poll)(void *ctx);
+	/* Fill *out (caller frees with snapshot_free) and start a new window. */
+	void (*take)(void *ctx, struct snapshot *out);
+	/* Forget all counts (the `r` key). */
+	void (*reset)(void *ctx);
+};
+
+#endif

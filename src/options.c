@@ -1,0 +1,362 @@
+/* options.c - argv -> struct options, with one-line errors that name the
+ * problem and the fix.  Nothing here touches the target or the terminal. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+/* Upper bounds keep later seconds -> nanoseconds conversions in range. */
+#define MAX_DELAY_S 86400.0
+#define MAX_DURATION_S 1e9
+
+/* getopt values of the options that have no short form. */
+enum {
+	OPT_DURATION = 256,
+	OPT_JSON,
+	OPT_IDLE,
+	OPT_NO_COLOR,
+	OPT_DEMO,
+};
+
+/* '+': stop at the first non-option, which starts the target's command.
+ * ':': report a missing value as ':' so we can word the message. */
+static const char short_opts[] = "+:p:r:d:bn:hV";
+
+static const struct option long_opts[] = {
+	{"pid", required_argument, NULL, 'p'},
+	{"rate", required_argument, NULL, 'r'},
+	{"delay", required_argument, NULL, 'd'},
+	{"batch", no_argument, NULL, 'b'},
+	{"iterations", required_argument, NULL, 'n'},
+	{"duration", required_argument, NULL, OPT_DURATION},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"idle", no_argument, NULL, OPT_IDLE},
+	{"no-color", no_argument, NULL, OPT_NO_COLOR},
+	{"demo", no_argument, NULL, OPT_DEMO},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static void usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Every error is exactly one line: "pytop: <problem>; <fix>". */
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pytop: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* A non-negative decimal integer with nothing before or after it (strtol
+ * alone would accept " 5", "+5", "-5" and "5x").  False on garbage or
+ * overflow. */
+static bool parse_long(const char *s, long *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/* A finite decimal number of seconds in (0, max]. */
+static bool parse_seconds(const char *s, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || *end != '\0' || !isfinite(v) || v <= 0.0 || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool set_pid(const char *arg, struct options *o)
+{
+	long v;
+
+	if (!parse_long(arg, &v) || v < 1 || v > INT_MAX) {
+		usage_error("invalid PID '%s': must be a positive integer "
+		            "(find it with pgrep or ps)", arg);
+		return false;
+	}
+	o->pid = (pid_t)v;
+	return true;
+}
+
+static bool set_rate(const char *arg, struct options *o)
+{
+	long v;
+
+	if (!parse_long(arg, &v) || v < 1 || v > PYTOP_MAX_RATE_HZ) {
+		usage_error("invalid rate '%s': must be an integer from 1 to %d "
+		            "(Hz)", arg, PYTOP_MAX_RATE_HZ);
+		return false;
+	}
+	o->rate_hz = (int)v;
+	return true;
+}
+
+static bool set_delay(const char *arg, struct options *o)
+{
+	if (!parse_seconds(arg, MAX_DELAY_S, &o->delay_s)) {
+		usage_error("invalid delay '%s': must be a number of seconds "
+		            "greater than 0 and at most %.0f (e.g. 0.5)", arg,
+		            MAX_DELAY_S);
+		return false;
+	}
+	return true;
+}
+
+static bool set_iterations(const char *arg, struct options *o)
+{
+	long v;
+
+	if (!parse_long(arg, &v) || v < 1) {
+		usage_error("invalid iteration count '%s': must be an integer "
+		            "of 1 or more", arg);
+		return false;
+	}
+	o->iterations = v;
+	return true;
+}
+
+static bool set_duration(const char *arg, struct options *o)
+{
+	if (!parse_seconds(arg, MAX_DURATION_S, &o->duration_s)) {
+		usage_error("invalid duration '%s': must be a number of seconds "
+		            "greater than 0 (e.g. 30 or 2.5)", arg);
+		return false;
+	}
+	return true;
+}
+
+static bool is_option_val(int val)
+{
+	const struct option *lo;
+
+	for (lo = long_opts; lo->name != NULL; lo++)
+		if (lo->val == val)
+			return true;
+	return false;
+}
+
+/* "-r/--rate" for an option value getopt reported. */
+static void option_name(int val, char *buf, size_t len)
+{
+	const struct option *lo;
+
+	for (lo = long_opts; lo->name != NULL; lo++) {
+		if (lo->val != val)
+			continue;
+		if (val < 256)
+			snprintf(buf, len, "-%c/--%s", val, lo->name);
+		else
+			snprintf(buf, len, "--%s", lo->name);
+		return;
+	}
+	snprintf(buf, len, "-%c", val);
+}
+
+/* How many long options start with the text of `arg` (before any '='). */
+static int long_prefix_matches(const char *arg)
+{
+	size_t n = strcspn(arg, "=");
+	const struct option *lo;
+	int matches = 0;
+
+	for (lo = long_opts; lo->name != NULL; lo++)
+		if (strncmp(lo->name, arg, n) == 0)
+			matches++;
+	return matches;
+}
+
+/* getopt returned '?'.  optopt says which case: 0 = unknown or ambiguous
+ * long option (its text is argv[optind - 1]); a known option's value = a
+ * long option given "=VALUE" although it takes none; anything else = an
+ * unknown short option. */
+static void report_bad_option(char **argv)
+{
+	char name[64];
+
+	if (optopt == 0) {
+		const char *text = argv[optind - 1];
+
+		if (strncmp(text, "--", 2) == 0 &&
+		    long_prefix_matches(text + 2) > 1)
+			usage_error("ambiguous option '%.*s'; spell it out "
+			            "(see pytop --help)",
+			            (int)strcspn(text, "="), text);
+		else
+			usage_error("unknown option '%s'; see pytop --help",
+			            text);
+		return;
+	}
+	if (is_option_val(optopt)) {
+		option_name(optopt, name, sizeof(name));
+		usage_error("option %s takes no value; see pytop --help", name);
+		return;
+	}
+	usage_error("unknown option '-%c'; see pytop --help", optopt);
+}
+
+static void set_defaults(struct options *o)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	memset(o, 0, sizeof(*o));
+	o->rate_hz = PYTOP_DEFAULT_RATE_HZ;
+	o->delay_s = 1.0;
+	/* https://no-color.org: set and non-empty disables colour. */
+	o->no_color = no_color != NULL && no_color[0] != '\0';
+}
+
+/* Apply one option getopt returned.  -1 = error (already reported),
+ * 0 = go on, 1 = stop: --help or --version was printed. */
+static int apply_option(int c, char **argv, struct options *o)
+{
+	char name[64];
+
+	switch (c) {
+	case 'p': return set_pid(optarg, o) ? 0 : -1;
+	case 'r': return set_rate(optarg, o) ? 0 : -1;
+	case 'd': return set_delay(optarg, o) ? 0 : -1;
+	case 'n': return set_iterations(optarg, o) ? 0 : -1;
+	case OPT_DURATION: return set_duration(optarg, o) ? 0 : -1;
+	case 'b': o->batch = true; return 0;
+	case OPT_JSON: o->json = true; return 0;
+	case OPT_IDLE: o->idle = true; return 0;
+	case OPT_NO_COLOR: o->no_color = true; return 0;
+	case OPT_DEMO: o->demo = true; return 0;
+	case 'h': options_print_help(stdout); return 1;
+	case 'V': printf("pytop %s\n", PACKAGE_VERSION); return 1;
+	case ':':
+		option_name(optopt, name, sizeof(name));
+		usage_error("option %s needs a value; see pytop --help", name);
+		return -1;
+	default:
+		report_bad_option(argv);
+		return -1;
+	}
+}
+
+/* The target: exactly one of -p, a command, --demo. */
+static bool check_target(const struct options *o)
+{
+	if (o->pid > 0 && o->command != NULL) {
+		usage_error("-p and a command are mutually exclusive; give -p PID "
+		            "to attach or -- COMMAND to launch, not both");
+		return false;
+	}
+	if (o->demo && (o->pid > 0 || o->command != NULL)) {
+		usage_error("--demo runs its own program; drop -p or the command, "
+		            "or drop --demo");
+		return false;
+	}
+	if (o->pid == 0 && o->command == NULL && !o->demo) {
+		usage_error("nothing to profile: give -p PID, a command after --, "
+		            "or --demo (see pytop --help)");
+		return false;
+	}
+	return true;
+}
+
+enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
+                                  struct options *out)
+{
+	int c;
+
+	set_defaults(out);
+	opterr = 0;  /* we print our own one-line errors */
+	optind = 0;  /* full re-initialisation, so a second call works (tests) */
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		int r = apply_option(c, argv, out);
+
+		if (r < 0)
+			return OPTIONS_ERROR;
+		if (r > 0)
+			return OPTIONS_EXIT_OK;
+	}
+	if (optind < argc)
+		out->command = &argv[optind]; /* borrowed; argv[argc] is NULL */
+	if (!check_target(out))
+		return OPTIONS_ERROR;
+	if (out->json && !out->batch) {
+		usage_error("--json needs --batch (JSON goes to stdout one object "
+		            "per refresh)");
+		return OPTIONS_ERROR;
+	}
+	if (!stdout_is_tty && !out->batch) {
+		out->batch = true;
+		usage_error("stdout is not a terminal; using --batch output");
+	}
+	return OPTIONS_OK;
+}
+
+void options_print_help(FILE *out)
+{
+	fprintf(out,
+"Usage: pytop [OPTIONS] -p PID\n"
+"       pytop [OPTIONS] [--] COMMAND [ARGS...]\n"
+"       pytop [OPTIONS] --demo\n"
+"\n"
+"Live sampling profiler for CPython: shows which functions and lines a\n"
+"Python process spends its time in, without stopping or changing it.\n"
+"\n"
+"Target (exactly one):\n"
+"  -p, --pid PID          attach to the running Python process PID\n"
+"  [--] COMMAND [ARGS...] launch COMMAND and profile it from its first\n"
+"                         bytecode; pytop exits with COMMAND's exit status\n"
+"      --demo             launch the bundled demo program (pytop_demo.py)\n"
+"\n"
+"Sampling:\n"
+"  -r, --rate HZ          samples per second, 1 to %d (default %d)\n"
+"      --idle             also count threads that are not running\n"
+"                         (wall-clock mode; default: only threads on a CPU)\n"
+"\n"
+"Output:\n"
+"  -d, --delay SECONDS    refresh interval, fractions allowed (default 1)\n"
+"  -b, --batch            no TUI: print a text snapshot every refresh, like\n"
+"                         top -b (default when stdout is not a terminal)\n"
+"  -n, --iterations N     stop after N refreshes (default: no limit)\n"
+"      --duration SECONDS stop after SECONDS (default: no limit)\n"
+"      --json             with --batch: one JSON object per refresh on\n"
+"                         stdout (JSON Lines)\n"
+"      --no-color         no colours (default: colour unless NO_COLOR is set)\n"
+"  -h, --help             show this help and exit\n"
+"  -V, --version          show the version and exit\n"
+"\n"
+"Keys: arrows PgUp PgDn Home End move; < > F6 sort column; l functions/lines;\n"
+"space or p freeze; r reset; / filter; ? or F1 help; q or F10 quit.\n"
+"\n"
+"Attaching needs the same user as the target, root, or CAP_SYS_PTRACE\n"
+"(see the kernel.yama.ptrace_scope sysctl).\n"
+"Exit status: launch mode: the command's; otherwise 0; 1 on errors; 2 on\n"
+"usage errors.  See man pytop.\n",
+	        PYTOP_MAX_RATE_HZ, PYTOP_DEFAULT_RATE_HZ);
+}

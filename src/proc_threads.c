@@ -1,0 +1,126 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "proc_threads.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Small linear table: a Python process rarely has more than a few hundred
+ * threads, and the table is scanned once per thread per tick. */
+struct thread_fd {
+	pid_t tid;
+	int fd;
+	bool touched;
+};
+
+struct proc_threads {
+	pid_t pid;
+	struct thread_fd *v; /* owned */
+	size_t n, cap;
+};
+
+struct proc_threads *proc_threads_new(pid_t pid)
+{
+	struct proc_threads *pt = calloc(1, sizeof(*pt));
+
+	if (pt != NULL)
+		pt->pid = pid;
+	return pt;
+}
+
+void proc_threads_free(struct proc_threads *pt)
+{
+	if (pt == NULL)
+		return;
+	for (size_t i = 0; i < pt->n; i++)
+		close(pt->v[i].fd);
+	free(pt->v);
+	free(pt);
+}
+
+static struct thread_fd *lookup(struct proc_threads *pt, pid_t tid)
+{
+	char path[64];
+	int fd;
+
+	for (size_t i = 0; i < pt->n; i++)
+		if (pt->v[i].tid == tid)
+			return &pt->v[i];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pt->pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (pt->n == pt->cap) {
+		size_t ncap = pt->cap ? pt->cap * 2 : 16;
+		struct thread_fd *nv = realloc(pt->v, ncap * sizeof(*nv));
+
+		if (nv == NULL) {
+			close(fd);
+			return NULL;
+		}
+		pt->v = nv;
+		pt->cap = ncap;
+	}
+	pt->v[pt->n] = (struct thread_fd){ .tid = tid, .fd = fd };
+	return &pt->v[pt->n++];
+}
+
+char proc_threads_state(struct proc_threads *pt, pid_t tid)
+{
+	struct thread_fd *t = lookup(pt, tid);
+	char buf[512];
+	ssize_t n;
+	char *paren;
+
+	if (t == NULL)
+		return 0;
+	t->touched = true;
+	n = pread(t->fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* comm may contain spaces and parentheses: the state follows the last ')'. */
+	paren = strrchr(buf, ')');
+	if (paren == NULL || paren[1] != ' ' || paren[2] == '\0')
+		return 0;
+	return paren[2];
+}
+
+void proc_threads_sweep(struct proc_threads *pt)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < pt->n; i++) {
+		if (!pt->v[i].touched) {
+			close(pt->v[i].fd);
+			continue;
+		}
+		pt->v[i].touched = false;
+		pt->v[kept++] = pt->v[i];
+	}
+	pt->n = kept;
+}
+
+void proc_threads_name(pid_t pid, pid_t tid, char name[16])
+{
+	char path[64];
+	int fd;
+	ssize_t n;
+
+	name[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, name, 15);
+	close(fd);
+	if (n <= 0)
+		n = 0;
+	name[n] = '\0';
+	name[strcspn(name, "\n")] = '\0';
+}

@@ -1,0 +1,58 @@
+/* py_offsets.h - all CPython-version knowledge, as data: where the fields
+ * pytop reads live in each supported version's structures (x86_64, default
+ * GIL build, release).  Adding a version means adding a table in
+ * py_offsets.c, nothing else. */
+#ifndef PYTOP_PY_OFFSETS_H
+#define PYTOP_PY_OFFSETS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct py_offsets {
+	unsigned minor;             /* 3.<minor> */
+
+	uint32_t rt_interp_head;    /* _PyRuntimeState.interpreters.head */
+
+	uint32_t is_next;           /* PyInterpreterState.next */
+	uint32_t is_threads_head;   /* PyInterpreterState.threads.head */
+
+	uint32_t ts_next;           /* PyThreadState.next */
+	uint32_t ts_interp;
+	uint32_t ts_cframe;         /* 3.11/3.12: -> _PyCFrame; 0 = none */
+	uint32_t cf_current_frame;  /* _PyCFrame.current_frame */
+	uint32_t ts_current_frame;  /* 3.13+: direct; 0 = via cframe */
+	uint32_t ts_native_tid;
+	uint32_t ts_datastack_chunk;
+	uint32_t ts_datastack_top;
+	uint32_t ts_read_size;      /* bytes of PyThreadState pytop reads */
+
+	uint32_t if_code;           /* f_code / f_executable */
+	uint32_t if_previous;
+	uint32_t if_instr;          /* prev_instr / instr_ptr */
+	uint32_t if_owner;
+	uint32_t if_size;           /* header up to localsplus */
+	uint8_t owner_not_python;   /* owner >= this: shim, not Python code */
+	bool code_tagged;           /* f_executable carries tag bits (3.14) */
+
+	uint32_t co_filename, co_name, co_qualname, co_linetable;
+	uint32_t co_firstlineno;
+	uint32_t co_code_adaptive;  /* bytecode starts here; also header size */
+
+	uint32_t str_length;        /* PyASCIIObject.length */
+	uint32_t str_state;         /* PyASCIIObject.state bitfield */
+	uint32_t str_ascii_data;    /* sizeof(PyASCIIObject) */
+	uint32_t str_compact_data;  /* sizeof(PyCompactUnicodeObject) */
+
+	uint32_t bytes_size;        /* PyBytesObject.ob_size */
+	uint32_t bytes_data;        /* PyBytesObject.ob_sval */
+
+	uint32_t chunk_size;        /* _PyStackChunk.size */
+	uint32_t chunk_data;        /* _PyStackChunk.data */
+};
+
+/* The table for CPython 3.<minor>, or NULL when unsupported. */
+const struct py_offsets *py_offsets_for(unsigned major, unsigned minor);
+/* "3.11" for the error message listing what this build reads. */
+const char *py_offsets_supported(void);
+
+#endif

@@ -1,0 +1,758 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "py_reader.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "remote_mem.h"
+
+#define MAX_INTERPS 16
+#define MAX_THREADS 1024
+#define MAX_NAME_CHARS 1024        /* longer names are torn or hostile */
+#define MAX_LINETABLE (256u << 10) /* bigger tables are left undecoded */
+#define CHUNK_GUESS (16u << 10)    /* CPython's data-stack chunk size */
+#define MAX_CHUNK (1u << 20)
+#define MAX_COPIES 16              /* data-stack chunks copied per thread */
+#define TSTATE_MAX 512
+
+/* A region of target memory copied into pytop for this thread's walk. */
+struct copy {
+	uintptr_t start, end; /* target addresses [start, end) */
+	uintptr_t chunk;      /* the data-stack chunk it belongs to, or 0 */
+	uint8_t *buf;         /* owned by the reader's arena */
+};
+
+struct thread_slot {
+	uintptr_t tstate;
+	uint8_t buf[TSTATE_MAX];  /* the thread state as read this tick */
+	uint64_t frame_ptr;       /* 3.11/3.12: read through the cframe */
+	struct py_thread_sample out;
+	struct rec_frame *frames; /* owned */
+	struct copy copies[MAX_COPIES];
+	size_t ncopies;
+};
+
+struct code_map_slot {
+	uintptr_t addr;  /* 0 = empty */
+	uint32_t id;
+};
+
+struct py_reader {
+	pid_t pid;
+	struct py_runtime rt;
+	const struct py_offsets *o;
+
+	/* thread states from the last tick, re-validated by one scatter read */
+	uintptr_t interps[MAX_INTERPS];
+	size_t ninterps;
+	struct thread_slot *threads; /* owned, MAX_THREADS */
+	size_t nthreads;
+
+	/* code objects: vector by id, open-addressing map by address */
+	struct py_code *codes;
+	size_t ncodes, codes_cap;
+	struct code_map_slot *map;
+	size_t map_cap; /* power of two */
+
+	/* scratch for copied data-stack chunks, reset every tick */
+	uint8_t *arena;
+	size_t arena_used, arena_cap;
+};
+
+static uint64_t rd64(const uint8_t *p, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static uint32_t rd32(const uint8_t *p, uint32_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static bool plausible_ptr(uint64_t p)
+{
+	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
+}
+
+/* ---- code cache ----------------------------------------------------- */
+
+static size_t map_index(const struct py_reader *r, uintptr_t addr)
+{
+	uint64_t h = (uint64_t)addr * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(h >> 20) & (r->map_cap - 1);
+}
+
+static struct py_code *code_lookup(struct py_reader *r, uintptr_t addr)
+{
+	for (size_t i = map_index(r, addr);; i = (i + 1) & (r->map_cap - 1)) {
+		if (r->map[i].addr == 0)
+			return NULL;
+		if (r->map[i].addr == addr)
+			return &r->codes[r->map[i].id];
+	}
+}
+
+static int map_grow(struct py_reader *r)
+{
+	size_t old_cap = r->map_cap;
+	struct code_map_slot *old = r->map;
+
+	r->map_cap = old_cap ? old_cap * 2 : 1024;
+	r->map = calloc(r->map_cap, sizeof(*r->map));
+	if (r->map == NULL) {
+		r->map = old;
+		r->map_cap = old_cap;
+		return -1;
+	}
+	for (size_t i = 0; i < old_cap; i++) {
+		size_t j;
+
+		if (old[i].addr == 0)
+			continue;
+		for (j = map_index(r, old[i].addr); r->map[j].addr != 0; j = (j + 1) & (r->map_cap - 1))
+			;
+		r->map[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* Point addr at code id, replacing an older entry for the same address. */
+static int map_put(struct py_reader *r, uintptr_t addr, uint32_t id)
+{
+	size_t i;
+
+	if ((r->ncodes + 1) * 2 > r->map_cap && map_grow(r) != 0)
+		return -1;
+	for (i = map_index(r, addr); r->map[i].addr != 0 && r->map[i].addr != addr;
+	     i = (i + 1) & (r->map_cap - 1))
+		;
+	r->map[i].addr = addr;
+	r->map[i].id = id;
+	return 0;
+}
+
+static void code_release(struct py_code *c)
+{
+	free(c->qualname);
+	free(c->filename);
+	free(c->linetable);
+	c->qualname = c->filename = NULL;
+	c->linetable = NULL;
+	c->valid = false;
+}
+
+/* ---- reading strings and bytes ---------------------------------------- */
+
+static size_t put_utf8(char *out, uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/* Convert n code units of the given kind to UTF-8.  Rejects control
+ * characters, surrogates and out-of-range code points: a name containing
+ * them was torn or is not a name. */
+static char *decode_units(const uint8_t *data, size_t n, unsigned kind)
+{
+	char *s = malloc(n * 4 + 1);
+	size_t len = 0;
+
+	if (s == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t cp;
+
+		if (kind == 1)
+			cp = data[i];
+		else if (kind == 2)
+			cp = (uint32_t)data[2 * i] | (uint32_t)data[2 * i + 1] << 8;
+		else
+			memcpy(&cp, data + 4 * i, 4);
+		if (cp < 0x20 || cp == 0x7F || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+			free(s);
+			return NULL;
+		}
+		len += put_utf8(s + len, cp);
+	}
+	s[len] = '\0';
+	return s;
+}
+
+/* Read a str object into a fresh UTF-8 string, or NULL. */
+static char *read_str(struct py_reader *r, uintptr_t addr)
+{
+	const struct py_offsets *o = r->o;
+	uint8_t head[128];
+	uint8_t *data;
+	uint64_t length;
+	uint32_t state;
+	unsigned kind;
+	bool compact, ascii;
+	size_t off, bytes;
+	char *s;
+
+	if (!plausible_ptr(addr) || remote_read(r->pid, addr, head, o->str_compact_data) != 0)
+		return NULL;
+	length = rd64(head, o->str_length);
+	state = rd32(head, o->str_state);
+	kind = (state >> 2) & 7;
+	compact = (state >> 5) & 1;
+	ascii = (state >> 6) & 1;
+	if (length == 0 || length > MAX_NAME_CHARS || !compact ||
+	    (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1))
+		return NULL;
+	off = ascii ? o->str_ascii_data : o->str_compact_data;
+	bytes = (size_t)length * kind;
+	data = malloc(bytes);
+	if (data == NULL)
+		return NULL;
+	s = remote_read(r->pid, addr + off, data, bytes) == 0
+		? decode_units(data, (size_t)length, kind) : NULL;
+	free(data);
+	return s;
+}
+
+/* Read a bytes object's contents (the line table). */
+static uint8_t *read_bytes(struct py_reader *r, uintptr_t addr, uint32_t *len)
+{
+	uint8_t head[40];
+	uint64_t size;
+	uint8_t *data;
+
+	*len = 0;
+	if (!plausible_ptr(addr) || remote_read(r->pid, addr, head, sizeof(head)) != 0)
+		return NULL;
+	size = rd64(head, r->o->bytes_size);
+	if (size == 0 || size > MAX_LINETABLE)
+		return NULL;
+	data = malloc((size_t)size);
+	if (data == NULL)
+		return NULL;
+	if (remote_read(r->pid, addr + r->o->bytes_data, data, (size_t)size) != 0) {
+		free(data);
+		return NULL;
+	}
+	*len = (uint32_t)size;
+	return data;
+}
+
+/* ---- code objects ---------------------------------------------------- */
+
+static void code_ident(const struct py_offsets *o, const uint8_t *head, uint64_t ident[4])
+{
+	ident[0] = rd64(head, o->co_filename);
+	ident[1] = rd64(head, o->co_name);
+	ident[2] = rd64(head, o->co_qualname);
+	ident[3] = rd64(head, o->co_linetable);
+}
+
+static struct py_code *code_append(struct py_reader *r)
+{
+	if (r->ncodes == r->codes_cap) {
+		size_t ncap = r->codes_cap ? r->codes_cap * 2 : 256;
+		struct py_code *nv = realloc(r->codes, ncap * sizeof(*nv));
+
+		if (nv == NULL)
+			return NULL;
+		r->codes = nv;
+		r->codes_cap = ncap;
+	}
+	memset(&r->codes[r->ncodes], 0, sizeof(r->codes[0]));
+	r->codes[r->ncodes].id = (uint32_t)r->ncodes;
+	return &r->codes[r->ncodes++];
+}
+
+/* Read a code object never seen at this address (or whose old entry failed
+ * its check).  NULL if it is not a readable code object. */
+static struct py_code *code_read(struct py_reader *r, uintptr_t addr, uint64_t now_ns)
+{
+	const struct py_offsets *o = r->o;
+	uint8_t head[256];
+	struct py_code tmp = { .addr = addr, .valid = true, .verified_ns = now_ns };
+	struct py_code *c, *old;
+	int64_t units, old_id;
+
+	if (remote_read(r->pid, addr, head, o->co_code_adaptive) != 0)
+		return NULL;
+	if (r->rt.pycode_type != 0 && rd64(head, 8) != r->rt.pycode_type)
+		return NULL;
+	units = (int64_t)rd64(head, 16);
+	if (units <= 0 || units > (1 << 24))
+		return NULL;
+	tmp.code_bytes = (int32_t)(units * 2);
+	tmp.firstlineno = (int)rd32(head, o->co_firstlineno);
+	code_ident(o, head, tmp.ident);
+	tmp.qualname = read_str(r, tmp.ident[2]);
+	tmp.filename = read_str(r, tmp.ident[0]);
+	if (tmp.qualname == NULL || tmp.filename == NULL || tmp.firstlineno < 0) {
+		code_release(&tmp);
+		return NULL;
+	}
+	tmp.linetable = read_bytes(r, tmp.ident[3], &tmp.linetable_len);
+	old = code_lookup(r, addr);
+	old_id = old != NULL ? (int64_t)old->id : -1;
+	c = code_append(r); /* may move r->codes: use ids, not pointers, across it */
+	if (c == NULL || map_put(r, addr, c->id) != 0) {
+		if (c != NULL)
+			r->ncodes--;
+		code_release(&tmp);
+		return NULL;
+	}
+	if (old_id >= 0)
+		code_release(&r->codes[old_id]);
+	tmp.id = c->id;
+	*c = tmp;
+	return c;
+}
+
+/* ---- thread states ----------------------------------------------------- */
+
+static int gone(void)
+{
+	return errno == ESRCH || errno == EPERM ? -1 : 0;
+}
+
+/* Walk interpreters and their thread lists one pointer at a time.  Used on
+ * the first tick and whenever the cached list no longer matches. */
+static int walk_threads(struct py_reader *r)
+{
+	const struct py_offsets *o = r->o;
+	uint64_t interp = 0;
+
+	r->ninterps = 0;
+	r->nthreads = 0;
+	if (remote_read(r->pid, r->rt.runtime + o->rt_interp_head, &interp, 8) != 0)
+		return gone() ? -1 : 0;
+	while (plausible_ptr(interp) && r->ninterps < MAX_INTERPS) {
+		uint64_t ts = 0, next = 0;
+
+		r->interps[r->ninterps++] = interp;
+		if (remote_read(r->pid, interp + o->is_threads_head, &ts, 8) != 0 ||
+		    remote_read(r->pid, interp + o->is_next, &next, 8) != 0)
+			return gone() ? -1 : 0;
+		while (plausible_ptr(ts) && r->nthreads < MAX_THREADS) {
+			struct thread_slot *t = &r->threads[r->nthreads];
+
+			if (remote_read(r->pid, ts, t->buf, o->ts_read_size) != 0)
+				return gone() ? -1 : 0;
+			t->tstate = ts;
+			r->nthreads++;
+			ts = rd64(t->buf, o->ts_next);
+		}
+		interp = next;
+	}
+	return 0;
+}
+
+/* Re-read the cached list with one scatter read and check that every link
+ * still points where it did.  Returns 1 if valid, 0 if the list changed,
+ * -1 if the target is gone. */
+static int refresh_threads(struct py_reader *r)
+{
+	const struct py_offsets *o = r->o;
+	struct iovec local[1 + 2 * MAX_INTERPS + MAX_THREADS];
+	struct iovec remote[1 + 2 * MAX_INTERPS + MAX_THREADS];
+	uint64_t head, links[MAX_INTERPS][2];
+	size_t n = 0, t = 0;
+	int got;
+
+	if (r->ninterps == 0)
+		return 0;
+	local[n] = (struct iovec){ &head, 8 };
+	remote[n++] = (struct iovec){ (void *)(r->rt.runtime + o->rt_interp_head), 8 };
+	for (size_t i = 0; i < r->ninterps; i++) {
+		local[n] = (struct iovec){ &links[i][0], 8 };
+		remote[n++] = (struct iovec){ (void *)(r->interps[i] + o->is_threads_head), 8 };
+		local[n] = (struct iovec){ &links[i][1], 8 };
+		remote[n++] = (struct iovec){ (void *)(r->interps[i] + o->is_next), 8 };
+	}
+	for (size_t i = 0; i < r->nthreads; i++) {
+		local[n] = (struct iovec){ r->threads[i].buf, o->ts_read_size };
+		remote[n++] = (struct iovec){ (void *)r->threads[i].tstate, o->ts_read_size };
+	}
+	got = remote_readv(r->pid, local, remote, (int)n);
+	if (got < 0)
+		return gone() ? -1 : 0;
+	if ((size_t)got != n || head != r->interps[0])
+		return 0;
+	for (size_t i = 0; i < r->ninterps; i++) {
+		uint64_t want_next = i + 1 < r->ninterps ? r->interps[i + 1] : 0;
+		uint64_t ts = links[i][0];
+
+		if (links[i][1] != want_next)
+			return 0;
+		/* The threads of interpreter i are the next run of slots. */
+		for (; plausible_ptr(ts); t++) {
+			if (t >= r->nthreads || r->threads[t].tstate != ts)
+				return 0;
+			ts = rd64(r->threads[t].buf, o->ts_next);
+			if (rd64(r->threads[t].buf, o->ts_interp) != r->interps[i])
+				return 0;
+		}
+		if (ts != 0)
+			return 0;
+	}
+	return t == r->nthreads;
+}
+
+/* ---- data stacks -------------------------------------------------------- */
+
+static uint8_t *arena_alloc(struct py_reader *r, size_t len)
+{
+	uint8_t *p;
+
+	len = (len + 15) & ~(size_t)15;
+	if (r->arena_used + len > r->arena_cap)
+		return NULL;
+	p = r->arena + r->arena_used;
+	r->arena_used += len;
+	return p;
+}
+
+/* Copy an older (non-current) data-stack chunk whole. */
+static struct copy *copy_chunk(struct py_reader *r, struct thread_slot *t, uintptr_t chunk)
+{
+	struct copy *c;
+	uint64_t size;
+	uint8_t *buf;
+
+	if (t->ncopies == MAX_COPIES || !plausible_ptr(chunk))
+		return NULL;
+	buf = arena_alloc(r, CHUNK_GUESS);
+	if (buf == NULL || remote_read(r->pid, chunk, buf, CHUNK_GUESS) != 0)
+		return NULL;
+	size = rd64(buf, r->o->chunk_size);
+	if (size < r->o->chunk_data || size > MAX_CHUNK)
+		return NULL;
+	if (size > CHUNK_GUESS) {
+		buf = arena_alloc(r, (size_t)size);
+		if (buf == NULL || remote_read(r->pid, chunk, buf, (size_t)size) != 0)
+			return NULL;
+	}
+	c = &t->copies[t->ncopies++];
+	*c = (struct copy){ chunk, chunk + (uintptr_t)size, chunk, buf };
+	return c;
+}
+
+/* Find frame bytes for address f: from a copied chunk, by copying the next
+ * older chunk, or (generator frames, C-stack shims) by a direct read into
+ * `tmp`. */
+static const uint8_t *frame_bytes(struct py_reader *r, struct thread_slot *t,
+                                  uintptr_t f, uint8_t *tmp)
+{
+	size_t size = r->o->if_size;
+
+	for (;;) {
+		for (size_t i = 0; i < t->ncopies; i++) {
+			const struct copy *c = &t->copies[i];
+
+			if (f >= c->start && f + size <= c->end)
+				return c->buf + (f - c->start);
+		}
+		/* Is it in the chunk before the oldest one copied so far? */
+		if (t->ncopies == 0 || t->copies[t->ncopies - 1].chunk == 0)
+			break;
+		{
+			const struct copy *last = &t->copies[t->ncopies - 1];
+			uint64_t prev;
+
+			if (last->start != last->chunk)
+				break;
+			prev = rd64(last->buf, 0);
+			if (prev == 0 || copy_chunk(r, t, (uintptr_t)prev) == NULL)
+				break;
+		}
+	}
+	return remote_read(r->pid, f, tmp, size) == 0 ? tmp : NULL;
+}
+
+/* Read, for every thread to sample, its current frame pointer (through the
+ * cframe on 3.11/3.12) and the live part of its current data-stack chunk,
+ * all in one scatter read. */
+static void read_stacks(struct py_reader *r)
+{
+	const struct py_offsets *o = r->o;
+	struct iovec local[2 * MAX_THREADS], remote[2 * MAX_THREADS];
+	struct thread_slot *owner[2 * MAX_THREADS];
+	int n = 0, done = 0;
+
+	for (size_t i = 0; i < r->nthreads; i++) {
+		struct thread_slot *t = &r->threads[i];
+		uint64_t chunk = rd64(t->buf, o->ts_datastack_chunk);
+		uint64_t top = rd64(t->buf, o->ts_datastack_top);
+		uint8_t *buf;
+
+		t->ncopies = 0;
+		t->frame_ptr = o->ts_current_frame ? rd64(t->buf, o->ts_current_frame) : 0;
+		if (t->out.status != PY_THREAD_OK)
+			continue;
+		if (o->ts_cframe) {
+			uint64_t cframe = rd64(t->buf, o->ts_cframe);
+
+			if (!plausible_ptr(cframe)) {
+				t->out.status = PY_THREAD_ERROR;
+				continue;
+			}
+			local[n] = (struct iovec){ &t->frame_ptr, 8 };
+			remote[n] = (struct iovec){ (void *)(cframe + o->cf_current_frame), 8 };
+			owner[n++] = t;
+		}
+		if (!plausible_ptr(chunk) || top <= chunk || top - chunk > MAX_CHUNK ||
+		    (buf = arena_alloc(r, (size_t)(top - chunk))) == NULL)
+			continue; /* no usable chunk: frames are read one by one */
+		t->copies[0] = (struct copy){ chunk, top, chunk, buf };
+		local[n] = (struct iovec){ buf, top - chunk };
+		remote[n] = (struct iovec){ (void *)chunk, top - chunk };
+		owner[n++] = t;
+		t->ncopies = 1;
+	}
+	/* The kernel stops at the first unreadable range: mark it and go on
+	 * with the rest. */
+	while (done < n) {
+		int got = remote_readv(r->pid, local + done, remote + done, n - done);
+
+		if (got < 0)
+			got = 0;
+		done += got;
+		if (done < n) {
+			struct thread_slot *bad = owner[done];
+
+			bad->out.status = PY_THREAD_ERROR;
+			done++;
+		}
+	}
+}
+
+/* ---- frame walk --------------------------------------------------------- */
+
+static bool frame_to_record(struct py_reader *r, const uint8_t *fb, uint64_t now_ns,
+                            struct rec_frame *out)
+{
+	const struct py_offsets *o = r->o;
+	uint64_t code_addr = rd64(fb, o->if_code);
+	uint64_t instr = rd64(fb, o->if_instr);
+	struct py_code *c;
+	int64_t off;
+
+	if (o->code_tagged)
+		code_addr &= ~(uint64_t)7;
+	if (!plausible_ptr(code_addr))
+		return false;
+	c = code_lookup(r, (uintptr_t)code_addr);
+	if (c == NULL || !c->valid)
+		c = code_read(r, (uintptr_t)code_addr, now_ns);
+	if (c == NULL)
+		return false;
+	off = (int64_t)instr - (int64_t)(code_addr + o->co_code_adaptive);
+	if (off < -2 || off >= c->code_bytes)
+		return false;
+	out->code_id = c->id;
+	out->instr_offset = (int32_t)off;
+	return true;
+}
+
+static void walk_frames(struct py_reader *r, struct thread_slot *t, uint64_t now_ns)
+{
+	const struct py_offsets *o = r->o;
+	uint64_t f = t->frame_ptr;
+	uint8_t tmp[128];
+	uint32_t n = 0, depth = 0;
+
+	while (f != 0) {
+		const uint8_t *fb;
+		uint8_t owner;
+
+		if (!plausible_ptr(f) || ++depth > 4 * PY_READER_MAX_FRAMES)
+			goto torn;
+		fb = frame_bytes(r, t, (uintptr_t)f, tmp);
+		if (fb == NULL)
+			goto torn;
+		owner = fb[o->if_owner];
+		if (owner < o->owner_not_python) {
+			if (owner > 3)
+				goto torn;
+			if (n == PY_READER_MAX_FRAMES) {
+				t->out.flags |= SAMPLE_TRUNCATED;
+				break;
+			}
+			if (!frame_to_record(r, fb, now_ns, &t->frames[n]))
+				goto torn;
+			n++;
+		}
+		if (rd64(fb, o->if_previous) == f)
+			goto torn;
+		f = rd64(fb, o->if_previous);
+	}
+	t->out.nframes = n;
+	return;
+torn:
+	t->out.status = PY_THREAD_ERROR;
+	t->out.nframes = 0;
+}
+
+/* Re-check, in one scatter read, the cached code objects used this tick
+ * that were not checked for a while.  A code whose pointers changed was
+ * freed and its address reused: the samples that used it are torn. */
+static void verify_codes(struct py_reader *r, uint64_t now_ns)
+{
+	enum { BATCH = 256 };
+	struct iovec local[BATCH], remote[BATCH];
+	uint64_t got_ident[BATCH][4];
+	uint32_t ids[BATCH];
+	int n = 0;
+
+	for (size_t i = 0; i < r->nthreads && n < BATCH; i++) {
+		struct thread_slot *t = &r->threads[i];
+
+		for (uint32_t k = 0; t->out.status == PY_THREAD_OK && k < t->out.nframes && n < BATCH; k++) {
+			struct py_code *c = &r->codes[t->frames[k].code_id];
+
+			if (now_ns - c->verified_ns < PY_READER_VERIFY_NS)
+				continue;
+			c->verified_ns = now_ns;
+			ids[n] = c->id;
+			local[n] = (struct iovec){ got_ident[n], 32 };
+			remote[n] = (struct iovec){ (void *)(c->addr + r->o->co_filename), 32 };
+			n++;
+		}
+	}
+	if (n == 0)
+		return;
+	int ok = remote_readv(r->pid, local, remote, n);
+
+	for (int k = 0; k < n; k++) {
+		struct py_code *c = &r->codes[ids[k]];
+		uint64_t want[4] = { c->ident[0], c->ident[1], c->ident[2], c->ident[3] };
+
+		/* Field order in the struct: filename, name, qualname, linetable. */
+		if (k < ok && memcmp(got_ident[k], want, sizeof(want)) == 0)
+			continue;
+		c->valid = false;
+		for (size_t i = 0; i < r->nthreads; i++) {
+			struct thread_slot *t = &r->threads[i];
+
+			for (uint32_t j = 0; t->out.status == PY_THREAD_OK && j < t->out.nframes; j++)
+				if (t->frames[j].code_id == c->id)
+					t->out.status = PY_THREAD_ERROR;
+		}
+	}
+}
+
+/* ---- public ------------------------------------------------------------ */
+
+struct py_reader *py_reader_new(pid_t pid, const struct py_runtime *rt)
+{
+	struct py_reader *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->pid = pid;
+	r->rt = *rt;
+	r->o = rt->off;
+	r->threads = calloc(MAX_THREADS, sizeof(*r->threads));
+	r->arena_cap = 8u << 20;
+	r->arena = malloc(r->arena_cap);
+	if (r->threads == NULL || r->arena == NULL || map_grow(r) != 0) {
+		py_reader_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void py_reader_free(struct py_reader *r)
+{
+	if (r == NULL)
+		return;
+	for (size_t i = 0; i < r->ncodes; i++)
+		code_release(&r->codes[i]);
+	if (r->threads != NULL)
+		for (size_t i = 0; i < MAX_THREADS; i++)
+			free(r->threads[i].frames);
+	free(r->threads);
+	free(r->codes);
+	free(r->map);
+	free(r->arena);
+	free(r);
+}
+
+/* Decide per thread whether to sample it; fill the per-thread header. */
+static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
+{
+	for (size_t i = 0; i < r->nthreads; i++) {
+		struct thread_slot *t = &r->threads[i];
+		int32_t tid = (int32_t)rd64(t->buf, r->o->ts_native_tid);
+
+		t->out = (struct py_thread_sample){ .tid = tid, .tstate = t->tstate,
+		                                    .frames = t->frames };
+		if (tid <= 0) /* never bound to an OS thread */
+			continue;
+		t->out.state = proc_threads_state(pt, tid);
+		if (t->out.state == 'R')
+			t->out.flags |= SAMPLE_RUNNING;
+		if (t->frames == NULL)
+			t->frames = malloc(PY_READER_MAX_FRAMES * sizeof(*t->frames));
+		t->out.frames = t->frames;
+		if (t->frames != NULL && t->out.state != 0 && (idle || t->out.state == 'R'))
+			t->out.status = PY_THREAD_OK;
+	}
+	proc_threads_sweep(pt);
+}
+
+int py_reader_sample(struct py_reader *r, struct proc_threads *pt, bool idle,
+                     uint64_t now_ns)
+{
+	int rc = refresh_threads(r);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && walk_threads(r) < 0)
+		return -1;
+	r->arena_used = 0;
+	classify(r, pt, idle);
+	read_stacks(r);
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].out.status == PY_THREAD_OK)
+			walk_frames(r, &r->threads[i], now_ns);
+	verify_codes(r, now_ns);
+	return (int)r->nthreads;
+}
+
+const struct py_thread_sample *py_reader_thread(const struct py_reader *r, size_t i)
+{
+	return i < r->nthreads ? &r->threads[i].out : NULL;
+}
+
+struct py_code *py_reader_code(struct py_reader *r, uint32_t id)
+{
+	return id < r->ncodes ? &r->codes[id] : NULL;
+}

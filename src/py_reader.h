@@ -1,0 +1,74 @@
+/* py_reader.h - read the Python stacks of a live CPython process without
+ * stopping it: thread states, frame chains, code objects.  Used only by the
+ * sampler thread.
+ *
+ * Per tick the steady-state cost is a handful of system calls for the
+ * whole process: one scatter read of every thread state (the list is
+ * cached and re-validated), one scatter read of every sampled thread's
+ * frame data stack, and a kept-descriptor pread of each thread's
+ * /proc/.../stat.  Code objects are read once and cached by address; a
+ * cached entry is re-validated (its name, file and line-table pointers are
+ * compared) at most every PY_READER_VERIFY_NS, since an address can be
+ * reused by a new code object after the old one is freed.
+ */
+#ifndef PYTOP_PY_READER_H
+#define PYTOP_PY_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proc_threads.h"
+#include "py_runtime.h"
+#include "record.h"
+
+#define PY_READER_MAX_FRAMES 2048
+#define PY_READER_VERIFY_NS 20000000ull
+
+/* A code object as read once from the target.  Owned by the reader. */
+struct py_code {
+	uintptr_t addr;
+	uint32_t id;           /* unique for the session, index into the reader */
+	bool sent;             /* its REC_CODE_DEF reached the ring */
+	bool valid;            /* false once superseded at the same address */
+	int firstlineno;
+	int32_t code_bytes;    /* size of the bytecode, for offset checks */
+	uint64_t ident[4];     /* filename, name, qualname, linetable pointers */
+	uint64_t verified_ns;
+	char *qualname;        /* owned, UTF-8 */
+	char *filename;        /* owned, UTF-8 */
+	uint8_t *linetable;    /* owned */
+	uint32_t linetable_len;
+};
+
+enum py_thread_status {
+	PY_THREAD_SKIPPED = 0, /* not sampled this tick (idle, not --idle) */
+	PY_THREAD_OK,
+	PY_THREAD_ERROR,       /* torn or unreadable: counted as an error */
+};
+
+struct py_thread_sample {
+	pid_t tid;
+	uintptr_t tstate;
+	char state;            /* /proc scheduler state letter, 0 unknown */
+	enum py_thread_status status;
+	uint16_t flags;        /* enum rec_sample_flags */
+	uint32_t nframes;
+	const struct rec_frame *frames; /* borrowed from the reader until the next tick */
+};
+
+struct py_reader;
+
+struct py_reader *py_reader_new(pid_t pid, const struct py_runtime *rt);
+void py_reader_free(struct py_reader *r);
+
+/* Sample every Python thread once.  Threads off CPU are skipped unless
+ * `idle`.  Returns the number of Python threads (entries), or -1 when the
+ * target is gone or unreadable (errno: ESRCH, EPERM). */
+int py_reader_sample(struct py_reader *r, struct proc_threads *pt, bool idle,
+                     uint64_t now_ns);
+const struct py_thread_sample *py_reader_thread(const struct py_reader *r, size_t i);
+struct py_code *py_reader_code(struct py_reader *r, uint32_t id);
+
+#endif

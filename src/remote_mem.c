@@ -1,0 +1,52 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "remote_mem.h"
+
+#include <errno.h>
+#include <sys/uio.h>
+
+static _Thread_local uint64_t calls;
+
+uint64_t remote_calls(void) { return calls; }
+
+int remote_read(pid_t pid, uintptr_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)addr, .iov_len = len };
+	ssize_t got;
+
+	if (addr == 0) {
+		errno = EFAULT;
+		return -1;
+	}
+	calls++;
+	got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (got == (ssize_t)len)
+		return 0;
+	if (got >= 0)
+		errno = EFAULT;
+	return -1;
+}
+
+int remote_readv(pid_t pid, const struct iovec *local,
+                 const struct iovec *remote, int n)
+{
+	ssize_t got;
+	size_t want = 0;
+	int i;
+
+	calls++;
+	got = process_vm_readv(pid, local, (unsigned long)n, remote,
+	                       (unsigned long)n, 0);
+	if (got < 0)
+		return -1;
+	/* The kernel never splits an element, so count whole leading ones. */
+	for (i = 0; i < n; i++) {
+		want += remote[i].iov_len;
+		if ((size_t)got < want)
+			return i;
+	}
+	return n;
+}

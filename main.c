@@ -1,0 +1,89 @@
+/* main.c - pytop's entry point: parse the command line, open a profiling
+ * session (engine), run the chosen view on it, and exit with the right
+ * status.  The only file that sees both src/ and ui/. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "session.h"
+#include "ui/app.h"
+
+#define DEMO_NAME "pytop_demo.py"
+
+static bool readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* The installed demo, or the one in the source tree when pytop runs from
+ * its build directory (in-tree or one level below it). */
+static bool find_demo(char *buf, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+	static const char *const rel[] = { "demo/", "../demo/" };
+
+	snprintf(buf, len, "%s/%s", PYTOP_DATADIR, DEMO_NAME);
+	if (readable(buf))
+		return true;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash == NULL)
+		return false;
+	slash[1] = '\0';
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(buf, len, "%s%s%s", self, rel[i], DEMO_NAME);
+		if (readable(buf))
+			return true;
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opts;
+	struct pytop_error err = { 0 };
+	struct session *session;
+	struct snapshot_source src;
+	static char demo_path[PATH_MAX];
+	static char python[] = "python3";
+	char *demo_argv[] = { python, demo_path, NULL };
+	int ui_rc, status;
+
+	switch (options_parse(argc, argv, isatty(STDOUT_FILENO), &opts)) {
+	case OPTIONS_OK:
+		break;
+	case OPTIONS_EXIT_OK:
+		return 0;
+	default:
+		return 2;
+	}
+	if (opts.demo) {
+		if (!find_demo(demo_path, sizeof(demo_path))) {
+			fprintf(stderr, "pytop: the demo program %s is not installed in %s; "
+			        "reinstall pytop (make install)\n", DEMO_NAME, PYTOP_DATADIR);
+			return 1;
+		}
+		opts.command = demo_argv;
+	}
+	session = session_open(&opts, &err);
+	if (session == NULL) {
+		fprintf(stderr, "pytop: %s\n", err.text);
+		return 1;
+	}
+	src = session_source(session);
+	ui_rc = opts.batch ? app_run_batch(&opts, &src, stdout) : app_run_tui(&opts, &src);
+	status = session_close(session);
+	return ui_rc != 0 ? 1 : status;
+}

@@ -1,0 +1,230 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sampler.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "clock.h"
+#include "proc_threads.h"
+#include "py_reader.h"
+#include "record.h"
+
+#define MAX_SEEN_TIDS 4096
+
+struct sampler {
+	struct sampler_config cfg;
+	struct sampler_stats stats;
+	atomic_bool stop;
+	pthread_t thread;
+
+	/* sampler-thread-only state */
+	struct py_reader *reader;
+	struct proc_threads *threads;
+	uint8_t *buf;          /* record scratch, owned */
+	size_t buf_cap;
+	pid_t seen[MAX_SEEN_TIDS];
+	size_t nseen;
+	uint64_t rng;
+};
+
+/* xorshift64: jitter needs to be cheap and uncorrelated with the target,
+ * not cryptographic. */
+static uint64_t next_random(struct sampler *s)
+{
+	s->rng ^= s->rng << 13;
+	s->rng ^= s->rng >> 7;
+	s->rng ^= s->rng << 17;
+	return s->rng;
+}
+
+static bool push_code_def(struct sampler *s, struct py_code *c)
+{
+	size_t qlen = strlen(c->qualname), flen = strlen(c->filename);
+	size_t size;
+	struct rec_code_def *r = (struct rec_code_def *)s->buf;
+
+	if (qlen > UINT16_MAX)
+		qlen = UINT16_MAX;
+	if (flen > UINT16_MAX)
+		flen = UINT16_MAX;
+	size = REC_ALIGN(sizeof(*r) + qlen + flen + c->linetable_len);
+	if (size > s->buf_cap)
+		return false;
+	*r = (struct rec_code_def){
+		.h = { REC_CODE_DEF, (uint32_t)size },
+		.code_id = c->id,
+		.firstlineno = c->firstlineno,
+		.qualname_len = (uint16_t)qlen,
+		.filename_len = (uint16_t)flen,
+		.linetable_len = c->linetable_len,
+	};
+	memcpy(r->data, c->qualname, qlen);
+	memcpy(r->data + qlen, c->filename, flen);
+	if (c->linetable_len)
+		memcpy(r->data + qlen + flen, c->linetable, c->linetable_len);
+	memset(r->data + qlen + flen + c->linetable_len, 0,
+	       size - sizeof(*r) - qlen - flen - c->linetable_len);
+	if (!ring_push(s->cfg.ring, r, size))
+		return false;
+	c->sent = true;
+	return true;
+}
+
+/* Every code object a sample refers to must be defined first. */
+static bool define_codes(struct sampler *s, const struct py_thread_sample *t)
+{
+	for (uint32_t i = 0; i < t->nframes; i++) {
+		struct py_code *c = py_reader_code(s->reader, t->frames[i].code_id);
+
+		if (c != NULL && !c->sent && !push_code_def(s, c))
+			return false;
+	}
+	return true;
+}
+
+static void announce_thread(struct sampler *s, pid_t tid)
+{
+	struct rec_thread r = { .h = { REC_THREAD, sizeof(r) }, .tid = tid };
+
+	for (size_t i = 0; i < s->nseen; i++)
+		if (s->seen[i] == tid)
+			return;
+	proc_threads_name(s->cfg.pid, tid, r.name);
+	if (ring_push(s->cfg.ring, &r, sizeof(r)) && s->nseen < MAX_SEEN_TIDS)
+		s->seen[s->nseen++] = tid;
+}
+
+static void push_sample(struct sampler *s, const struct py_thread_sample *t,
+                        uint64_t now, uint64_t interval)
+{
+	struct rec_sample *r = (struct rec_sample *)s->buf;
+	size_t size = sizeof(*r) + t->nframes * sizeof(struct rec_frame);
+
+	if (!define_codes(s, t))
+		return; /* the ring is full: the sample would be dropped too */
+	*r = (struct rec_sample){
+		.h = { REC_SAMPLE, (uint32_t)size },
+		.time_ns = now,
+		.interval_ns = interval > UINT32_MAX ? UINT32_MAX : (uint32_t)interval,
+		.tid = t->tid,
+		.nframes = (uint16_t)t->nframes,
+		.flags = t->flags,
+	};
+	memcpy(r->frames, t->frames, t->nframes * sizeof(struct rec_frame));
+	if (ring_push(s->cfg.ring, r, size))
+		atomic_fetch_add_explicit(&s->stats.samples, 1, memory_order_relaxed);
+}
+
+/* One tick: returns false when the target is gone. */
+static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
+{
+	uint64_t cpu0 = clock_thread_cpu_ns();
+	int n = py_reader_sample(s->reader, s->threads, s->cfg.idle, now);
+	int running = 0;
+	uint64_t errors = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct py_thread_sample *t = py_reader_thread(s->reader, (size_t)i);
+
+		if (t->flags & SAMPLE_RUNNING)
+			running++;
+		if (t->status == PY_THREAD_ERROR)
+			errors++;
+		if (t->status != PY_THREAD_OK)
+			continue;
+		announce_thread(s, t->tid);
+		push_sample(s, t, now, interval);
+	}
+	atomic_store_explicit(&s->stats.threads_total, n < 0 ? 0 : n, memory_order_relaxed);
+	atomic_store_explicit(&s->stats.threads_running, running, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.errors, errors, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.work_ns, clock_thread_cpu_ns() - cpu0,
+	                          memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.ticks, 1, memory_order_relaxed);
+	return n >= 0;
+}
+
+/* Absolute deadlines keep the mean rate exact however long a tick takes;
+ * a random phase within each period keeps the sampler from locking onto a
+ * target's periodic work. */
+static void *sampler_main(void *arg)
+{
+	struct sampler *s = arg;
+	uint64_t period = 1000000000ull / (uint64_t)s->cfg.rate_hz;
+	uint64_t base = clock_now_ns(), prev = base - period;
+
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+		uint64_t now = clock_now_ns();
+
+		if (!tick(s, now, now - prev))
+			break;
+		prev = now;
+		base += period;
+		now = clock_now_ns();
+		if (now > base + period) {
+			/* We fell a whole period behind: do not burst to catch up. */
+			atomic_fetch_add_explicit(&s->stats.late, 1, memory_order_relaxed);
+			base = now;
+		}
+		clock_sleep_until(base + next_random(s) % (period / 2 + 1) - period / 4);
+	}
+	atomic_store_explicit(&s->stats.finished, true, memory_order_release);
+	return NULL;
+}
+
+struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_error *err)
+{
+	struct sampler *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (s == NULL) {
+		error_set(err, PYTOP_ERR_INTERNAL, "out of memory starting the sampler");
+		return NULL;
+	}
+	s->cfg = *cfg;
+	s->rng = clock_now_ns() | 1;
+	s->buf_cap = ring_capacity(cfg->ring) / 4;
+	s->buf = malloc(s->buf_cap);
+	s->reader = py_reader_new(cfg->pid, cfg->rt);
+	s->threads = proc_threads_new(cfg->pid);
+	if (s->buf == NULL || s->reader == NULL || s->threads == NULL) {
+		error_set(err, PYTOP_ERR_INTERNAL, "out of memory starting the sampler");
+		goto fail;
+	}
+	rc = pthread_create(&s->thread, NULL, sampler_main, s);
+	if (rc != 0) {
+		error_set(err, PYTOP_ERR_INTERNAL, "cannot start the sampler thread: %s", strerror(rc));
+		goto fail;
+	}
+	return s;
+fail:
+	py_reader_free(s->reader);
+	proc_threads_free(s->threads);
+	free(s->buf);
+	free(s);
+	return NULL;
+}
+
+void sampler_stop(struct sampler *s)
+{
+	if (s == NULL)
+		return;
+	atomic_store(&s->stop, true);
+	pthread_join(s->thread, NULL);
+	py_reader_free(s->reader);
+	proc_threads_free(s->threads);
+	free(s->buf);
+	free(s);
+}
+
+const struct sampler_stats *sampler_stats(const struct sampler *s)
+{
+	return &s->stats;
+}

@@ -1,0 +1,44 @@
+/* sampler.h - the sampler thread: wakes at absolute, jittered deadlines,
+ * reads every Python thread's stack (py_reader), and pushes records into the
+ * ring.  It never blocks on the consumer and never stops the target. */
+#ifndef PYTOP_SAMPLER_H
+#define PYTOP_SAMPLER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "errors.h"
+#include "py_runtime.h"
+#include "ring.h"
+
+/* Written only by the sampler thread; read by anyone. */
+struct sampler_stats {
+	atomic_uint_fast64_t ticks;     /* ticks taken */
+	atomic_uint_fast64_t samples;   /* thread samples pushed */
+	atomic_uint_fast64_t errors;    /* thread samples that were torn/unreadable */
+	atomic_uint_fast64_t work_ns;   /* sampler thread CPU time spent reading */
+	atomic_uint_fast64_t late;      /* ticks that started a whole period late */
+	atomic_int threads_total;       /* Python threads at the last tick */
+	atomic_int threads_running;     /* ... of which on a CPU */
+	atomic_bool finished;           /* the target is gone; thread exited */
+};
+
+struct sampler_config {
+	pid_t pid;
+	const struct py_runtime *rt; /* borrowed for the sampler's lifetime */
+	int rate_hz;
+	bool idle;                   /* also sample threads that are off CPU */
+	struct ring *ring;           /* borrowed; the sampler is its producer */
+};
+
+struct sampler;
+
+/* Start the thread.  NULL and *err filled on failure. */
+struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_error *err);
+/* Ask the thread to stop, join it, free everything. */
+void sampler_stop(struct sampler *s);
+const struct sampler_stats *sampler_stats(const struct sampler *s);
+
+#endif

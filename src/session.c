@@ -1,0 +1,195 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregator.h"
+#include "clock.h"
+#include "py_runtime.h"
+#include "ring.h"
+#include "sampler.h"
+#include "target.h"
+
+/* 16 MiB holds more than a second of 400-frame samples at 10 kHz, so a
+ * consumer that stalls for a redraw never costs samples. */
+#define RING_BYTES (16u << 20)
+
+/* Figures at the start of the current refresh window. */
+struct window_mark {
+	uint64_t wall_ns, cpu_ns, ticks, work_ns;
+};
+
+struct session {
+	const struct options *opts; /* borrowed */
+	struct target target;
+	struct py_runtime rt;
+	struct ring *ring;          /* owned; sampler produces, we consume */
+	struct sampler *sampler;    /* owned */
+	struct aggregator *agg;     /* owned */
+	uint8_t *rec;               /* one record being consumed, owned */
+	size_t rec_cap;
+	uint64_t start_ns;
+	struct window_mark mark;
+};
+
+static struct window_mark take_mark(const struct session *s)
+{
+	const struct sampler_stats *st = sampler_stats(s->sampler);
+
+	return (struct window_mark){
+		.wall_ns = clock_now_ns(),
+		.cpu_ns = clock_process_cpu_ns(),
+		.ticks = atomic_load(&st->ticks),
+		.work_ns = atomic_load(&st->work_ns),
+	};
+}
+
+static bool session_poll(void *ctx)
+{
+	struct session *s = ctx;
+	size_t n;
+	bool finished = atomic_load_explicit(&sampler_stats(s->sampler)->finished,
+	                                     memory_order_acquire);
+
+	while ((n = ring_pop(s->ring, s->rec, s->rec_cap)) > 0)
+		aggregator_ingest(s->agg, s->rec, n);
+	target_poll_exit(&s->target);
+	/* Only finished once the sampler stopped producing and all it
+	 * produced has been consumed. */
+	return !(finished && ring_used(s->ring) == 0);
+}
+
+static void fill_header(struct session *s, struct snapshot *out, const struct window_mark *now)
+{
+	const struct sampler_stats *st = sampler_stats(s->sampler);
+	double window = (double)(now->wall_ns - s->mark.wall_ns) / 1e9;
+	uint64_t dticks = now->ticks - s->mark.ticks;
+
+	out->pid = s->target.pid;
+	snprintf(out->command, sizeof(out->command), "%s", s->target.command);
+	snprintf(out->python_version, sizeof(out->python_version), "%s", s->rt.version);
+	out->target_exited = s->target.exited;
+	out->exit_status = target_exit_code(&s->target);
+	out->elapsed_s = (double)(now->wall_ns - s->start_ns) / 1e9;
+	out->window_s = window;
+	out->ticks = now->ticks;
+	out->errors = atomic_load(&st->errors);
+	out->dropped = ring_dropped(s->ring);
+	out->rate_hz = window > 0 ? (double)dticks / window : 0;
+	out->requested_hz = s->opts->rate_hz;
+	out->threads_running = atomic_load(&st->threads_running);
+	out->threads_total = atomic_load(&st->threads_total);
+	out->pytop_cpu_pct = window > 0
+		? 100.0 * (double)(now->cpu_ns - s->mark.cpu_ns) / 1e9 / window : 0;
+	out->sample_work_us = dticks
+		? (double)(now->work_ns - s->mark.work_ns) / 1e3 / (double)dticks : 0;
+	out->idle_mode = s->opts->idle;
+}
+
+static void session_take(void *ctx, struct snapshot *out)
+{
+	struct session *s = ctx;
+	struct window_mark now = take_mark(s);
+
+	memset(out, 0, sizeof(*out));
+	session_poll(s);
+	aggregator_snapshot(s->agg, out);
+	fill_header(s, out, &now);
+	s->mark = now;
+}
+
+static void session_reset(void *ctx)
+{
+	struct session *s = ctx;
+
+	session_poll(s);
+	aggregator_reset(s->agg);
+}
+
+struct snapshot_source session_source(struct session *s)
+{
+	return (struct snapshot_source){
+		.ctx = s, .poll = session_poll, .take = session_take, .reset = session_reset,
+	};
+}
+
+static int start_target(struct session *s, struct pytop_error *err)
+{
+	const struct options *o = s->opts;
+
+	if (o->command != NULL)
+		return target_launch(o->command, !o->batch, &s->target, err);
+	return target_attach(o->pid, &s->target, err);
+}
+
+static void free_parts(struct session *s)
+{
+	sampler_stop(s->sampler);
+	aggregator_free(s->agg);
+	ring_free(s->ring);
+	free(s->rec);
+	free(s);
+}
+
+struct session *session_open(const struct options *o, struct pytop_error *err)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	struct sampler_config cfg;
+
+	if (s == NULL) {
+		error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	s->opts = o;
+	if (start_target(s, err) != 0) {
+		free(s);
+		return NULL;
+	}
+	if (target_find_python(&s->target, &s->rt, err) != 0)
+		goto fail;
+	s->ring = ring_new(RING_BYTES);
+	s->agg = aggregator_new();
+	s->rec_cap = RING_BYTES / 2;
+	s->rec = malloc(s->rec_cap);
+	if (s->ring == NULL || s->agg == NULL || s->rec == NULL) {
+		error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
+		goto fail;
+	}
+	cfg = (struct sampler_config){
+		.pid = s->target.pid, .rt = &s->rt, .rate_hz = o->rate_hz,
+		.idle = o->idle, .ring = s->ring,
+	};
+	s->start_ns = clock_now_ns();
+	s->sampler = sampler_start(&cfg, err);
+	if (s->sampler == NULL)
+		goto fail;
+	s->mark = take_mark(s);
+	return s;
+fail:
+	target_terminate(&s->target);
+	free_parts(s);
+	return NULL;
+}
+
+int session_close(struct session *s)
+{
+	int status = 0;
+
+	sampler_stop(s->sampler);
+	s->sampler = NULL;
+	if (s->target.launched) {
+		target_terminate(&s->target);
+		status = target_exit_code(&s->target);
+		if (status < 0)
+			status = 1;
+		if (s->target.output[0] != '\0')
+			fprintf(stderr, "pytop: the program's output is in %s\n", s->target.output);
+	}
+	free_parts(s);
+	return status;
+}

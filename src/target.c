@@ -1,0 +1,288 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+/* How long a launched program may run without becoming a Python before we
+ * call it "not Python".  Wrappers (pyenv shims, shell scripts) exec the
+ * real interpreter within milliseconds; the clock restarts at every exec. */
+#define NOT_PYTHON_AFTER_NS 3000000000ull
+#define READY_TIMEOUT_NS 10000000000ull
+
+static void read_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	int fd;
+	ssize_t n;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (ssize_t i = 0; i < n - 1; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+}
+
+int target_attach(pid_t pid, struct target *t, struct pytop_error *err)
+{
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	if (kill(pid, 0) != 0 && errno == ESRCH) {
+		error_set(err, PYTOP_ERR_NO_PROCESS,
+		          "no process with PID %d; check the PID (ps -e | grep python)", (int)pid);
+		return -1;
+	}
+	read_cmdline(pid, t->command, sizeof(t->command));
+	return 0;
+}
+
+static void join_argv(char *const argv[], char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; argv[i] != NULL && used + 1 < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+static void child_exec(char *const argv[], int out_fd, int err_fd, int report_fd)
+{
+	int null = open("/dev/null", O_RDONLY);
+	int e;
+
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		close(null);
+	}
+	if (out_fd >= 0)
+		dup2(out_fd, STDOUT_FILENO);
+	if (err_fd >= 0)
+		dup2(err_fd, STDERR_FILENO);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(report_fd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static int open_log(struct target *t)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(t->output, sizeof(t->output), "%s/pytop-%d.out",
+	         dir && *dir ? dir : "/tmp", (int)getpid());
+	fd = open(t->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		t->output[0] = '\0';
+	return fd;
+}
+
+static int launch_error(char *const argv[], int e, struct pytop_error *err)
+{
+	if (e == ENOENT)
+		error_set(err, PYTOP_ERR_LAUNCH,
+		          "command not found: %s; check the name or give its full path", argv[0]);
+	else if (e == EACCES)
+		error_set(err, PYTOP_ERR_LAUNCH,
+		          "cannot execute %s: permission denied; check that it is an executable file",
+		          argv[0]);
+	else
+		error_set(err, PYTOP_ERR_LAUNCH, "cannot start %s: %s", argv[0], strerror(e));
+	return -1;
+}
+
+int target_launch(char *const argv[], bool tui, struct target *t, struct pytop_error *err)
+{
+	int report[2], out_fd, err_fd, child_errno = 0;
+	ssize_t n;
+
+	memset(t, 0, sizeof(*t));
+	t->launched = true;
+	join_argv(argv, t->command, sizeof(t->command));
+	if (pipe2(report, O_CLOEXEC) != 0)
+		return launch_error(argv, errno, err);
+	out_fd = tui ? open_log(t) : dup(STDERR_FILENO);
+	err_fd = tui ? out_fd : -1;
+	fflush(NULL);
+	t->pid = fork();
+	if (t->pid < 0) {
+		close(report[0]);
+		close(report[1]);
+		return launch_error(argv, errno, err);
+	}
+	if (t->pid == 0)
+		child_exec(argv, out_fd, err_fd, report[1]);
+	close(report[1]);
+	if (out_fd >= 0)
+		close(out_fd);
+	/* The pipe closes on a successful exec (O_CLOEXEC) or carries errno. */
+	do
+		n = read(report[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n == (ssize_t)sizeof(child_errno)) {
+		waitpid(t->pid, &t->wait_status, 0);
+		t->exited = true;
+		return launch_error(argv, child_errno, err);
+	}
+	return 0;
+}
+
+static void exe_of(pid_t pid, char *buf, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+static int exited_early(struct target *t, struct pytop_error *err)
+{
+	error_set(err, PYTOP_ERR_NOT_PYTHON,
+	          "%s exited with status %d before a Python runtime appeared in it; "
+	          "pytop profiles CPython programs (e.g. pytop -- python3 app.py)",
+	          t->command, target_exit_code(t));
+	return -1;
+}
+
+/* Poll until the launched program is a Python whose runtime we can read. */
+static int wait_for_runtime(struct target *t, struct py_runtime *rt, struct pytop_error *err)
+{
+	char exe[4096] = "", now_exe[4096];
+	uint64_t since = clock_now_ns();
+
+	for (;;) {
+		if (target_poll_exit(t))
+			return exited_early(t, err);
+		if (py_runtime_find(t->pid, rt, err) == 0)
+			return 0;
+		if (err->code != PYTOP_ERR_NOT_PYTHON && err->code != PYTOP_ERR_NO_PROCESS) {
+			target_terminate(t);
+			return -1;
+		}
+		exe_of(t->pid, now_exe, sizeof(now_exe));
+		if (strcmp(exe, now_exe) != 0) {
+			memcpy(exe, now_exe, sizeof(exe));
+			since = clock_now_ns();
+		} else if (clock_now_ns() - since > NOT_PYTHON_AFTER_NS) {
+			target_terminate(t);
+			return -1; /* err says what was found instead */
+		}
+		clock_sleep_until(clock_now_ns() + 200000);
+	}
+}
+
+/* The runtime exists; wait until the interpreter has its first thread. */
+static int wait_until_ready(struct target *t, const struct py_runtime *rt,
+                            struct pytop_error *err)
+{
+	uint64_t start = clock_now_ns();
+
+	while (py_runtime_ready(t->pid, rt) != 0) {
+		if (target_poll_exit(t))
+			return exited_early(t, err);
+		if (!t->launched || clock_now_ns() - start > READY_TIMEOUT_NS) {
+			error_set(err, PYTOP_ERR_NOT_PYTHON,
+			          "the Python runtime in process %d has no interpreter or thread yet "
+			          "(still starting, or shutting down); try again in a moment",
+			          (int)t->pid);
+			return -1;
+		}
+		clock_sleep_until(clock_now_ns() + 50000);
+	}
+	return 0;
+}
+
+int target_find_python(struct target *t, struct py_runtime *rt, struct pytop_error *err)
+{
+	int rc = t->launched ? wait_for_runtime(t, rt, err) : py_runtime_find(t->pid, rt, err);
+
+	if (rc != 0)
+		return rc;
+	return wait_until_ready(t, rt, err);
+}
+
+static bool process_gone(pid_t pid)
+{
+	char path[64], buf[256], *paren;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren != NULL && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+bool target_poll_exit(struct target *t)
+{
+	if (t->exited)
+		return true;
+	if (t->launched) {
+		pid_t r = waitpid(t->pid, &t->wait_status, WNOHANG);
+
+		t->exited = r == t->pid || (r < 0 && errno == ECHILD);
+	} else {
+		t->exited = process_gone(t->pid);
+	}
+	return t->exited;
+}
+
+void target_terminate(struct target *t)
+{
+	uint64_t deadline;
+
+	if (!t->launched || target_poll_exit(t))
+		return;
+	kill(t->pid, SIGTERM);
+	deadline = clock_now_ns() + 2000000000ull;
+	while (!target_poll_exit(t) && clock_now_ns() < deadline)
+		clock_sleep_until(clock_now_ns() + 10000000);
+	if (!t->exited) {
+		kill(t->pid, SIGKILL);
+		waitpid(t->pid, &t->wait_status, 0);
+		t->exited = true;
+	}
+}
+
+int target_exit_code(const struct target *t)
+{
+	if (!t->launched || !t->exited)
+		return -1;
+	if (WIFEXITED(t->wait_status))
+		return WEXITSTATUS(t->wait_status);
+	if (WIFSIGNALED(t->wait_status))
+		return 128 + WTERMSIG(t->wait_status);
+	return -1;
+}

@@ -1,0 +1,48 @@
+/* target.h - the process being profiled: attach to a PID or launch a
+ * command, wait until its Python runtime can be read, notice when it exits,
+ * and (launch mode only) reap it and report its exit status.  pytop never
+ * stops, signals or writes to an attached target. */
+#ifndef PYTOP_TARGET_H
+#define PYTOP_TARGET_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "errors.h"
+#include "py_runtime.h"
+
+struct target {
+	pid_t pid;
+	bool launched;       /* we started it: we reap it */
+	bool exited;
+	int wait_status;     /* raw waitpid status, valid when launched && exited */
+	char command[256];   /* its command line, for the header */
+	char output[128];    /* launch mode: where its stdout/stderr went, or "" */
+};
+
+/* Attach mode: check that pid exists and read its command line. */
+int target_attach(pid_t pid, struct target *t, struct pytop_error *err);
+
+/* Launch mode: fork and exec argv.  The child's stdin is /dev/null; its
+ * stdout goes to pytop's stderr in batch mode (so pytop's stdout stays
+ * parseable), and both stdout and stderr go to a log file under $TMPDIR in
+ * TUI mode (so it cannot scribble on the screen). */
+int target_launch(char *const argv[], bool tui, struct target *t, struct pytop_error *err);
+
+/* Find the Python runtime.  In launch mode, wait (polling every few hundred
+ * microseconds) until the program has exec'd into a Python and created its
+ * first thread state, so sampling starts with its first bytecode. */
+int target_find_python(struct target *t, struct py_runtime *rt, struct pytop_error *err);
+
+/* Non-blocking: has the target exited?  Reaps it in launch mode. */
+bool target_poll_exit(struct target *t);
+
+/* Launch mode, target still running when pytop is done: ask it to stop
+ * (SIGTERM, then SIGKILL after a grace period) and reap it. */
+void target_terminate(struct target *t);
+
+/* The exit status pytop should return for the target (launch mode):
+ * its exit code, or 128 + signal number. -1 when unknown. */
+int target_exit_code(const struct target *t);
+
+#endif

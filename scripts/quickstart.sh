@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# quickstart.sh - from a fresh Debian 12 machine (as root) to a running pytop
+# or a full test run, in one command.
+#
+#   scripts/quickstart.sh demo   install what is missing, build, run pytop --demo
+#   scripts/quickstart.sh test   install what is missing, build, run every test:
+#                                gcc -Werror build, clang ASan+UBSan build,
+#                                the ring stress test under TSan
+#
+# Idempotent: packages are installed only when missing, the build system is
+# generated and configured only when needed, and make rebuilds only what
+# changed.  Builds are out of tree (build/, build-asan/) so the two
+# configurations never mix.  The last line of `test` is "N passed, N failed"
+# (", N skipped" appended when some were skipped); the exit status is 0 only
+# when nothing failed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+JOBS=2
+
+DEPS=(build-essential autoconf automake pkg-config libncurses-dev
+      libunwind-dev libproc2-dev libelf-dev libdw-dev libjansson-dev
+      libcriterion-dev python3 clang libclang-rt-14-dev tmux procps)
+
+say() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+	cat >&2 <<-EOF
+	usage: scripts/quickstart.sh demo|test
+	  demo  install build dependencies, build pytop, run pytop --demo
+	  test  install build dependencies, build, run the whole test suite
+	EOF
+	exit 2
+}
+
+# ---- packages ---------------------------------------------------------
+
+is_installed() {
+	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = \
+	  "install ok installed" ]
+}
+
+install_deps() {
+	local missing=() pkg log
+	for pkg in "${DEPS[@]}"; do
+		is_installed "$pkg" || missing+=("$pkg")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] ||
+		die "missing packages: ${missing[*]}; run this as root" \
+		    "(or: sudo apt-get install ${missing[*]})"
+	say "installing ${missing[*]}"
+	log=$(mktemp /tmp/pytop-apt.XXXXXX)
+	if ! { DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+	       DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	           --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		die "apt-get failed (full log: $log)"
+	fi
+	rm -f "$log"
+}
+
+# ---- build ------------------------------------------------------------
+
+generate_build_system() {
+	cd "$ROOT"
+	if [ -f config.status ]; then
+		# An in-tree configure stops out-of-tree builds from configuring.
+		say "removing the in-tree configuration (builds go to build/)"
+		make -s distclean >/dev/null 2>&1 || rm -f config.status
+	fi
+	if [ ! -x configure ] || [ configure.ac -nt configure ] ||
+	   [ Makefile.am -nt configure ]; then
+		say "generating the build system (autogen.sh)"
+		mkdir -p m4   # AC_CONFIG_MACRO_DIR; git does not keep it empty
+		./autogen.sh >/dev/null 2>&1 ||
+			{ ./autogen.sh; die "autogen.sh failed"; }
+	fi
+}
+
+# configure_dir DIR ENV-AND-ARGS... : configure DIR unless it already is
+# configured with the same arguments by the current configure script.
+configure_dir() {
+	local dir=$1; shift
+	local want="$*"
+	mkdir -p "$ROOT/$dir"
+	cd "$ROOT/$dir"
+	if [ -f Makefile ] && [ config.status -nt "$ROOT/configure" ] &&
+	   [ "$(cat .quickstart-config 2>/dev/null)" = "$want" ]; then
+		return 0
+	fi
+	say "configuring $dir: $want"
+	if ! env "$@" >configure.out 2>&1; then
+		tail -n 20 configure.out >&2
+		die "configure failed in $dir (see $dir/configure.out, $dir/config.log)"
+	fi
+	printf '%s\n' "$want" >.quickstart-config
+}
+
+build() {
+	install_deps
+	generate_build_system
+	configure_dir build "$ROOT/configure" --enable-werror
+	say "building pytop (build/)"
+	make -C "$ROOT/build" -j"$JOBS" --no-print-directory
+}
+
+# ---- tests ------------------------------------------------------------
+
+TOTAL_PASS=0 TOTAL_FAIL=0 TOTAL_SKIP=0
+FAILED_LOGS=()
+
+# count_trs DIR : add up the per-test results automake wrote in DIR.  A
+# Criterion binary with failing tests also exits non-zero, which the TAP
+# driver reports as one more ERROR; that echo is not counted twice.
+count_trs() {
+	local dir=$1 trs log pass fail skip err exit_echo n=0
+	while IFS= read -r -d '' trs; do
+		n=$((n + 1))
+		log=${trs%.trs}.log
+		pass=$(grep -cE '^:test-result: (PASS|XFAIL)' "$trs" || true)
+		fail=$(grep -cE '^:test-result: (FAIL|XPASS)' "$trs" || true)
+		skip=$(grep -c '^:test-result: SKIP' "$trs" || true)
+		err=$(grep -c '^:test-result: ERROR' "$trs" || true)
+		exit_echo=$(grep -c '^ERROR: .* - exited with status' "$log" \
+		            2>/dev/null || true)
+		if [ "$fail" -gt 0 ] && [ "$exit_echo" -gt 0 ]; then
+			err=$((err - 1))
+		fi
+		TOTAL_PASS=$((TOTAL_PASS + pass))
+		TOTAL_FAIL=$((TOTAL_FAIL + fail + err))
+		TOTAL_SKIP=$((TOTAL_SKIP + skip))
+		[ $((fail + err)) -gt 0 ] && FAILED_LOGS+=("$log")
+	done < <(find "$dir" -name '*.trs' -print0)
+	[ "$n" -gt 0 ]
+}
+
+# check_dir DIR : make check in DIR and count its results.
+check_dir() {
+	local dir=$1
+	say "make check in $dir"
+	cd "$ROOT/$dir"
+	find . -name '*.trs' -delete
+	rm -f test-suite.log
+	# One line per passing test case is noise; failures and the automake
+	# summary stay visible.
+	make -j"$JOBS" --no-print-directory check 2>&1 |
+		grep -v -e '^PASS: ' -e '^make.*: Nothing to be done' || true
+	if ! count_trs "$ROOT/$dir"; then
+		say "no test results in $dir: the build failed"
+		TOTAL_FAIL=$((TOTAL_FAIL + 1))
+	fi
+}
+
+# tsan_ring: the ring's stress test under ThreadSanitizer.  It is not an
+# automake test: its stand-alone runner prints "PASS name" / "FAIL name"
+# lines and ends with "N passed, N failed".  A run that stops before that
+# line (a TSan report halts it) counts what it got plus one failure.
+tsan_ring() {
+	local log="$ROOT/build/tsan-ring.log" rc=0 summary pass fail
+	say "ring stress test under ThreadSanitizer (build/)"
+	cd "$ROOT/build"
+	make --no-print-directory tsan-ring >"$log" 2>&1 || rc=$?
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
+	if [ -n "$summary" ]; then
+		pass=${summary%% passed*}
+		fail=${summary#*passed, }
+		fail=${fail%% failed*}
+		[ "$rc" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
+	else
+		pass=$(grep -c '^PASS ' "$log" || true)
+		fail=$(( $(grep -c '^FAIL ' "$log" || true) + 1 ))
+	fi
+	TOTAL_PASS=$((TOTAL_PASS + pass))
+	TOTAL_FAIL=$((TOTAL_FAIL + fail))
+	if [ "$fail" -gt 0 ]; then
+		say "tsan-ring failed (exit status $rc)"
+		FAILED_LOGS+=("$log")
+	fi
+}
+
+# Criterion hides its test workers' stderr in TAP mode, so sanitizer
+# reports go to files: SANITIZER_DIR/report.PID, one per process
+# that had something to report.
+SANITIZER_DIR=
+sanitizer_logs_begin() {
+	SANITIZER_DIR="$ROOT/$1/sanitizer-logs"
+	rm -rf "$SANITIZER_DIR"
+	mkdir -p "$SANITIZER_DIR"
+	export ASAN_OPTIONS="$ASAN_BASE:log_path=$SANITIZER_DIR/report"
+	export UBSAN_OPTIONS="$UBSAN_BASE:log_path=$SANITIZER_DIR/report"
+}
+
+sanitizer_logs_end() {
+	local report
+	unset ASAN_OPTIONS UBSAN_OPTIONS
+	for report in "$SANITIZER_DIR"/*; do
+		[ -f "$report" ] || continue
+		say "sanitizer report: ${report#"$ROOT"/}"
+		FAILED_LOGS+=("$report")
+		# A report in a process the harness did not judge (a helper, a
+		# daemon) is still a failure.
+		grep -q '^:test-result: \(FAIL\|ERROR\)' \
+		     "$SANITIZER_DIR"/../tests/*.trs 2>/dev/null ||
+			TOTAL_FAIL=$((TOTAL_FAIL + 1))
+	done
+}
+
+show_failures() {
+	local log
+	for log in "${FAILED_LOGS[@]}"; do
+		printf '\n---- %s (last 60 lines) ----\n' "${log#"$ROOT"/}"
+		tail -n 60 "$log"
+	done
+}
+
+SUMMARY_PRINTED=0
+print_summary() {
+	local summary="$TOTAL_PASS passed, $TOTAL_FAIL failed"
+	[ "$TOTAL_SKIP" -gt 0 ] && summary="$summary, $TOTAL_SKIP skipped"
+	echo "$summary"
+	SUMMARY_PRINTED=1
+}
+
+# If set-up dies (apt, autogen, configure), still end with the summary
+# line, counting the set-up as one failure.
+summary_on_exit() {
+	local rc=$?
+	if [ "$SUMMARY_PRINTED" -eq 0 ]; then
+		TOTAL_FAIL=$((TOTAL_FAIL + 1))
+		print_summary
+		[ "$rc" -ne 0 ] || rc=1
+	fi
+	exit "$rc"
+}
+
+run_tests() {
+	# Sanitizer runtimes: stop at the first report, with a stack, and exit
+	# with a status no pytop path uses, so a test expecting 0, 1 or 2
+	# notices.  TSan's runner prints to the terminal; ASan and UBSan write
+	# to files (see sanitizer_logs_begin).
+	ASAN_BASE=detect_leaks=1:halt_on_error=1:print_stacktrace=1:exitcode=23:strict_string_checks=1:detect_stack_use_after_return=1
+	UBSAN_BASE=halt_on_error=1:print_stacktrace=1:exitcode=23
+	export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+	trap summary_on_exit EXIT
+
+	install_deps
+	generate_build_system
+	configure_dir build "$ROOT/configure" --enable-werror
+	check_dir build   # builds pytop and the tests first
+
+	configure_dir build-asan CC=clang "$ROOT/configure" --enable-werror \
+		--enable-sanitizers=address,undefined
+	sanitizer_logs_begin build-asan
+	check_dir build-asan
+	sanitizer_logs_end
+
+	tsan_ring
+
+	show_failures
+	print_summary
+	[ "$TOTAL_FAIL" -eq 0 ]
+}
+
+run_demo() {
+	build
+	cd "$ROOT"
+	exec "$ROOT/build/pytop" --demo
+}
+
+[ $# -eq 1 ] || usage
+case $1 in
+demo) run_demo ;;
+test) run_tests ;;
+*) usage ;;
+esac

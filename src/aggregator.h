@@ -3,6 +3,25 @@
  *
  * Single-threaded: the aggregator lives on the consumer side of the ring and
  * is only touched by that thread (the UI / batch loop).
+ *
+ * Counting rules:
+ *  - A function is (qualname, filename): code objects sharing both (e.g.
+ *    two lambdas in one file) share a row; its `line` is the smallest
+ *    first line among those codes that were sampled.  A line is
+ *    (filename, line); its `name` is the first function seen on it.
+ *  - A frame's line is the line table's answer for its instruction offset,
+ *    or the code's first line when the table has none.
+ *  - own: the leaf frame's function and line.  total: every distinct
+ *    function and every distinct line on the stack, once per sample however
+ *    often it recurs.  own_s / total_s add up the samples' interval_ns.
+ *  - A sample with no frames (a thread with no Python frame, e.g. idle in C)
+ *    counts only in its thread's row (samples, running, top_func = "").  It
+ *    is not counted in snapshot.samples: percentages are shares of samples
+ *    that have a Python stack.
+ *  - A sample naming a code id with no CODE_DEF is dropped whole (counted in
+ *    aggregator_bad, not even in its thread's row).
+ *  - Threads are listed by tid, ascending.  A thread row appears with its
+ *    first sample or REC_THREAD; its name is the latest REC_THREAD's.
  */
 #ifndef PYTOP_AGGREGATOR_H
 #define PYTOP_AGGREGATOR_H
@@ -24,10 +43,17 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len);
 /* Fill out->funcs / lines / threads and the sample counters (samples,
  * samples_win) and close the current window.  The other snapshot fields are
  * left untouched for the caller (session) to fill.  Functions come sorted by
- * own samples, descending; lines likewise. */
+ * own samples, descending; lines likewise (ties: total descending, then
+ * functions by name and lines by file and line).  Only rows with total > 0
+ * appear.  The three arrays are freshly allocated and overwrite whatever
+ * out held (free it first with snapshot_free); on OOM an array is NULL with
+ * count 0. */
 void aggregator_snapshot(struct aggregator *a, struct snapshot *out);
 
-/* Forget all counts and threads; code definitions and strings are kept. */
+/* Forget all counts and threads; code definitions and strings are kept,
+ * and so are thread names (REC_THREAD is sent once per thread, so a thread
+ * that samples again after a reset gets its name back).  aggregator_bad()
+ * is a health counter and is not reset. */
 void aggregator_reset(struct aggregator *a);
 
 uint64_t aggregator_bad(const struct aggregator *a);

@@ -1,0 +1,114 @@
+/* code_table.c - see code_table.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "code_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashmap.h"
+#include "record.h"
+
+struct code_table {
+	struct strtab *strings;  /* borrowed */
+	struct code_info *codes; /* owned, in order of definition */
+	size_t ncodes, cap;
+	struct hashmap by_id;    /* code_id -> index into codes */
+};
+
+struct code_table *code_table_new(struct strtab *strings)
+{
+	struct code_table *ct = calloc(1, sizeof *ct);
+	if (ct == NULL)
+		return NULL;
+	ct->strings = strings;
+	hashmap_init(&ct->by_id);
+	return ct;
+}
+
+void code_table_free(struct code_table *ct)
+{
+	if (ct == NULL)
+		return;
+	for (size_t i = 0; i < ct->ncodes; i++)
+		linetable_free(ct->codes[i].lt);
+	free(ct->codes);
+	hashmap_destroy(&ct->by_id);
+	free(ct);
+}
+
+static bool code_table_reserve(struct code_table *ct)
+{
+	if (ct->ncodes < ct->cap)
+		return true;
+	size_t ncap = ct->cap ? ct->cap * 2 : 256;
+	struct code_info *nc = realloc(ct->codes, ncap * sizeof *nc);
+	if (nc == NULL)
+		return false;
+	ct->codes = nc;
+	ct->cap = ncap;
+	return true;
+}
+
+enum code_table_add code_table_add_record(struct code_table *ct,
+                                          const void *rec, size_t size)
+{
+	struct rec_code_def def;
+	if (size < sizeof def)
+		return CODE_MALFORMED;
+	memcpy(&def, rec, sizeof def);
+	size_t need = sizeof def + (size_t)def.qualname_len +
+	              def.filename_len + (size_t)def.linetable_len;
+	if (need > size || def.h.size > size)
+		return CODE_MALFORMED;
+
+	uint64_t ignored;
+	if (hashmap_get(&ct->by_id, def.code_id, &ignored))
+		return CODE_DUPLICATE;
+
+	const char *data = (const char *)rec + sizeof def;
+	struct code_info ci = {
+		.code_id = def.code_id,
+		.firstlineno = def.firstlineno,
+	};
+	ci.qualname = strtab_intern(ct->strings, data, def.qualname_len,
+	                            &ci.qualname_sid);
+	ci.filename = strtab_intern(ct->strings, data + def.qualname_len,
+	                            def.filename_len, &ci.filename_sid);
+	if (ci.qualname == NULL || ci.filename == NULL)
+		return CODE_NOMEM;
+	const uint8_t *table =
+		(const uint8_t *)data + def.qualname_len + def.filename_len;
+	ci.lt = linetable_decode(table, def.linetable_len, def.firstlineno);
+	if (ci.lt == NULL)
+		return CODE_NOMEM;
+	if (!code_table_reserve(ct) ||
+	    !hashmap_put(&ct->by_id, def.code_id, ct->ncodes)) {
+		linetable_free(ci.lt);
+		return CODE_NOMEM;
+	}
+	ct->codes[ct->ncodes++] = ci;
+	return CODE_ADDED;
+}
+
+const struct code_info *code_table_get(const struct code_table *ct,
+                                       uint32_t code_id)
+{
+	uint64_t idx;
+	if (!hashmap_get(&ct->by_id, code_id, &idx))
+		return NULL;
+	return &ct->codes[idx];
+}
+
+int code_info_line(const struct code_info *ci, int32_t instr_offset)
+{
+	int line = linetable_line(ci->lt, instr_offset);
+	return line >= 0 ? line : ci->firstlineno;
+}
+
+size_t code_table_count(const struct code_table *ct)
+{
+	return ct->ncodes;
+}

@@ -1,0 +1,56 @@
+/* code_table.h - what the aggregator knows about each code object:
+ * code_id -> qualname, filename, first line, decoded line table.
+ *
+ * Filled from REC_CODE_DEF records (record.h).  Names are interned in a
+ * string table the caller owns (the code table borrows it, and it must
+ * outlive the code table).  Definitions are never removed: code ids are not
+ * reused within a session.
+ */
+#ifndef PYTOP_CODE_TABLE_H
+#define PYTOP_CODE_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "linetable.h"
+#include "strtab.h"
+
+struct code_info {
+	uint32_t code_id;
+	const char *qualname;  /* interned, borrowed from the strtab */
+	const char *filename;  /* interned, borrowed from the strtab */
+	uint32_t qualname_sid; /* their strtab ids: cheap keys */
+	uint32_t filename_sid;
+	int firstlineno;
+	struct linetable *lt;  /* owned; never NULL */
+};
+
+enum code_table_add {
+	CODE_ADDED,
+	CODE_DUPLICATE, /* id already defined: the first definition is kept */
+	CODE_MALFORMED, /* sizes inconsistent with the record's size */
+	CODE_NOMEM,
+};
+
+struct code_table *code_table_new(struct strtab *strings); /* NULL on OOM */
+void code_table_free(struct code_table *ct);
+
+/* Parse one REC_CODE_DEF record of `size` bytes (the caller has checked
+ * the header's type and that size bytes are readable).  rec need not be
+ * aligned. */
+enum code_table_add code_table_add_record(struct code_table *ct,
+                                          const void *rec, size_t size);
+
+/* NULL when code_id was never defined.  The pointer stays valid until the
+ * next add or code_table_free. */
+const struct code_info *code_table_get(const struct code_table *ct,
+                                       uint32_t code_id);
+
+/* Line of a byte offset in that code: the line table's answer, or the
+ * function's first line when the table has none. */
+int code_info_line(const struct code_info *ci, int32_t instr_offset);
+
+size_t code_table_count(const struct code_table *ct);
+
+#endif

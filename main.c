@@ -31,8 +31,9 @@ static bool find_demo(char *buf, size_t len)
 	char *slash;
 	static const char *const rel[] = { "demo/", "../demo/" };
 
-	snprintf(buf, len, "%s/%s", PYTOP_DATADIR, DEMO_NAME);
-	if (readable(buf))
+	int w = snprintf(buf, len, "%s/%s", PYTOP_DATADIR, DEMO_NAME);
+
+	if (w > 0 && (size_t)w < len && readable(buf))
 		return true;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
@@ -43,8 +44,9 @@ static bool find_demo(char *buf, size_t len)
 		return false;
 	slash[1] = '\0';
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(buf, len, "%s%s%s", self, rel[i], DEMO_NAME);
-		if (readable(buf))
+		int w = snprintf(buf, len, "%s%s%s", self, rel[i], DEMO_NAME);
+
+		if (w > 0 && (size_t)w < len && readable(buf))
 			return true;
 	}
 	return false;

@@ -16,6 +16,7 @@
 #include "record.h"
 
 #define MAX_SEEN_TIDS 4096
+#define CATCH_UP_PERIODS 20
 
 struct sampler {
 	struct sampler_config cfg;
@@ -168,8 +169,10 @@ static void *sampler_main(void *arg)
 		prev = now;
 		base += period;
 		now = clock_now_ns();
-		if (now > base + period) {
-			/* We fell a whole period behind: do not burst to catch up. */
+		if (now > base + CATCH_UP_PERIODS * period) {
+			/* Far behind (the machine was overloaded): skip ahead rather
+			 * than burst.  Shorter delays are caught up, each late tick
+			 * weighted by its own measured interval. */
 			atomic_fetch_add_explicit(&s->stats.late, 1, memory_order_relaxed);
 			base = now;
 		}

@@ -3,9 +3,9 @@
  *
  * Concurrency contract:
  *  - Exactly one thread may call ring_push (the producer) and exactly one
- *    thread may call ring_peek / ring_pop (the consumer) at any time.  The
- *    two may be different threads and run concurrently.  ring_dropped and
- *    ring_used may be called from any thread.
+ *    thread may call ring_pop (the consumer) at any time.  The two may be
+ *    different threads and run concurrently.  ring_dropped, ring_oversize
+ *    and ring_used may be called from any thread.
  *  - ring_push never blocks, never allocates and never takes a lock: when
  *    the record does not fit, it is discarded, the drop counter is
  *    incremented, and ring_push returns false.
@@ -33,7 +33,11 @@ struct ring *ring_new(size_t capacity);
 void ring_free(struct ring *r);
 size_t ring_capacity(const struct ring *r);
 
-/* Producer: copy len bytes (a whole record, len a multiple of 8, > 0). */
+/* Producer: copy len bytes (a whole record, len a multiple of 8, > 0).
+ * rec must start with a struct rec_header whose size equals len: the
+ * consumer finds record boundaries from that field.  A malformed push
+ * (len 0, not a multiple of 8, above capacity / 2, or header size != len)
+ * is a caller bug: it returns false and is NOT counted in ring_dropped. */
 bool ring_push(struct ring *r, const void *rec, size_t len);
 
 /* Consumer: if a record is available, copy it into buf (at most cap bytes)
@@ -44,7 +48,11 @@ size_t ring_pop(struct ring *r, void *buf, size_t cap);
 
 /* Records discarded by ring_push because the ring was full. */
 uint64_t ring_dropped(const struct ring *r);
-/* Bytes currently queued (approximate when called by a third thread). */
+/* Records skipped by ring_pop because they were larger than its buffer. */
+uint64_t ring_oversize(const struct ring *r);
+/* Bytes currently queued (approximate when called by a third thread).
+ * The producer never sees it too low, so capacity - ring_used bytes are
+ * free for its next push. */
 size_t ring_used(const struct ring *r);
 
 #endif

@@ -1,0 +1,223 @@
+/* ring.c - lock-free SPSC byte ring of variable-size records.
+ *
+ * Layout: the producer's line (head, its stale copy of tail, drops), the
+ * consumer's line (tail, its stale copy of head, oversize skips) and the
+ * read-only line (mask, buffer) each sit on their own cache line, so the
+ * only lines that bounce between the cores are the two index lines, and
+ * those only when a side's cached copy of the other index runs out.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "ring.h"
+
+#include <assert.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+
+#define RING_CACHELINE 64
+#define RING_MIN_CAPACITY 4096u
+
+struct ring {
+	/* Written only by the producer. */
+	alignas(RING_CACHELINE) _Atomic uint64_t head;
+	uint64_t tail_cache; /* producer's last acquired tail; may be stale
+	                        (too low), which only under-reports space */
+	_Atomic uint64_t dropped;
+
+	/* Written only by the consumer. */
+	alignas(RING_CACHELINE) _Atomic uint64_t tail;
+	uint64_t head_cache; /* consumer's last acquired head; may be stale */
+	_Atomic uint64_t oversize;
+
+	/* Set once by ring_new, read-only afterwards. */
+	alignas(RING_CACHELINE) uint64_t mask; /* capacity - 1 */
+	unsigned char *buf; /* owns: capacity bytes, allocated with the ring */
+};
+
+static size_t round_capacity(size_t want)
+{
+	size_t cap = RING_MIN_CAPACITY;
+
+	while (cap < want) {
+		if (cap > SIZE_MAX / 2)
+			return 0;
+		cap *= 2;
+	}
+	return cap;
+}
+
+struct ring *ring_new(size_t capacity)
+{
+	size_t cap = round_capacity(capacity);
+	struct ring *r;
+
+	/* The struct size is a multiple of the cache line and cap a power of
+	 * two >= 4096, so the total satisfies aligned_alloc's size rule. */
+	if (cap == 0 || cap > SIZE_MAX - sizeof(*r))
+		return NULL;
+	r = aligned_alloc(RING_CACHELINE, sizeof(*r) + cap);
+	if (r == NULL)
+		return NULL;
+	atomic_init(&r->head, 0);
+	r->tail_cache = 0;
+	atomic_init(&r->dropped, 0);
+	atomic_init(&r->tail, 0);
+	r->head_cache = 0;
+	atomic_init(&r->oversize, 0);
+	r->mask = cap - 1;
+	r->buf = (unsigned char *)(r + 1);
+	return r;
+}
+
+void ring_free(struct ring *r)
+{
+	free(r);
+}
+
+size_t ring_capacity(const struct ring *r)
+{
+	return (size_t)r->mask + 1;
+}
+
+/* Copy len bytes to ring position pos, splitting at the buffer's end. */
+static void copy_in(struct ring *r, uint64_t pos, const void *src, size_t len)
+{
+	size_t off = (size_t)(pos & r->mask);
+	size_t first = ring_capacity(r) - off;
+
+	if (first >= len) {
+		memcpy(r->buf + off, src, len);
+		return;
+	}
+	memcpy(r->buf + off, src, first);
+	memcpy(r->buf, (const unsigned char *)src + first, len - first);
+}
+
+static void copy_out(const struct ring *r, uint64_t pos, void *dst, size_t len)
+{
+	size_t off = (size_t)(pos & r->mask);
+	size_t first = ring_capacity(r) - off;
+
+	if (first >= len) {
+		memcpy(dst, r->buf + off, len);
+		return;
+	}
+	memcpy(dst, r->buf + off, first);
+	memcpy((unsigned char *)dst + first, r->buf, len - first);
+}
+
+/* The consumer trusts rec_header.size to find the next record, so a push
+ * whose header disagrees with len would desynchronise the stream. */
+static bool push_is_valid(const struct ring *r, const void *rec, size_t len)
+{
+	struct rec_header h;
+
+	if (len == 0 || len % 8 != 0 || len > ring_capacity(r) / 2)
+		return false;
+	memcpy(&h, rec, sizeof(h)); /* rec need not be aligned */
+	return h.size == len;
+}
+
+/* Producer only: the single writer may bump with load+store, which is
+ * cheaper than an atomic read-modify-write. */
+static void count_drop(struct ring *r)
+{
+	uint64_t n = atomic_load_explicit(&r->dropped, memory_order_relaxed);
+
+	atomic_store_explicit(&r->dropped, n + 1, memory_order_relaxed);
+}
+
+bool ring_push(struct ring *r, const void *rec, size_t len)
+{
+	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	uint64_t cap = ring_capacity(r);
+
+	if (!push_is_valid(r, rec, len))
+		return false;
+	if (head + len - r->tail_cache > cap) {
+		/* Acquire pairs with the consumer's release of tail: its reads
+		 * of the bytes we are about to overwrite are finished. */
+		r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+		if (head + len - r->tail_cache > cap) {
+			count_drop(r);
+			return false;
+		}
+	}
+	copy_in(r, head, rec, len);
+	atomic_store_explicit(&r->head, head + len, memory_order_release);
+	return true;
+}
+
+/* Consumer only.  True when at least one record is ready at tail. */
+static bool consumer_has_data(struct ring *r, uint64_t tail)
+{
+	if (r->head_cache != tail)
+		return true;
+	/* Acquire pairs with the producer's release of head: every byte of
+	 * the records it covers is visible. */
+	r->head_cache = atomic_load_explicit(&r->head, memory_order_acquire);
+	return r->head_cache != tail;
+}
+
+static void count_oversize(struct ring *r)
+{
+	uint64_t n = atomic_load_explicit(&r->oversize, memory_order_relaxed);
+
+	atomic_store_explicit(&r->oversize, n + 1, memory_order_relaxed);
+}
+
+size_t ring_pop(struct ring *r, void *buf, size_t cap)
+{
+	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+
+	while (consumer_has_data(r, tail)) {
+		struct rec_header h;
+		size_t size;
+
+		/* tail is always a multiple of 8, so the header never wraps;
+		 * copy_out copes either way. */
+		copy_out(r, tail, &h, sizeof(h));
+		size = h.size;
+		assert(size >= sizeof(h) && size % 8 == 0 &&
+		       size <= r->head_cache - tail);
+		if (size <= cap)
+			copy_out(r, tail, buf, size);
+		else
+			count_oversize(r);
+		/* Release: our reads of these bytes happen before the producer
+		 * may overwrite them. */
+		tail += size;
+		atomic_store_explicit(&r->tail, tail, memory_order_release);
+		if (size <= cap)
+			return size;
+	}
+	return 0;
+}
+
+uint64_t ring_dropped(const struct ring *r)
+{
+	return atomic_load_explicit(&r->dropped, memory_order_relaxed);
+}
+
+uint64_t ring_oversize(const struct ring *r)
+{
+	return atomic_load_explicit(&r->oversize, memory_order_relaxed);
+}
+
+size_t ring_used(const struct ring *r)
+{
+	/* Tail first: head read afterwards is at least as new, so the
+	 * difference never goes negative; a third thread may still see the
+	 * consumer advance in between, hence the clamp. */
+	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+	uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+	uint64_t used = head - tail;
+
+	return used > ring_capacity(r) ? ring_capacity(r) : (size_t)used;
+}

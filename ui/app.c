@@ -1,0 +1,324 @@
+/* app.c - the two loops (TUI and batch): when to poll, when to take a
+ * snapshot, when to stop, and what a key's reaction makes happen. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "app.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+
+#include "batch_text.h"
+#include "crt.h"
+#include "function_bar.h"
+#include "header.h"
+#include "help_screen.h"
+#include "json_out.h"
+#include "keys.h"
+#include "tui_state.h"
+
+#define POLL_INTERVAL_S 0.05
+#define MAX_HEADER_LINES 3 /* identity + up to two health lines */
+#define LEGEND_MAX 16
+
+/* ---- schedule: shared by both loops ------------------------------------ */
+
+struct schedule {
+	double start;        /* monotonic seconds */
+	double next_poll;
+	double next_refresh;
+	double delay;        /* seconds between refreshes */
+	double duration;     /* 0 = no limit */
+	long iterations;     /* 0 = no limit */
+	long refreshes;      /* done so far */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void schedule_init(struct schedule *sc, const struct options *o)
+{
+	double now = now_s();
+
+	sc->start = now;
+	sc->delay = o->delay_s > 0 ? o->delay_s : 1.0;
+	sc->duration = o->duration_s > 0 ? o->duration_s : 0;
+	sc->iterations = o->iterations > 0 ? o->iterations : 0;
+	sc->refreshes = 0;
+	sc->next_poll = now;
+	sc->next_refresh = now + sc->delay;
+}
+
+static bool schedule_poll_due(struct schedule *sc, double now)
+{
+	if (now < sc->next_poll)
+		return false;
+	sc->next_poll = now + POLL_INTERVAL_S;
+	return true;
+}
+
+/* Counts the refresh.  A late loop skips missed refreshes rather than
+ * bunching them up. */
+static bool schedule_refresh_due(struct schedule *sc, double now)
+{
+	if (now < sc->next_refresh)
+		return false;
+	sc->refreshes++;
+	sc->next_refresh += sc->delay;
+	if (sc->next_refresh <= now)
+		sc->next_refresh = now + sc->delay;
+	return true;
+}
+
+static bool schedule_out_of_iterations(const struct schedule *sc)
+{
+	return sc->iterations > 0 && sc->refreshes >= sc->iterations;
+}
+
+static bool schedule_out_of_time(const struct schedule *sc, double now)
+{
+	return sc->duration > 0 && now - sc->start >= sc->duration;
+}
+
+/* Milliseconds until the next thing to do (at most one poll interval). */
+static int schedule_wait_ms(const struct schedule *sc, double now)
+{
+	double next = sc->next_poll < sc->next_refresh ? sc->next_poll
+	                                               : sc->next_refresh;
+	double wait;
+
+	if (sc->duration > 0 && sc->start + sc->duration < next)
+		next = sc->start + sc->duration;
+	wait = next - now;
+	if (wait < 0)
+		wait = 0;
+	if (wait > POLL_INTERVAL_S)
+		wait = POLL_INTERVAL_S;
+	return (int)(wait * 1000 + 0.5);
+}
+
+/* ---- batch ------------------------------------------------------------- */
+
+/* Set by SIGINT/SIGTERM in batch mode; a handler can only reach a
+ * global. */
+static volatile sig_atomic_t batch_stop;
+
+static void on_batch_signal(int sig)
+{
+	(void)sig;
+	batch_stop = 1;
+}
+
+static const int batch_signals[] = { SIGINT, SIGTERM };
+#define NBATCH_SIGNALS (sizeof batch_signals / sizeof batch_signals[0])
+
+static void batch_signals_install(struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_batch_signal; /* no SA_RESTART: wake the sleep */
+	batch_stop = 0;
+	for (size_t i = 0; i < NBATCH_SIGNALS; i++)
+		sigaction(batch_signals[i], &sa, &old[i]);
+}
+
+static void batch_signals_restore(const struct sigaction *old)
+{
+	for (size_t i = 0; i < NBATCH_SIGNALS; i++)
+		sigaction(batch_signals[i], &old[i], NULL);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL); /* EINTR is fine: the loop looks again */
+}
+
+static int batch_print(const struct options *o,
+                       struct snapshot_source *src, FILE *out)
+{
+	struct snapshot s;
+	int rc;
+
+	memset(&s, 0, sizeof s);
+	src->take(src->ctx, &s);
+	rc = o->json ? json_out_print(out, &s) : batch_text_print(out, &s);
+	snapshot_free(&s);
+	return rc;
+}
+
+int app_run_batch(const struct options *o, struct snapshot_source *src,
+                  FILE *out)
+{
+	struct sigaction old[NBATCH_SIGNALS];
+	struct schedule sc;
+	int rc = 0;
+
+	batch_signals_install(old);
+	schedule_init(&sc, o);
+	for (;;) {
+		double now = now_s();
+		bool last = batch_stop != 0 || schedule_out_of_time(&sc, now);
+
+		if (!last && schedule_poll_due(&sc, now))
+			last = !src->poll(src->ctx);
+		/* The last block is printed even off schedule: it holds the
+		 * final figures (and the exit status). */
+		if (schedule_refresh_due(&sc, now) || last) {
+			rc = batch_print(o, src, out);
+			if (rc != 0)
+				break;
+		}
+		if (last || schedule_out_of_iterations(&sc))
+			break;
+		sleep_ms(schedule_wait_ms(&sc, now_s()));
+	}
+	batch_signals_restore(old);
+	return rc;
+}
+
+/* ---- TUI --------------------------------------------------------------- */
+
+static int draw_header(const struct tui_state *st, const struct crt *crt)
+{
+	const struct snapshot *s = fscreen_snapshot(&st->fs);
+	char line[HEADER_LINE_MAX], health[MAX_HEADER_LINES][HEADER_LINE_MAX];
+	int max = LINES - 2 < MAX_HEADER_LINES ? LINES - 2 : MAX_HEADER_LINES;
+	int n;
+
+	if (s == NULL || max < 1)
+		return 0;
+	header_identity(s, COLS, crt->utf8, line, sizeof line);
+	crt_put(crt, 0, 0, CRT_HEADER, line);
+	n = max > 1 ? header_health(s, COLS, crt->utf8, health, max - 1) : 0;
+	for (int i = 0; i < n; i++)
+		crt_put(crt, 1 + i, 0, CRT_NORMAL, health[i]);
+	return 1 + n;
+}
+
+static void draw(struct tui_state *st, const struct crt *crt, bool repaint)
+{
+	char status[128], note[64];
+	struct legend_item legend[LEGEND_MAX];
+	int y;
+
+	if (repaint)
+		clear();
+	else
+		erase();
+	if (st->help) {
+		help_screen_draw(crt);
+		refresh();
+		return;
+	}
+	y = draw_header(st, crt);
+	header_exit_note(&st->fs.snap, note, sizeof note);
+	snprintf(status, sizeof status, "%s%s%s",
+	         st->paused ? "[paused]" : "",
+	         st->paused && note[0] != '\0' ? " " : "", note);
+	fscreen_draw(&st->fs, crt, y, LINES - 1 - y, status);
+	if (st->prompt.active)
+		prompt_draw(&st->prompt, crt, LINES - 1);
+	else
+		function_bar_draw(crt, LINES - 1, legend,
+		                  keys_legend(st, legend, LEGEND_MAX));
+	refresh();
+}
+
+/* Take a snapshot; show it unless paused (sampling never pauses). */
+static void take_snapshot(struct tui_state *st, struct snapshot_source *src,
+                          bool show)
+{
+	struct snapshot s;
+
+	memset(&s, 0, sizeof s);
+	src->take(src->ctx, &s);
+	if (show)
+		fscreen_show(&st->fs, &s);
+	else
+		snapshot_free(&s);
+}
+
+/* Poll and refresh as the schedule says; returns reaction flags. */
+static unsigned tick(struct tui_state *st, struct schedule *sc,
+                     struct snapshot_source *src, double now)
+{
+	unsigned react = REACT_NONE;
+
+	if (!st->exited && schedule_poll_due(sc, now) &&
+	    !src->poll(src->ctx)) {
+		/* The final figures, shown even when paused. */
+		st->exited = true;
+		st->paused = false;
+		take_snapshot(st, src, true);
+		react |= REACT_REDRAW;
+	}
+	if (schedule_refresh_due(sc, now) && !st->exited) {
+		take_snapshot(st, src, !st->paused);
+		react |= REACT_REDRAW;
+	}
+	return react;
+}
+
+/* Carry out what a key asked for; returns false to quit. */
+static bool react_to(struct tui_state *st, struct snapshot_source *src,
+                     const struct crt *crt, unsigned react)
+{
+	if (react & REACT_QUIT)
+		return false;
+	if ((react & REACT_RESET) && !st->exited)
+		src->reset(src->ctx);
+	if ((react & REACT_REFRESH) && !st->exited)
+		take_snapshot(st, src, true);
+	if (react & (REACT_REDRAW | REACT_CLEAR))
+		draw(st, crt, (react & REACT_CLEAR) != 0);
+	return true;
+}
+
+int app_run_tui(const struct options *o, struct snapshot_source *src)
+{
+	struct tui_state st;
+	struct schedule sc;
+	struct crt crt;
+	unsigned react = REACT_CLEAR | REACT_REDRAW;
+
+	if (crt_init(&crt, !o->no_color) != 0)
+		return -1;
+	memset(&st, 0, sizeof st);
+	fscreen_init(&st.fs, crt.utf8);
+	schedule_init(&sc, o);
+	/* Something to show at once: the header and an empty table. */
+	take_snapshot(&st, src, true);
+	while (!crt_quit_requested()) {
+		double now = now_s();
+		bool stop;
+		int key;
+
+		react |= tick(&st, &sc, src, now);
+		stop = schedule_out_of_iterations(&sc) ||
+		       schedule_out_of_time(&sc, now);
+		if (!react_to(&st, src, &crt, react) || stop)
+			break;
+		key = crt_read_key(schedule_wait_ms(&sc, now_s()));
+		react = keys_handle(&st, key);
+	}
+	fscreen_free(&st.fs);
+	crt_done();
+	return 0;
+}
+
+void app_restore_terminal(void)
+{
+	crt_restore_terminal();
+}

@@ -1,0 +1,30 @@
+/* app.h - the views' entry points, called by main.c.
+ *
+ * Both loops poll the source every ~50 ms and take a snapshot every
+ * o->delay_s seconds; they stop after o->iterations refreshes or
+ * o->duration_s seconds (0 = no limit), on SIGINT/SIGTERM, or when the
+ * target has exited. */
+#ifndef PYTOP_UI_APP_H
+#define PYTOP_UI_APP_H
+
+#include <stdio.h>
+
+#include "options.h"
+#include "snapshot.h"
+
+/* The live screen.  When the target exits, the final figures stay on
+ * screen with "[target exited, status N]" until q.  Returns 0, or -1 when
+ * the terminal could not be set up (message printed). */
+int app_run_tui(const struct options *o, struct snapshot_source *src);
+
+/* Text blocks (top -b style) or, with o->json, JSON Lines on out; a final
+ * snapshot is printed when the run ends early (exit, signal, duration).
+ * Returns 0, or -1 when out could not be written. */
+int app_run_batch(const struct options *o, struct snapshot_source *src,
+                  FILE *out);
+
+/* Give the terminal back if the TUI holds it; safe from fatal paths and
+ * signal handlers.  Does nothing otherwise. */
+void app_restore_terminal(void);
+
+#endif

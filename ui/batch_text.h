@@ -1,0 +1,17 @@
+/* batch_text.h - plain-text output of a snapshot, like `top -b`: the
+ * header lines and the function table with the TUI's columns and
+ * formatting, then a blank line. */
+#ifndef PYTOP_UI_BATCH_TEXT_H
+#define PYTOP_UI_BATCH_TEXT_H
+
+#include <stdio.h>
+
+#include "snapshot.h"
+
+#define BATCH_TEXT_ROWS 30 /* table rows per refresh */
+
+/* Print one refresh and flush.  Returns 0, or -1 when out can no longer
+ * be written (closed pipe). */
+int batch_text_print(FILE *out, const struct snapshot *s);
+
+#endif

@@ -1,0 +1,309 @@
+/* functions_screen.c - state and drawing of the function / line table. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "functions_screen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "header.h"
+#include "text.h"
+
+#define LINE_BYTES 4096
+
+void fscreen_init(struct functions_screen *fs, bool utf8)
+{
+	memset(fs, 0, sizeof *fs);
+	fs->mode = PROFILE_FUNCTIONS;
+	fs->sort = PROFILE_COL_OWN;
+	fs->utf8 = utf8;
+	fs->page = 1;
+}
+
+static void row_id_clear(struct row_id *id)
+{
+	free(id->name);
+	free(id->file);
+	*id = (struct row_id){ NULL, NULL, 0 };
+}
+
+void fscreen_free(struct functions_screen *fs)
+{
+	profile_table_free(&fs->table);
+	if (fs->have_snap)
+		snapshot_free(&fs->snap);
+	fs->have_snap = false;
+	row_id_clear(&fs->sel_id);
+}
+
+const struct snapshot *fscreen_snapshot(const struct functions_screen *fs)
+{
+	return fs->have_snap ? &fs->snap : NULL;
+}
+
+/* ---- selection --------------------------------------------------------- */
+
+static bool same_str(const char *a, const char *b)
+{
+	return strcmp(a != NULL ? a : "", b != NULL ? b : "") == 0;
+}
+
+/* Remember the selected row's identity (after the user moved). */
+static void remember_selection(struct functions_screen *fs)
+{
+	const struct profile_row *r;
+
+	row_id_clear(&fs->sel_id);
+	if (fs->table.n == 0)
+		return;
+	r = profile_table_row(&fs->table, fs->sel);
+	fs->sel_id.name = strdup(r->name != NULL ? r->name : "");
+	fs->sel_id.file = strdup(r->file != NULL ? r->file : "");
+	fs->sel_id.line = r->line;
+}
+
+/* Find the remembered row: exact, else the same function at another line
+ * (after switching between functions and lines). */
+static bool find_selection(const struct functions_screen *fs, size_t *out)
+{
+	const struct row_id *id = &fs->sel_id;
+	bool found_fn = false;
+
+	if (id->name == NULL)
+		return false;
+	for (size_t i = 0; i < fs->table.n; i++) {
+		const struct profile_row *r = profile_table_row(&fs->table, i);
+
+		if (!same_str(r->name, id->name) ||
+		    !same_str(r->file, id->file))
+			continue;
+		if (r->line == id->line) {
+			*out = i;
+			return true;
+		}
+		if (!found_fn) {
+			*out = i;
+			found_fn = true;
+		}
+	}
+	return found_fn;
+}
+
+/* Keep the selection inside the table and on screen. */
+static void clamp_view(struct functions_screen *fs)
+{
+	size_t page = fs->page > 0 ? (size_t)fs->page : 1;
+
+	if (fs->table.n == 0) {
+		fs->sel = fs->top = 0;
+		return;
+	}
+	if (fs->sel >= fs->table.n)
+		fs->sel = fs->table.n - 1;
+	if (fs->sel < fs->top)
+		fs->top = fs->sel;
+	if (fs->sel >= fs->top + page)
+		fs->top = fs->sel - page + 1;
+	/* No blank space at the bottom while rows are scrolled away. */
+	if (fs->top + page > fs->table.n)
+		fs->top = fs->table.n > page ? fs->table.n - page : 0;
+}
+
+/* Rebuild the rows from the snapshot with the current mode, filter and
+ * sort, then put the selection back on the same row. */
+static void rebuild(struct functions_screen *fs)
+{
+	size_t found = 0;
+
+	profile_table_free(&fs->table);
+	if (!fs->have_snap)
+		return;
+	profile_table_build(&fs->table, &fs->snap, fs->mode, fs->filter,
+	                    fs->sort, fs->utf8);
+	if (find_selection(fs, &found))
+		fs->sel = found;
+	clamp_view(fs);
+	/* An exact identity keeps following; a fallback becomes the new
+	 * choice only when the user moves. */
+}
+
+void fscreen_show(struct functions_screen *fs, struct snapshot *s)
+{
+	profile_table_free(&fs->table);
+	if (fs->have_snap)
+		snapshot_free(&fs->snap);
+	fs->snap = *s;
+	memset(s, 0, sizeof *s);
+	fs->have_snap = true;
+	rebuild(fs);
+}
+
+void fscreen_move(struct functions_screen *fs, long delta)
+{
+	long target = (long)fs->sel + delta;
+
+	if (fs->table.n == 0)
+		return;
+	if (target < 0)
+		target = 0;
+	if (target >= (long)fs->table.n)
+		target = (long)fs->table.n - 1;
+	fs->sel = (size_t)target;
+	clamp_view(fs);
+	remember_selection(fs);
+}
+
+void fscreen_page(struct functions_screen *fs, int dir)
+{
+	fscreen_move(fs, (long)dir * (fs->page > 1 ? fs->page - 1 : 1));
+}
+
+void fscreen_home(struct functions_screen *fs)
+{
+	fscreen_move(fs, -(long)fs->table.n);
+}
+
+void fscreen_end(struct functions_screen *fs)
+{
+	fscreen_move(fs, (long)fs->table.n);
+}
+
+void fscreen_cycle_sort(struct functions_screen *fs, int dir)
+{
+	int n = PROFILE_NCOLS;
+
+	fs->sort = (enum profile_col)(((int)fs->sort + dir % n + n) % n);
+	rebuild(fs);
+}
+
+void fscreen_toggle_mode(struct functions_screen *fs)
+{
+	fs->mode = fs->mode == PROFILE_FUNCTIONS ? PROFILE_LINES
+	                                         : PROFILE_FUNCTIONS;
+	rebuild(fs);
+}
+
+void fscreen_set_filter(struct functions_screen *fs, const char *filter)
+{
+	snprintf(fs->filter, sizeof fs->filter, "%s",
+	         filter != NULL ? filter : "");
+	fs->sel = fs->top = 0;
+	rebuild(fs);
+}
+
+/* ---- drawing ----------------------------------------------------------- */
+
+/* Draw line[span] at its column on row y. */
+static void put_span(const struct crt *crt, int y, const char *line,
+                     size_t start, size_t end, enum crt_elem elem)
+{
+	char part[LINE_BYTES], prefix[LINE_BYTES];
+	size_t n = end - start;
+
+	if (end <= start || n >= sizeof part || start >= sizeof prefix)
+		return;
+	memcpy(prefix, line, start);
+	prefix[start] = '\0';
+	memcpy(part, line + start, n);
+	part[n] = '\0';
+	crt_put(crt, y, text_width(prefix, crt->utf8), elem, part);
+}
+
+static void draw_description(const struct functions_screen *fs,
+                             const struct crt *crt, int y,
+                             const char *status)
+{
+	char left[512], right[512], line[LINE_BYTES];
+	size_t n;
+
+	profile_table_describe(&fs->table, fs->since_reset, left, sizeof left);
+	n = 0;
+	right[0] = '\0';
+	if (fs->filter[0] != '\0')
+		n += (size_t)snprintf(right, sizeof right, "[filter: %s] ",
+		                      fs->filter);
+	if (n < sizeof right)
+		snprintf(right + n, sizeof right - n, "%s", status);
+	header_left_right(left, right, COLS, crt->utf8, line, sizeof line);
+	crt_put(crt, y, 0, CRT_NORMAL, line);
+	/* The status half is what changes state: make it stand out. */
+	if (right[0] != '\0') {
+		char fitted[512];
+		int w = text_fit(fitted, sizeof fitted, right, COLS,
+		                 TEXT_CUT_RIGHT, crt->utf8);
+		crt_put(crt, y, COLS - w, CRT_STATUS, fitted);
+	}
+}
+
+static void draw_titles(const struct functions_screen *fs,
+                        const struct crt *crt, int y)
+{
+	struct table_span spans[PROFILE_NCOLS];
+	char line[LINE_BYTES];
+
+	table_format_title(&fs->table.table, COLS, line, sizeof line, spans);
+	crt_fill(crt, y, 0, CRT_TITLE);
+	crt_put(crt, y, 0, CRT_TITLE, line);
+	put_span(crt, y, line, spans[fs->sort].start, spans[fs->sort].end,
+	         CRT_TITLE_SORTED);
+}
+
+/* The last " (" of the Function cell starts the file part. */
+static size_t file_part_start(const char *line, const struct table_span *s)
+{
+	size_t found = s->end;
+
+	for (size_t i = s->start; i + 1 < s->end; i++)
+		if (line[i] == ' ' && line[i + 1] == '(')
+			found = i + 1;
+	return found;
+}
+
+static void draw_row(const struct functions_screen *fs,
+                     const struct crt *crt, int y, size_t i)
+{
+	struct table_span spans[PROFILE_NCOLS];
+	char line[LINE_BYTES];
+	const struct table_span *fn = &spans[PROFILE_COL_NAME];
+
+	table_format_row(&fs->table.table, profile_table_row(&fs->table, i),
+	                 COLS, line, sizeof line, spans);
+	if (i == fs->sel) {
+		crt_fill(crt, y, 0, CRT_SELECTED);
+		crt_put(crt, y, 0, CRT_SELECTED, line);
+		return;
+	}
+	crt_put(crt, y, 0, CRT_NORMAL, line);
+	put_span(crt, y, line, file_part_start(line, fn), fn->end, CRT_FILE);
+}
+
+static void draw_empty(const struct functions_screen *fs,
+                       const struct crt *crt, int y)
+{
+	const char *why = "  (no samples yet)";
+
+	if (fs->filter[0] != '\0')
+		why = "  (no rows match the filter; / then Enter on an empty "
+		      "line clears it)";
+	crt_put(crt, y, 0, CRT_NORMAL, why);
+}
+
+void fscreen_draw(struct functions_screen *fs, const struct crt *crt,
+                  int y, int h, const char *status)
+{
+	if (h <= 0)
+		return;
+	draw_description(fs, crt, y, status);
+	if (h <= 1)
+		return;
+	draw_titles(fs, crt, y + 1);
+	fs->page = h - 2 > 0 ? h - 2 : 1;
+	clamp_view(fs);
+	if (fs->table.n == 0 && h > 2)
+		draw_empty(fs, crt, y + 2);
+	for (int r = 0; r < h - 2 && fs->top + (size_t)r < fs->table.n; r++)
+		draw_row(fs, crt, y + 2 + r, fs->top + (size_t)r);
+}

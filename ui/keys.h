@@ -1,0 +1,45 @@
+/* keys.h - what each key does.  Actions change the TUI state and return
+ * reaction flags; the loop (app.c) alone decides when to redraw, take a
+ * new snapshot, reset or quit (htop's Htop_Reaction idea). */
+#ifndef PYTOP_UI_KEYS_H
+#define PYTOP_UI_KEYS_H
+
+#include <stddef.h>
+
+#include "tui_state.h"
+
+enum reaction {
+	REACT_NONE = 0,
+	REACT_REDRAW = 1 << 0,  /* draw the screen again */
+	REACT_CLEAR = 1 << 1,   /* repaint every cell (resize, Ctrl-L) */
+	REACT_RESET = 1 << 2,   /* forget all counts */
+	REACT_REFRESH = 1 << 3, /* take and show a snapshot now */
+	REACT_QUIT = 1 << 4,
+};
+
+#define KEYS_PER_BINDING 4
+
+struct binding {
+	int keys[KEYS_PER_BINDING]; /* crt_read_key values; 0 ends the list */
+	const char *keys_text;      /* how the help screen names them */
+	const char *help;           /* what the action does */
+	unsigned (*action)(struct tui_state *st);
+};
+
+/* The binding table, for the help screen. */
+const struct binding *keys_bindings(size_t *n);
+
+/* Handle one key (crt_read_key value); returns enum reaction flags. */
+unsigned keys_handle(struct tui_state *st, int key);
+
+/* One entry of the bottom legend ("F1" "Help"). */
+struct legend_item {
+	const char *key;
+	const char *label;
+};
+
+/* Fill the legend for the current state; returns the entry count. */
+size_t keys_legend(const struct tui_state *st, struct legend_item *out,
+                   size_t max);
+
+#endif

@@ -1,0 +1,321 @@
+/* profile_table.c - rows and columns of the profile table. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "profile_table.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+/* Before the function name is cut, the file keeps its base name (with
+ * the ellipsis), but at least FILE_MIN_COLS and at most FILE_MAX_COLS. */
+#define FILE_MIN_COLS 8
+#define FILE_MAX_COLS 24
+/* Below this much room the Function cell is simply cut on the right. */
+#define NAME_MIN_COLS 6
+
+static const char *or_empty(const char *s)
+{
+	return s != NULL ? s : "";
+}
+
+/* ---- formatting -------------------------------------------------------- */
+
+static void format_pct(uint64_t count, uint64_t samples, char *buf,
+                       size_t size)
+{
+	double pct = samples > 0 ? 100.0 * (double)count / (double)samples : 0;
+
+	snprintf(buf, size, "%.1f", pct);
+}
+
+void profile_format_seconds(double s, char *buf, size_t size)
+{
+	if (!(s > 0)) /* also NaN */
+		s = 0;
+	if (s < 59.995) {
+		snprintf(buf, size, "%.2fs", s);
+	} else if (s < 3600) {
+		long t = (long)s;
+		snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
+	} else {
+		long m = (long)(s / 60);
+		snprintf(buf, size, "%ldh%02ldm", m / 60, m % 60);
+	}
+}
+
+static void fmt_own(const void *row, const void *ctx, int width, bool utf8,
+                    char *buf, size_t size)
+{
+	const struct profile_table *pt = ctx;
+
+	(void)width, (void)utf8;
+	format_pct(((const struct profile_row *)row)->c->own, pt->samples,
+	           buf, size);
+}
+
+static void fmt_total(const void *row, const void *ctx, int width,
+                      bool utf8, char *buf, size_t size)
+{
+	const struct profile_table *pt = ctx;
+
+	(void)width, (void)utf8;
+	format_pct(((const struct profile_row *)row)->c->total, pt->samples,
+	           buf, size);
+}
+
+static void fmt_own_time(const void *row, const void *ctx, int width,
+                         bool utf8, char *buf, size_t size)
+{
+	(void)ctx, (void)width, (void)utf8;
+	profile_format_seconds(((const struct profile_row *)row)->c->own_s,
+	                       buf, size);
+}
+
+static void fmt_total_time(const void *row, const void *ctx, int width,
+                           bool utf8, char *buf, size_t size)
+{
+	(void)ctx, (void)width, (void)utf8;
+	profile_format_seconds(((const struct profile_row *)row)->c->total_s,
+	                       buf, size);
+}
+
+/* Columns the file keeps before the name gets cut. */
+static int file_keep_cols(const char *file, int file_w, bool utf8)
+{
+	const char *base = strrchr(file, '/');
+	int keep = text_width(base != NULL ? base + 1 : file, utf8) + 1;
+
+	if (keep < FILE_MIN_COLS)
+		keep = FILE_MIN_COLS;
+	if (keep > FILE_MAX_COLS)
+		keep = FILE_MAX_COLS;
+	return keep < file_w ? keep : file_w;
+}
+
+/* "name (file:line)".  When it does not fit, the file is shortened from
+ * the left first (the end of a path says the most), then the name from
+ * the right. */
+static void fmt_function(const void *row, const void *ctx, int width,
+                         bool utf8, char *buf, size_t size)
+{
+	const struct profile_row *r = row;
+	const char *name = or_empty(r->name), *file = or_empty(r->file);
+	char tail[24], name_fit[1024], file_fit[1024];
+	int name_w, file_w, fixed, file_room;
+
+	(void)ctx;
+	snprintf(tail, sizeof tail, ":%d)", r->line);
+	name_w = text_width(name, utf8);
+	file_w = text_width(file, utf8);
+	fixed = 2 + (int)strlen(tail); /* " (" and ":line)" */
+	if (width < 0 || name_w + fixed + file_w <= width ||
+	    width - fixed < NAME_MIN_COLS + 1) {
+		/* Fits, or too narrow to be clever: the table cuts it. */
+		snprintf(buf, size, "%s (%s%s", name, file, tail);
+		return;
+	}
+	file_room = width - fixed - name_w;
+	if (file_room < file_keep_cols(file, file_w, utf8)) {
+		file_room = file_keep_cols(file, file_w, utf8);
+		if (width - fixed - file_room < NAME_MIN_COLS)
+			file_room = width - fixed - NAME_MIN_COLS;
+	}
+	text_fit(name_fit, sizeof name_fit, name, width - fixed - file_room,
+	         TEXT_CUT_RIGHT, utf8);
+	text_fit(file_fit, sizeof file_fit, file, file_room, TEXT_CUT_LEFT,
+	         utf8);
+	snprintf(buf, size, "%s (%s%s", name_fit, file_fit, tail);
+}
+
+/* ---- ordering ---------------------------------------------------------- */
+
+static const struct profile_row *deref(const void *p)
+{
+	return *(const struct profile_row *const *)p;
+}
+
+static int cmp_identity(const struct profile_row *a,
+                        const struct profile_row *b)
+{
+	int c = strcmp(or_empty(a->name), or_empty(b->name));
+
+	if (c == 0)
+		c = strcmp(or_empty(a->file), or_empty(b->file));
+	if (c == 0)
+		c = (a->line > b->line) - (a->line < b->line);
+	return c;
+}
+
+/* Largest first. */
+static int desc_u64(uint64_t a, uint64_t b)
+{
+	return (a < b) - (a > b);
+}
+
+static int desc_double(double a, double b)
+{
+	return (a < b) - (a > b);
+}
+
+static int cmp_own(const void *pa, const void *pb)
+{
+	const struct profile_row *a = deref(pa), *b = deref(pb);
+	int c = desc_u64(a->c->own, b->c->own);
+
+	if (c == 0)
+		c = desc_u64(a->c->total, b->c->total);
+	return c != 0 ? c : cmp_identity(a, b);
+}
+
+static int cmp_total(const void *pa, const void *pb)
+{
+	const struct profile_row *a = deref(pa), *b = deref(pb);
+	int c = desc_u64(a->c->total, b->c->total);
+
+	if (c == 0)
+		c = desc_u64(a->c->own, b->c->own);
+	return c != 0 ? c : cmp_identity(a, b);
+}
+
+static int cmp_own_time(const void *pa, const void *pb)
+{
+	const struct profile_row *a = deref(pa), *b = deref(pb);
+	int c = desc_double(a->c->own_s, b->c->own_s);
+
+	return c != 0 ? c : cmp_own(pa, pb);
+}
+
+static int cmp_total_time(const void *pa, const void *pb)
+{
+	const struct profile_row *a = deref(pa), *b = deref(pb);
+	int c = desc_double(a->c->total_s, b->c->total_s);
+
+	return c != 0 ? c : cmp_total(pa, pb);
+}
+
+static int cmp_name(const void *pa, const void *pb)
+{
+	return cmp_identity(deref(pa), deref(pb));
+}
+
+static const struct table_column profile_columns[PROFILE_NCOLS] = {
+	[PROFILE_COL_OWN] = {
+		.title = "%Own", .width = 5, .gap = 0, .right_align = true,
+		.format = fmt_own, .compare = cmp_own,
+	},
+	[PROFILE_COL_TOTAL] = {
+		.title = "%Total", .width = 7, .gap = 1, .right_align = true,
+		.format = fmt_total, .compare = cmp_total,
+	},
+	[PROFILE_COL_OWN_TIME] = {
+		.title = "OwnTime", .width = 8, .gap = 1, .right_align = true,
+		.format = fmt_own_time, .compare = cmp_own_time,
+	},
+	[PROFILE_COL_TOTAL_TIME] = {
+		.title = "TotalTime", .width = 10, .gap = 1,
+		.right_align = true, .format = fmt_total_time,
+		.compare = cmp_total_time,
+	},
+	[PROFILE_COL_NAME] = {
+		.title = "Function (file:line)", .width = 0, .gap = 1,
+		.format = fmt_function, .compare = cmp_name, .ascending = true,
+	},
+};
+
+static const char *const col_names[PROFILE_NCOLS] = {
+	"%Own", "%Total", "OwnTime", "TotalTime", "Function",
+};
+
+const char *profile_col_name(enum profile_col col)
+{
+	return col < PROFILE_NCOLS ? col_names[col] : "?";
+}
+
+/* ---- building ---------------------------------------------------------- */
+
+static bool matches(const char *name, const char *file, const char *filter)
+{
+	return filter == NULL || filter[0] == '\0' ||
+	       strcasestr(or_empty(name), filter) != NULL ||
+	       strcasestr(or_empty(file), filter) != NULL;
+}
+
+/* Copy the snapshot entries that pass the filter into pt->rows. */
+static void collect(struct profile_table *pt, const struct snapshot *s,
+                    const char *filter)
+{
+	size_t count = pt->mode == PROFILE_LINES ? s->nlines : s->nfuncs;
+
+	for (size_t i = 0; i < count; i++) {
+		struct profile_row r;
+
+		if (pt->mode == PROFILE_LINES)
+			r = (struct profile_row){ s->lines[i].name,
+			        s->lines[i].file, s->lines[i].line,
+			        &s->lines[i].c };
+		else
+			r = (struct profile_row){ s->funcs[i].name,
+			        s->funcs[i].file, s->funcs[i].line,
+			        &s->funcs[i].c };
+		if (matches(r.name, r.file, filter)) {
+			pt->rows[pt->n] = r;
+			pt->order[pt->n] = &pt->rows[pt->n];
+			pt->n++;
+		}
+	}
+}
+
+int profile_table_build(struct profile_table *pt, const struct snapshot *s,
+                        enum profile_mode mode, const char *filter,
+                        enum profile_col sort, bool utf8)
+{
+	size_t count = mode == PROFILE_LINES ? s->nlines : s->nfuncs;
+
+	*pt = (struct profile_table){
+		.samples = s->samples,
+		.idle_mode = s->idle_mode,
+		.mode = mode,
+		.sort = sort < PROFILE_NCOLS ? sort : PROFILE_COL_OWN,
+	};
+	pt->table = (struct table){ profile_columns, PROFILE_NCOLS, pt, utf8,
+	                            (int)pt->sort };
+	if (count == 0)
+		return 0;
+	pt->rows = calloc(count, sizeof pt->rows[0]);
+	pt->order = calloc(count, sizeof pt->order[0]);
+	if (pt->rows == NULL || pt->order == NULL) {
+		profile_table_free(pt);
+		return -1;
+	}
+	collect(pt, s, filter);
+	table_sort(&pt->table, pt->sort, pt->order, pt->n);
+	return 0;
+}
+
+void profile_table_free(struct profile_table *pt)
+{
+	free(pt->rows);
+	free(pt->order);
+	pt->rows = NULL;
+	pt->order = NULL;
+	pt->n = 0;
+}
+
+void profile_table_describe(const struct profile_table *pt, bool since_reset,
+                            char *buf, size_t size)
+{
+	char n[32];
+
+	text_thousands(n, sizeof n, pt->samples);
+	snprintf(buf, size, "%s since %s, %% of %s samples of %s, by %s",
+	         pt->mode == PROFILE_LINES ? "Lines" : "Functions",
+	         since_reset ? "reset" : "start", n,
+	         pt->idle_mode ? "all threads" : "running threads",
+	         profile_col_name(pt->sort));
+}

@@ -1,0 +1,77 @@
+/* profile_table.h - the function / line table of one snapshot: its rows,
+ * its columns (%Own %Total OwnTime TotalTime Function), filtering and
+ * sorting.  Shared by the TUI and the batch text output so both show the
+ * same numbers formatted the same way. */
+#ifndef PYTOP_UI_PROFILE_TABLE_H
+#define PYTOP_UI_PROFILE_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+#include "table.h"
+
+enum profile_mode {
+	PROFILE_FUNCTIONS, /* one row per function, at its first line */
+	PROFILE_LINES,     /* one row per source line */
+};
+
+enum profile_col {
+	PROFILE_COL_OWN,
+	PROFILE_COL_TOTAL,
+	PROFILE_COL_OWN_TIME,
+	PROFILE_COL_TOTAL_TIME,
+	PROFILE_COL_NAME,
+	PROFILE_NCOLS,
+};
+
+/* One row, borrowing everything from the snapshot it was built from. */
+struct profile_row {
+	const char *name;
+	const char *file;
+	int line;
+	const struct snap_counts *c;
+};
+
+/* Build with profile_table_build; do not copy the struct (table.ctx
+ * points back at it). */
+struct profile_table {
+	struct profile_row *rows; /* owns the array; rows borrow the snapshot */
+	const void **order;       /* owns: pointers into rows, filtered,
+	                             sorted */
+	size_t n;                 /* rows in order */
+	uint64_t samples;         /* what 100 % means */
+	bool idle_mode;
+	enum profile_mode mode;
+	enum profile_col sort;
+	struct table table;       /* the columns, ready for table_format_* */
+};
+
+/* Fill pt from s (which must outlive pt): rows whose name or file
+ * contains filter (case-insensitive; NULL or "" = all), sorted by sort.
+ * Returns 0, or -1 when out of memory (pt is then empty but valid). */
+int profile_table_build(struct profile_table *pt, const struct snapshot *s,
+                        enum profile_mode mode, const char *filter,
+                        enum profile_col sort, bool utf8);
+void profile_table_free(struct profile_table *pt);
+
+static inline const struct profile_row *
+profile_table_row(const struct profile_table *pt, size_t i)
+{
+	return pt->order[i];
+}
+
+/* Short name of a sort column, as in the title row ("%Own"). */
+const char *profile_col_name(enum profile_col col);
+
+/* "Functions since start, % of 97,004 samples of running threads, by
+ * %Own" - the line that names what the percentages are of.  since_reset
+ * says "since reset" instead. */
+void profile_table_describe(const struct profile_table *pt, bool since_reset,
+                            char *buf, size_t size);
+
+/* Seconds as "12.34s", "1m02s" or "3h05m". */
+void profile_format_seconds(double s, char *buf, size_t size);
+
+#endif

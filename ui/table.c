@@ -1,0 +1,154 @@
+/* table.c - lay out cells into one line of text, and sort rows. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+/* Largest cell text before fitting (a function name with its path). */
+#define CELL_MAX 4096
+
+/* A line being filled: buf/size/pos in bytes, width/used in columns. */
+struct line {
+	char *buf;
+	size_t size, pos;
+	int width, used;
+};
+
+static int room_left(const struct line *l)
+{
+	return l->width < 0 ? -1 : l->width - l->used;
+}
+
+static void line_append(struct line *l, const char *s, int cols)
+{
+	size_t n = strlen(s);
+
+	if (l->pos + n >= l->size)
+		return;
+	memcpy(l->buf + l->pos, s, n + 1);
+	l->pos += n;
+	l->used += cols;
+}
+
+static void line_spaces(struct line *l, int n)
+{
+	int room = room_left(l);
+
+	if (room >= 0 && n > room)
+		n = room;
+	for (int i = 0; i < n; i++)
+		line_append(l, " ", 1);
+}
+
+/* Place one cell's raw text: cut it to the room the column has, then
+ * pad it to the column width on the aligned side. */
+static void place_cell(struct line *l, const struct table_column *c,
+                       const char *text, bool utf8, bool last,
+                       struct table_span *span)
+{
+	char fitted[CELL_MAX];
+	int room, w, pad;
+
+	line_spaces(l, c->gap);
+	room = room_left(l);
+	if (c->width > 0 && (room < 0 || c->width < room))
+		room = c->width;
+	span->start = l->pos;
+	w = text_fit(fitted, sizeof fitted, text, room, TEXT_CUT_RIGHT, utf8);
+	/* A column cut by the line's end is only as wide as what is left. */
+	pad = (room >= 0 && c->width > 0 ? room : c->width) - w;
+	if (pad < 0)
+		pad = 0;
+	if (c->right_align)
+		line_spaces(l, pad);
+	line_append(l, fitted, w);
+	/* Left-aligned cells are padded only when something follows, so
+	 * lines carry no trailing blanks. */
+	if (!c->right_align && !last)
+		line_spaces(l, pad);
+	span->end = l->pos;
+}
+
+/* Cell room for column i of a line: its width, or the rest for the
+ * stretching last column. */
+static int cell_room(const struct line *l, const struct table_column *c)
+{
+	int room = room_left(l);
+
+	if (room >= 0)
+		room = room > c->gap ? room - c->gap : 0;
+	if (c->width > 0 && (room < 0 || c->width < room))
+		return c->width;
+	return room;
+}
+
+static const char *sort_mark(bool ascending, bool utf8)
+{
+	if (utf8)
+		return ascending ? "\u25b2" : "\u25bc";
+	return ascending ? "^" : "v";
+}
+
+/* The mark goes after the title's first word: "Function\u25b2 (file:line)". */
+static void marked_title(const struct table_column *c, bool utf8, char *buf,
+                         size_t size)
+{
+	size_t word = strcspn(c->title, " ");
+
+	snprintf(buf, size, "%.*s%s%s", (int)word, c->title,
+	         sort_mark(c->ascending, utf8), c->title + word);
+}
+
+static int format_line(const struct table *t, const void *row, int width,
+                       char *buf, size_t size, struct table_span *spans)
+{
+	struct line l = { buf, size, 0, width, 0 };
+	char text[CELL_MAX];
+
+	if (size > 0)
+		buf[0] = '\0';
+	for (size_t i = 0; i < t->ncols; i++) {
+		const struct table_column *c = &t->cols[i];
+		struct table_span dummy, *span = spans ? &spans[i] : &dummy;
+		const char *cell = c->title;
+
+		if (row == NULL && (int)i == t->sort_col) {
+			marked_title(c, t->utf8, text, sizeof text);
+			cell = text;
+		}
+		if (row != NULL) {
+			text[0] = '\0';
+			c->format(row, t->ctx, cell_room(&l, c), t->utf8, text,
+			          sizeof text);
+			cell = text;
+		}
+		place_cell(&l, c, cell, t->utf8, i + 1 == t->ncols, span);
+	}
+	return l.used;
+}
+
+int table_format_title(const struct table *t, int width, char *buf,
+                       size_t size, struct table_span *spans)
+{
+	return format_line(t, NULL, width, buf, size, spans);
+}
+
+int table_format_row(const struct table *t, const void *row, int width,
+                     char *buf, size_t size, struct table_span *spans)
+{
+	return format_line(t, row, width, buf, size, spans);
+}
+
+void table_sort(const struct table *t, size_t col, const void **rows,
+                size_t n)
+{
+	if (col < t->ncols && t->cols[col].compare != NULL && n > 1)
+		qsort(rows, n, sizeof rows[0], t->cols[col].compare);
+}

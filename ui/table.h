@@ -1,0 +1,61 @@
+/* table.h - a generic table of rows described by column descriptors.
+ * It knows nothing of profiles: a column says its title, width, how to
+ * format one row's cell and how to order two rows.  The TUI and the batch
+ * text output format rows with the same descriptors, so they always agree.
+ *
+ * Rows are opaque pointers (const void *); the table never owns them. */
+#ifndef PYTOP_UI_TABLE_H
+#define PYTOP_UI_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct table_column {
+	const char *title;
+	int width;        /* columns; 0 = the rest of the line (last column) */
+	int gap;          /* blank columns before this one */
+	bool right_align;
+	/* Write the cell text of row into buf.  width is the room the cell
+	 * has (< 0: unlimited); a column may use it to shorten cleverly, and
+	 * the table cuts whatever is still too long.  ctx is table.ctx. */
+	void (*format)(const void *row, const void *ctx, int width, bool utf8,
+	               char *buf, size_t size);
+	/* qsort comparator over an array of row pointers, in this column's
+	 * natural order (numbers: largest first), with tie-breaks that make
+	 * the order total.  NULL: the column cannot be sorted on. */
+	int (*compare)(const void *a, const void *b);
+	bool ascending;   /* compare puts the smallest first (names) */
+};
+
+struct table {
+	const struct table_column *cols; /* borrowed */
+	size_t ncols;
+	const void *ctx;                 /* borrowed, passed to format */
+	bool utf8;                       /* the output can show UTF-8 */
+	int sort_col;                    /* gets the sort mark; -1: none */
+};
+
+/* Where a cell landed in a formatted line: byte offsets [start, end). */
+struct table_span {
+	size_t start, end;
+};
+
+/* The title row marks the sort column after the first word of its title:
+ * "%Own\u25bc" (largest first) or "Function\u25b2 (file:line)" (A to Z);
+ * "v" / "^" without UTF-8.  Widths must leave room for the mark. */
+
+/* Format the title row / one row into buf for a line of width columns
+ * (width < 0: unlimited, nothing is cut).  No trailing padding is added.
+ * spans, when not NULL, has t->ncols entries and receives each cell's
+ * byte range (empty for cells that fell off the line).  Returns the
+ * columns used. */
+int table_format_title(const struct table *t, int width, char *buf,
+                       size_t size, struct table_span *spans);
+int table_format_row(const struct table *t, const void *row, int width,
+                     char *buf, size_t size, struct table_span *spans);
+
+/* Sort rows by column col (which must have a compare). */
+void table_sort(const struct table *t, size_t col, const void **rows,
+                size_t n);
+
+#endif

@@ -30,7 +30,6 @@ static bool find_demo(char *buf, size_t len)
 	ssize_t n;
 	char *slash;
 	static const char *const rel[] = { "demo/", "../demo/" };
-
 	int w = snprintf(buf, len, "%s/%s", PYTOP_DATADIR, DEMO_NAME);
 
 	if (w > 0 && (size_t)w < len && readable(buf))
@@ -44,7 +43,7 @@ static bool find_demo(char *buf, size_t len)
 		return false;
 	slash[1] = '\0';
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		int w = snprintf(buf, len, "%s%s%s", self, rel[i], DEMO_NAME);
+		w = snprintf(buf, len, "%s%s%s", self, rel[i], DEMO_NAME);
 
 		if (w > 0 && (size_t)w < len && readable(buf))
 			return true;

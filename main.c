@@ -22,14 +22,14 @@ static bool readable(const char *path)
 	return access(path, R_OK) == 0;
 }
 
-/* The installed demo, or the one in the source tree when pytop runs from
- * its build directory (in-tree or one level below it). */
+/* The installed demo, or the one in the source tree when pytop runs
+ * uninstalled from its build directory. */
 static bool find_demo(char *buf, size_t len)
 {
 	char self[PATH_MAX];
 	ssize_t n;
 	char *slash;
-	static const char *const rel[] = { "demo/", "../demo/" };
+	static const char *const rel[] = { "demo/", "../demo/", PYTOP_SRCDIR "/demo/" };
 	int w = snprintf(buf, len, "%s/%s", PYTOP_DATADIR, DEMO_NAME);
 
 	if (w > 0 && (size_t)w < len && readable(buf))
@@ -43,7 +43,7 @@ static bool find_demo(char *buf, size_t len)
 		return false;
 	slash[1] = '\0';
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		w = snprintf(buf, len, "%s%s%s", self, rel[i], DEMO_NAME);
+		w = snprintf(buf, len, "%s%s%s", rel[i][0] == '/' ? "" : self, rel[i], DEMO_NAME);
 
 		if (w > 0 && (size_t)w < len && readable(buf))
 			return true;

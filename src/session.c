@@ -18,6 +18,7 @@
 /* 16 MiB holds more than a second of 400-frame samples at 10 kHz, so a
  * consumer that stalls for a redraw never costs samples. */
 #define RING_BYTES (16u << 20)
+#define TARGET_EXIT_GRACE_NS 2000000000ull
 
 /* Figures at the start of the current refresh window. */
 struct window_mark {
@@ -61,7 +62,12 @@ static bool session_poll(void *ctx)
 	target_poll_exit(&s->target);
 	/* Only finished once the sampler stopped producing and all it
 	 * produced has been consumed. */
-	return !(finished && ring_used(s->ring) == 0);
+	if (!finished || ring_used(s->ring) != 0)
+		return true;
+	/* The sampler stops on its own only when the target's memory is gone,
+	 * which happens before the kernel shows the process as a zombie. */
+	target_wait_exit(&s->target, TARGET_EXIT_GRACE_NS);
+	return false;
 }
 
 static void fill_header(struct session *s, struct snapshot *out, const struct window_mark *now)

@@ -259,6 +259,15 @@ bool target_poll_exit(struct target *t)
 	return t->exited;
 }
 
+void target_wait_exit(struct target *t, uint64_t grace_ns)
+{
+	uint64_t deadline = clock_now_ns() + grace_ns;
+
+	while (!target_poll_exit(t) && clock_now_ns() < deadline)
+		clock_sleep_until(clock_now_ns() + 1000000);
+	t->exited = true;
+}
+
 void target_terminate(struct target *t)
 {
 	uint64_t deadline;

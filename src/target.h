@@ -6,6 +6,7 @@
 #define PYTOP_TARGET_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "errors.h"
@@ -36,6 +37,11 @@ int target_find_python(struct target *t, struct py_runtime *rt, struct pytop_err
 
 /* Non-blocking: has the target exited?  Reaps it in launch mode. */
 bool target_poll_exit(struct target *t);
+
+/* The target's memory is gone, so it is exiting: give it up to grace_ns to
+ * finish (launch mode: to be reaped, for its exit status), then consider it
+ * exited whatever the kernel says. */
+void target_wait_exit(struct target *t, uint64_t grace_ns);
 
 /* Launch mode, target still running when pytop is done: ask it to stop
  * (SIGTERM, then SIGKILL after a grace period) and reap it. */

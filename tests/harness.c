@@ -1,0 +1,705 @@
+/* harness.c - child processes, paths, JSON and tmux for the end-to-end
+ * tests.  See harness.h for the contract of each helper. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- small utilities ------------------------------------------------ */
+
+double h_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void h_sleep(double seconds)
+{
+	if (seconds <= 0)
+		return;
+	struct timespec ts = {
+		.tv_sec = (time_t)seconds,
+		.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9),
+	};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n);
+	cr_assert_not_null(q, "out of memory");
+	return q;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	cr_assert_not_null(d, "out of memory");
+	return d;
+}
+
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	cr_assert(n >= 0, "out of memory");
+	return s;
+}
+
+static void buf_add(struct h_buf *b, const char *data, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		b->data = xrealloc(b->data, cap);
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, data, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static void buf_free(struct h_buf *b)
+{
+	free(b->data);
+	*b = (struct h_buf){0};
+}
+
+void h_note(const char *fmt, ...)
+{
+	char line[1024] = "# ";
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line + 2, sizeof line - 3, fmt, ap);
+	va_end(ap);
+	size_t len = strlen(line);
+	if (line[len - 1] != '\n')
+		line[len++] = '\n';
+	const char *path = getenv("PYTOP_NOTES");
+	int fd = path ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+	/* One write per line: whole lines even if the runner writes too. */
+	ssize_t w = write(fd >= 0 ? fd : STDERR_FILENO, line, len);
+	(void)w;
+	if (fd >= 0)
+		close(fd);
+}
+
+void h_keep_notes(void)
+{
+	/* Test processes are started with only the standard descriptors,
+	 * so they reach this copy by its /proc path. */
+	int fd = dup(STDERR_FILENO);
+	if (fd < 0)
+		return;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), fd);
+	setenv("PYTOP_NOTES", path, 1);
+}
+
+int h_count_lines(const char *s)
+{
+	int n = 0;
+	bool content = false;
+	for (; s && *s; s++) {
+		if (*s == '\n') {
+			n += content;
+			content = false;
+		} else {
+			content = true;
+		}
+	}
+	return n + content;
+}
+
+/* ---- child processes ------------------------------------------------ */
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+static void child_setup(int out_w, int err_w)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	setpgid(0, 0);
+	int devnull = open("/dev/null", O_RDONLY);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		close(devnull);
+	}
+	dup2(out_w, STDOUT_FILENO);
+	dup2(err_w, STDERR_FILENO);
+	close(out_w);
+	close(err_w);
+	signal(SIGPIPE, SIG_DFL);
+}
+
+bool h_proc_start(struct h_proc *p, const char *const argv[])
+{
+	int out[2], err[2];
+	*p = (struct h_proc){.pid = -1, .out_fd = -1, .err_fd = -1};
+	if (pipe2(out, O_CLOEXEC) != 0)
+		return false;
+	if (pipe2(err, O_CLOEXEC) != 0) {
+		close(out[0]);
+		close(out[1]);
+		return false;
+	}
+	p->started = h_now();
+	pid_t pid = fork();
+	if (pid == 0) {
+		child_setup(out[1], err[1]);
+		execvp(argv[0], (char *const *)argv);
+		dprintf(STDERR_FILENO, "harness: cannot run %s: %s\n", argv[0],
+		        strerror(errno));
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	if (pid < 0) {
+		close(out[0]);
+		close(err[0]);
+		return false;
+	}
+	setpgid(pid, pid); /* also from here: no race with an early kill */
+	p->pid = pid;
+	p->out_fd = out[0];
+	p->err_fd = err[0];
+	fcntl(p->out_fd, F_SETFL, O_NONBLOCK);
+	fcntl(p->err_fd, F_SETFL, O_NONBLOCK);
+	return true;
+}
+
+/* Read what is available on one pipe; close it at EOF. */
+static void drain_fd(int *fd, struct h_buf *b)
+{
+	char chunk[8192];
+	while (*fd >= 0) {
+		ssize_t n = read(*fd, chunk, sizeof chunk);
+		if (n > 0) {
+			buf_add(b, chunk, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		close(*fd); /* EOF or a real error */
+		*fd = -1;
+	}
+}
+
+static void reap(struct h_proc *p, int wstatus)
+{
+	p->exited = true;
+	p->seconds = h_now() - p->started;
+	if (WIFEXITED(wstatus))
+		p->status = WEXITSTATUS(wstatus);
+	else if (WIFSIGNALED(wstatus))
+		p->status = 128 + WTERMSIG(wstatus);
+	else
+		p->status = -1;
+	/* Whatever the child wrote before exiting is in the pipes now; a
+	 * grandchild still holding them must not keep us here. */
+	drain_fd(&p->out_fd, &p->out);
+	drain_fd(&p->err_fd, &p->err);
+	if (!p->out.data)
+		buf_add(&p->out, "", 0);
+	if (!p->err.data)
+		buf_add(&p->err, "", 0);
+}
+
+bool h_proc_pump(struct h_proc *p, double timeout_s)
+{
+	double deadline = h_now() + timeout_s;
+	while (!p->exited) {
+		int wstatus;
+		pid_t w = waitpid(p->pid, &wstatus, WNOHANG);
+		if (w == p->pid) {
+			reap(p, wstatus);
+			break;
+		}
+		double left = deadline - h_now();
+		if (left <= 0)
+			break;
+		struct pollfd fds[2] = {
+			{.fd = p->out_fd, .events = POLLIN},
+			{.fd = p->err_fd, .events = POLLIN},
+		};
+		int ms = left < 0.01 ? (int)(left * 1000) + 1 : 10;
+		if (poll(fds, 2, ms) > 0) {
+			drain_fd(&p->out_fd, &p->out);
+			drain_fd(&p->err_fd, &p->err);
+		}
+	}
+	return p->exited;
+}
+
+bool h_proc_wait_stdout(struct h_proc *p, const char *needle, double timeout_s)
+{
+	double deadline = h_now() + timeout_s;
+	for (;;) {
+		if (p->out.data && strstr(p->out.data, needle))
+			return true;
+		double left = deadline - h_now();
+		if (left <= 0 || p->exited)
+			return false;
+		h_proc_pump(p, left < 0.02 ? left : 0.02);
+	}
+}
+
+bool h_proc_finish(struct h_proc *p, double timeout_s)
+{
+	if (p->pid <= 0)
+		return false;
+	if (h_proc_pump(p, timeout_s))
+		return !p->timed_out;
+	p->timed_out = true;
+	kill(-p->pid, SIGKILL);
+	kill(p->pid, SIGKILL);
+	int wstatus;
+	if (waitpid(p->pid, &wstatus, 0) == p->pid)
+		reap(p, wstatus);
+	return false;
+}
+
+void h_proc_signal(struct h_proc *p, int sig)
+{
+	if (p->pid > 0 && !p->exited)
+		kill(p->pid, sig);
+}
+
+void h_proc_free(struct h_proc *p)
+{
+	if (p->pid > 0 && !p->exited) {
+		kill(-p->pid, SIGKILL);
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+		p->exited = true;
+	}
+	if (p->out_fd >= 0)
+		close(p->out_fd);
+	if (p->err_fd >= 0)
+		close(p->err_fd);
+	p->out_fd = p->err_fd = -1;
+	buf_free(&p->out);
+	buf_free(&p->err);
+}
+
+bool h_run(struct h_proc *r, double timeout_s, const char *const argv[])
+{
+	if (!h_proc_start(r, argv))
+		return false;
+	return h_proc_finish(r, timeout_s);
+}
+
+char h_proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* comm may contain spaces and parentheses: the state follows the
+	 * last ')'. */
+	char *rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' ? rp[2] : 0;
+}
+
+int h_tracer_pid(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	char line[256];
+	int tracer = -1;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
+pid_t h_dead_pid(void)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	cr_assert(pid > 0, "fork: %s", strerror(errno));
+	waitpid(pid, NULL, 0);
+	/* Reaped; the kernel hands PIDs out in increasing order, so it will
+	 * not be reused within the few seconds a test takes. */
+	return pid;
+}
+
+/* ---- paths ---------------------------------------------------------- */
+
+const char *h_pytop(void)
+{
+	const char *bin = getenv("PYTOP_BIN");
+	return bin && *bin ? bin : "./pytop";
+}
+
+char *h_workload(const char *file)
+{
+	const char *src = getenv("PYTOP_SRCDIR");
+	return xasprintf("%s/tests/workloads/%s", src && *src ? src : ".", file);
+}
+
+char *h_tmpdir(void)
+{
+	char *dir = xstrdup("/tmp/pytop-test-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	return dir;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+                    struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void h_rmtree(const char *dir)
+{
+	if (dir && strncmp(dir, "/tmp/pytop-test-", 16) == 0)
+		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+char *h_path(const char *dir, const char *name)
+{
+	return xasprintf("%s/%s", dir, name);
+}
+
+char *h_read_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	struct h_buf b = {0};
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(f);
+	if (!b.data)
+		buf_add(&b, "", 0);
+	return b.data;
+}
+
+bool h_wait_file(const char *path, double timeout_s)
+{
+	double deadline = h_now() + timeout_s;
+	while (access(path, F_OK) != 0) {
+		if (h_now() > deadline)
+			return false;
+		h_sleep(0.01);
+	}
+	return true;
+}
+
+/* ---- interpreters --------------------------------------------------- */
+
+void h_need_program(const char *program)
+{
+	const char *path = getenv("PATH");
+	char *dirs = xstrdup(path ? path : "/usr/bin:/bin");
+	bool found = false;
+	for (char *save = NULL, *d = strtok_r(dirs, ":", &save);
+	     d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *candidate = xasprintf("%s/%s", d, program);
+		found = access(candidate, X_OK) == 0;
+		free(candidate);
+	}
+	free(dirs);
+	if (!found)
+		cr_skip_test("%s is not installed", program);
+}
+
+const char *h_need_python(const char *path)
+{
+	if (access(path, X_OK) != 0)
+		cr_skip_test("interpreter %s is not installed", path);
+	return path;
+}
+
+/* ---- JSON ----------------------------------------------------------- */
+
+json_t *h_json_lines(const char *text, int *bad_line)
+{
+	json_t *all = json_array();
+	int lineno = 0;
+	const char *p = text ? text : "";
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		lineno++;
+		if (len > 0) {
+			json_error_t err;
+			json_t *obj = json_loadb(p, len, 0, &err);
+			if (!json_is_object(obj)) {
+				json_decref(obj);
+				json_decref(all);
+				if (bad_line)
+					*bad_line = lineno;
+				return NULL;
+			}
+			json_array_append_new(all, obj);
+		}
+		p += len + (nl != NULL);
+	}
+	return all;
+}
+
+json_t *h_json_file(const char *path)
+{
+	json_error_t err;
+	return json_load_file(path, 0, &err);
+}
+
+double h_num(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	if (json_is_number(v))
+		return json_number_value(v);
+	if (json_is_boolean(v))
+		return json_is_true(v);
+	return 0;
+}
+
+json_t *h_func(json_t *snap, const char *name)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(snap, "functions"), i, f) {
+		const char *n = json_string_value(json_object_get(f, "name"));
+		if (n && strcmp(n, name) == 0)
+			return f;
+	}
+	return NULL;
+}
+
+static double func_pct(json_t *snap, const char *name, const char *key)
+{
+	json_t *f = h_func(snap, name);
+	double samples = h_num(snap, "samples");
+	if (!f || samples <= 0)
+		return 0;
+	return 100.0 * h_num(f, key) / samples;
+}
+
+double h_own_pct(json_t *snap, const char *name)
+{
+	return func_pct(snap, name, "own");
+}
+
+double h_total_pct(json_t *snap, const char *name)
+{
+	return func_pct(snap, name, "total");
+}
+
+/* ---- tmux ------------------------------------------------------------- */
+
+static bool tmux(struct h_tmux *t, struct h_proc *r, const char *const args[])
+{
+	const char *argv[32] = {"tmux", "-L", t->sock, "-f", "/dev/null"};
+	size_t n = 5;
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	bool ok = h_run(r, 10, argv) && r->status == 0;
+	return ok;
+}
+
+static bool tmux_ok(struct h_tmux *t, const char *const args[])
+{
+	struct h_proc r;
+	bool ok = tmux(t, &r, args);
+	h_proc_free(&r);
+	return ok;
+}
+
+bool h_tmux_start(struct h_tmux *t, int w, int h, const char *script,
+                  double lifetime_s)
+{
+	/* Unique per start: a server just killed may still hold its name. */
+	snprintf(t->sock, sizeof t->sock, "pytop-test-%d-%ld", (int)getpid(),
+	         (long)(fmod(h_now(), 1e4) * 1e5));
+	t->started = false;
+	char ws[16], hs[16], cmd[1024];
+	snprintf(ws, sizeof ws, "%d", w);
+	snprintf(hs, sizeof hs, "%d", h);
+	/* The watchdog lives in the pane's session, outside Criterion's
+	 * reach: it ends the server even if this test is killed on timeout. */
+	snprintf(cmd, sizeof cmd,
+	         "(sleep %.0f; tmux -L %s kill-server) >/dev/null 2>&1 & "
+	         "exec sh %s",
+	         lifetime_s, t->sock, script);
+	const char *args[] = {"new-session", "-d", "-s", "t", "-x", ws, "-y",
+	                      hs, cmd, NULL};
+	struct h_proc r;
+	bool ok = tmux(t, &r, args);
+	if (!ok)
+		cr_log_error("tmux new-session failed (%d): %s", r.status,
+		             r.err.data ? r.err.data : "");
+	h_proc_free(&r);
+	t->started = ok;
+	if (ok) {
+		const char *opt[] = {"set-option", "-g", "remain-on-exit", "on",
+		                     NULL};
+		tmux_ok(t, opt);
+	}
+	return ok;
+}
+
+char *h_tmux_capture(struct h_tmux *t)
+{
+	const char *args[] = {"capture-pane", "-p", "-t", "t", NULL};
+	struct h_proc r;
+	char *text = NULL;
+	if (tmux(t, &r, args)) {
+		text = r.out.data;
+		r.out.data = NULL; /* take ownership */
+	}
+	h_proc_free(&r);
+	return text;
+}
+
+char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,
+                      char **last)
+{
+	double deadline = h_now() + timeout_s;
+	char *text = NULL;
+	for (;;) {
+		free(text);
+		text = h_tmux_capture(t);
+		if (text && strstr(text, needle)) {
+			if (last)
+				*last = NULL;
+			return text;
+		}
+		if (h_now() > deadline)
+			break;
+		h_sleep(0.1);
+	}
+	if (last)
+		*last = text;
+	else
+		free(text);
+	return NULL;
+}
+
+bool h_tmux_keys(struct h_tmux *t, const char *const keys[])
+{
+	const char *args[24] = {"send-keys", "-t", "t"};
+	size_t n = 3;
+	for (size_t i = 0; keys[i] && n < 23; i++)
+		args[n++] = keys[i];
+	args[n] = NULL;
+	return tmux_ok(t, args);
+}
+
+bool h_tmux_literal(struct h_tmux *t, const char *text)
+{
+	const char *args[] = {"send-keys", "-t", "t", "-l", text, NULL};
+	return tmux_ok(t, args);
+}
+
+bool h_tmux_resize(struct h_tmux *t, int w, int h)
+{
+	char ws[16], hs[16];
+	snprintf(ws, sizeof ws, "%d", w);
+	snprintf(hs, sizeof hs, "%d", h);
+	const char *args[] = {"resize-window", "-t", "t", "-x", ws, "-y", hs,
+	                      NULL};
+	return tmux_ok(t, args);
+}
+
+pid_t h_tmux_pane_pid(struct h_tmux *t)
+{
+	const char *args[] = {"display-message", "-p", "-t", "t",
+	                      "#{pane_pid}", NULL};
+	struct h_proc r;
+	pid_t pid = 0;
+	if (tmux(t, &r, args))
+		pid = (pid_t)atoi(r.out.data);
+	h_proc_free(&r);
+	return pid;
+}
+
+void h_tmux_kill(struct h_tmux *t)
+{
+	if (!t->started)
+		return;
+	const char *args[] = {"kill-server", NULL};
+	tmux_ok(t, args);
+	t->started = false;
+}
+
+pid_t h_find_child(pid_t parent, const char *comm)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	pid_t found = 0;
+	struct dirent *e;
+	while (!found && (e = readdir(d)) != NULL) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		char path[64], buf[512];
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		char *lp = strchr(buf, '('), *rp = strrchr(buf, ')');
+		if (!lp || !rp)
+			continue;
+		int ppid = 0;
+		char state;
+		if (sscanf(rp + 2, "%c %d", &state, &ppid) != 2)
+			continue;
+		*rp = '\0';
+		if (ppid == parent && strcmp(lp + 1, comm) == 0)
+			found = (pid_t)pid;
+	}
+	closedir(d);
+	return found;
+}

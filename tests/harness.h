@@ -1,0 +1,148 @@
+/* harness.h - helpers for the end-to-end tests that run the real pytop
+ * binary: child processes with captured output and time limits, the
+ * interpreters under test, JSON Lines, and a private tmux server.
+ *
+ * Every child gets its own process group and PR_SET_PDEATHSIG(SIGKILL), so
+ * a test that fails or times out does not leave workloads burning CPU.
+ * Strings returned as "owned" must be freed by the caller.
+ */
+#ifndef PYTOP_TESTS_HARNESS_H
+#define PYTOP_TESTS_HARNESS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* ---- growing byte buffer -------------------------------------------- */
+struct h_buf {
+	char *data; /* owned, always NUL-terminated once anything was added */
+	size_t len, cap;
+};
+
+/* ---- child processes ------------------------------------------------ */
+struct h_proc {
+	pid_t pid;
+	int out_fd, err_fd;   /* -1 once closed */
+	struct h_buf out, err;
+	bool exited;
+	bool timed_out;       /* h_proc_finish had to kill it */
+	int status;           /* exit code, or 128 + signal; valid when exited */
+	double started;       /* h_now() at spawn */
+	double seconds;       /* run time, valid when exited */
+};
+
+/* Start argv[0] (PATH is searched) with stdin from /dev/null and stdout,
+ * stderr captured.  Returns false (and reports why) if it could not. */
+bool h_proc_start(struct h_proc *p, const char *const argv[]);
+
+/* Read output and reap for up to timeout_s.  Returns true once exited. */
+bool h_proc_pump(struct h_proc *p, double timeout_s);
+
+/* Pump until `needle` appears in stdout or timeout; true if it appeared. */
+bool h_proc_wait_stdout(struct h_proc *p, const char *needle, double timeout_s);
+
+/* Pump until exit; after timeout_s SIGKILL its process group, mark
+ * timed_out and reap.  Returns true if it exited by itself in time. */
+bool h_proc_finish(struct h_proc *p, double timeout_s);
+
+/* Send sig to the child (not its group). */
+void h_proc_signal(struct h_proc *p, int sig);
+
+/* Kill (SIGKILL, whole group) if still running, reap, free buffers. */
+void h_proc_free(struct h_proc *p);
+
+/* Run to completion: h_proc_start + h_proc_finish.  r is filled either way
+ * (free with h_proc_free).  Returns true if it ran and exited in time. */
+bool h_run(struct h_proc *r, double timeout_s, const char *const argv[]);
+
+/* The single-letter state of /proc/PID/stat ('R', 'S', 'T', ...), or 0 if
+ * the process is gone. */
+char h_proc_state(pid_t pid);
+
+/* TracerPid from /proc/PID/status, -1 if unreadable. */
+int h_tracer_pid(pid_t pid);
+
+/* A PID that certainly names no process right now (a reaped child). */
+pid_t h_dead_pid(void);
+
+/* A diagnostic line ("# ...", as TAP comments are) for the test log, e.g.
+ * measured accuracy figures.  Criterion sends a test's stderr to /dev/null
+ * under TAP; a main() that called h_keep_notes() first gets them into the
+ * runner's original stderr (the TAP stream the automake driver logs). */
+void h_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Call in main() before Criterion starts: keeps a copy of stderr open for
+ * the test processes and tells them where (env PYTOP_NOTES). */
+void h_keep_notes(void);
+
+/* Non-empty lines in s. */
+int h_count_lines(const char *s);
+
+/* Monotonic seconds. */
+double h_now(void);
+void h_sleep(double seconds);
+
+/* ---- paths ---------------------------------------------------------- */
+const char *h_pytop(void);          /* $PYTOP_BIN, or ./pytop */
+char *h_workload(const char *file); /* owned: $PYTOP_SRCDIR/tests/workloads/file */
+char *h_tmpdir(void);               /* owned: fresh directory under /tmp */
+void h_rmtree(const char *dir);
+char *h_path(const char *dir, const char *name); /* owned: dir/name */
+char *h_read_file(const char *path); /* owned, NULL if unreadable */
+bool h_wait_file(const char *path, double timeout_s);
+
+/* ---- interpreters under test ---------------------------------------- */
+#define H_PY_DEBIAN "/usr/bin/python3.11"
+#define H_PY_PYENV "/root/.pyenv/versions/3.11.7/bin/python3.11"
+#define H_PY_PYENV_310 "/root/.pyenv/versions/3.10.13/bin/python3.10"
+
+/* Skips the calling test (naming it) when `program` is not in PATH. */
+void h_need_program(const char *program);
+
+/* The interpreter's path, or skips the calling test (naming it) when it is
+ * not installed. */
+const char *h_need_python(const char *path);
+
+/* ---- JSON ----------------------------------------------------------- */
+/* Parse JSON Lines: an owned array of the objects, or NULL if any
+ * non-empty line is not a JSON object (*bad_line is then set to its
+ * 1-based number). */
+json_t *h_json_lines(const char *text, int *bad_line);
+json_t *h_json_file(const char *path); /* owned, NULL on error */
+
+/* The entry of snap.functions whose name is `name` (borrowed), or NULL. */
+json_t *h_func(json_t *snap, const char *name);
+/* own / samples of that function in percent; 0 if absent. */
+double h_own_pct(json_t *snap, const char *name);
+double h_total_pct(json_t *snap, const char *name);
+/* Integer / real / bool member, whichever JSON number type it has. */
+double h_num(json_t *obj, const char *key);
+
+/* ---- tmux ------------------------------------------------------------- */
+struct h_tmux {
+	char sock[64];        /* -L name: private server for this test */
+	bool started;
+};
+
+/* Start a private server with one w x h window running `sh script`;
+ * the script is what the pane runs.  A watchdog kills the server after
+ * `lifetime_s` even if the test dies. */
+bool h_tmux_start(struct h_tmux *t, int w, int h, const char *script,
+                  double lifetime_s);
+/* Owned: the visible pane text, NULL if tmux failed. */
+char *h_tmux_capture(struct h_tmux *t);
+/* Owned: a capture that contains `needle`, or NULL after timeout_s (then
+ * *last, if given, receives the last capture, owned). */
+char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,
+                      char **last);
+/* send-keys with these arguments (tmux key names or literal text). */
+bool h_tmux_keys(struct h_tmux *t, const char *const keys[]);
+bool h_tmux_literal(struct h_tmux *t, const char *text); /* send-keys -l */
+bool h_tmux_resize(struct h_tmux *t, int w, int h);
+pid_t h_tmux_pane_pid(struct h_tmux *t);
+void h_tmux_kill(struct h_tmux *t);
+
+/* First child of `parent` whose comm is `comm`, 0 if none. */
+pid_t h_find_child(pid_t parent, const char *comm);
+
+#endif

@@ -1,0 +1,631 @@
+/* test_live.c - pytop against real CPython 3.11 interpreters (Debian's
+ * static /usr/bin/python3.11 and pyenv's shared-libpython 3.11.7), running
+ * workloads that measure their own truth (tests/workloads/).
+ *
+ * Accuracy: each hot function's share of samples (own / samples) must be
+ * within 3 percentage points of the share of time the workload measured for
+ * it, in launch mode and in attach mode.  The measured figures go to the
+ * test log as "# accuracy: ..." lines (see h_note).
+ *
+ * These tests run one at a time (see main below): two tests sampling at
+ * 1 kHz on a two-core machine would disturb each other's timing.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define SHARE_TOLERANCE_PP 3.0
+#define RATE_TOLERANCE 0.10
+#define MAX_ERROR_PCT 2.0
+
+/* ---- running pytop ---------------------------------------------------- */
+
+/* One finished pytop run with JSON Lines output; owns everything. */
+struct json_run {
+	struct h_proc p;
+	json_t *lines;  /* array of every refresh */
+	json_t *last;   /* borrowed from lines: the final figures */
+};
+
+static void json_run_free(struct json_run *r)
+{
+	json_decref(r->lines);
+	h_proc_free(&r->p);
+}
+
+/* Check what every JSON Lines run must satisfy: each line parses, at least
+ * one line, and nothing on stderr. */
+static void json_run_parse(struct json_run *r, const char *what)
+{
+	int bad = 0;
+	r->lines = h_json_lines(r->p.out.data, &bad);
+	cr_assert_not_null(r->lines, "%s: stdout line %d is not a JSON object:\n%s",
+	                   what, bad, r->p.out.data);
+	cr_assert_gt(json_array_size(r->lines), 0,
+	             "%s: no JSON output; stderr: %s", what, r->p.err.data);
+	r->last = json_array_get(r->lines, json_array_size(r->lines) - 1);
+	cr_assert_str_empty(r->p.err.data, "%s: unexpected stderr: %s", what,
+	                    r->p.err.data);
+}
+
+static void run_pytop(struct json_run *r, double timeout_s,
+                      const char *const argv[], const char *what)
+{
+	*r = (struct json_run){0};
+	bool ok = h_run(&r->p, timeout_s, argv);
+	cr_assert(ok, "%s: pytop did not finish within %.0f s (stderr: %s)",
+	          what, timeout_s, r->p.err.data ? r->p.err.data : "");
+	json_run_parse(r, what);
+}
+
+/* ---- what every snapshot must look like ----------------------------------- */
+
+static void check_keys(json_t *obj, const char *const keys[], json_type type,
+                       const char *where)
+{
+	for (size_t i = 0; keys[i]; i++) {
+		json_t *v = json_object_get(obj, keys[i]);
+		cr_assert_not_null(v, "%s: missing \"%s\"", where, keys[i]);
+		bool ok = type == JSON_REAL ? json_is_number(v)
+		          : type == JSON_TRUE ? json_is_boolean(v)
+		                              : json_typeof(v) == type;
+		cr_assert(ok, "%s: \"%s\" has the wrong JSON type", where, keys[i]);
+	}
+}
+
+/* The documented JSON schema, checked on one line. */
+static void check_schema(json_t *snap)
+{
+	static const char *const numbers[] = {
+		"elapsed", "samples", "ticks", "errors", "dropped", "rate_hz",
+		"threads_running", "threads_total", "pytop_cpu", NULL};
+	static const char *const integers[] = {"pid", "samples", "ticks",
+	                                       "errors", "dropped", "requested_hz",
+	                                       NULL};
+	static const char *const strings[] = {"python", "command", NULL};
+	static const char *const arrays[] = {"functions", "lines", "threads",
+	                                     NULL};
+	static const char *const bools[] = {"exited", NULL};
+	check_keys(snap, numbers, JSON_REAL, "snapshot");
+	check_keys(snap, integers, JSON_INTEGER, "snapshot");
+	check_keys(snap, strings, JSON_STRING, "snapshot");
+	check_keys(snap, arrays, JSON_ARRAY, "snapshot");
+	check_keys(snap, bools, JSON_TRUE, "snapshot");
+	if (json_is_true(json_object_get(snap, "exited"))) {
+		static const char *const st[] = {"exit_status", NULL};
+		check_keys(snap, st, JSON_INTEGER, "snapshot (exited)");
+	}
+
+	size_t i;
+	json_t *e;
+	double prev_own = INFINITY;
+	json_array_foreach(json_object_get(snap, "functions"), i, e) {
+		static const char *const fs[] = {"name", "file", NULL};
+		static const char *const fi[] = {"line", "own", "total", NULL};
+		static const char *const fr[] = {"own_s", "total_s", NULL};
+		check_keys(e, fs, JSON_STRING, "functions[]");
+		check_keys(e, fi, JSON_INTEGER, "functions[]");
+		check_keys(e, fr, JSON_REAL, "functions[]");
+		double own = h_num(e, "own");
+		cr_assert_leq(own, prev_own, "functions[] not sorted by own desc");
+		cr_assert_leq(own, h_num(e, "total"), "%s: own > total",
+		              json_string_value(json_object_get(e, "name")));
+		cr_assert_leq(h_num(e, "total"), h_num(snap, "samples"),
+		              "%s: total > samples",
+		              json_string_value(json_object_get(e, "name")));
+		prev_own = own;
+	}
+	json_array_foreach(json_object_get(snap, "lines"), i, e) {
+		static const char *const ls[] = {"name", "file", NULL};
+		static const char *const li[] = {"line", "own", "total", NULL};
+		check_keys(e, ls, JSON_STRING, "lines[]");
+		check_keys(e, li, JSON_INTEGER, "lines[]");
+	}
+	json_array_foreach(json_object_get(snap, "threads"), i, e) {
+		static const char *const ti[] = {"tid", "samples", NULL};
+		static const char *const ts[] = {"name", "top", NULL};
+		static const char *const tb[] = {"running", NULL};
+		check_keys(e, ti, JSON_INTEGER, "threads[]");
+		check_keys(e, ts, JSON_STRING, "threads[]");
+		check_keys(e, tb, JSON_TRUE, "threads[]");
+	}
+}
+
+/* Sampling health of a run: version, achieved rate, errors, drops. */
+static void check_health(struct json_run *r, const char *python, int rate)
+{
+	json_t *last = r->last;
+	const char *version = json_string_value(json_object_get(last, "python"));
+	cr_assert_str_eq(version, python, "python version: pytop says %s, the "
+	                 "interpreter says %s", version, python);
+	cr_assert_eq(h_num(last, "requested_hz"), rate);
+
+	double ticks = h_num(last, "ticks"), elapsed = h_num(last, "elapsed");
+	cr_assert_gt(elapsed, 0);
+	double overall = ticks / elapsed;
+	h_note("health: %s: %.0f ticks in %.2f s = %.0f Hz of %d; "
+	        "errors %.0f, dropped %.0f, samples %.0f, pytop cpu %.1f%%\n",
+	        python, ticks, elapsed, overall, rate, h_num(last, "errors"),
+	        h_num(last, "dropped"), h_num(last, "samples"),
+	        h_num(last, "pytop_cpu"));
+	cr_assert(fabs(overall - rate) <= RATE_TOLERANCE * rate,
+	          "achieved rate over the run %.0f Hz, requested %d", overall,
+	          rate);
+	/* Every full refresh window (the last may be cut short by the
+	 * target's exit) must report the achieved rate. */
+	size_t n = json_array_size(r->lines);
+	for (size_t i = 0; i + 1 < n; i++) {
+		double hz = h_num(json_array_get(r->lines, i), "rate_hz");
+		cr_assert(fabs(hz - rate) <= RATE_TOLERANCE * rate,
+		          "refresh %zu: rate_hz %.0f, requested %d", i + 1, hz,
+		          rate);
+	}
+	cr_assert_leq(100.0 * h_num(last, "errors") / ticks, MAX_ERROR_PCT,
+	              "errors %.0f of %.0f ticks", h_num(last, "errors"), ticks);
+	cr_assert_leq(h_num(last, "dropped"), 0.01 * ticks,
+	              "dropped %.0f of %.0f ticks", h_num(last, "dropped"), ticks);
+	for (size_t i = 0; i < n; i++)
+		check_schema(json_array_get(r->lines, i));
+}
+
+/* pytop's own share of `name` vs the truth; also where pytop says the
+ * function is and where its time went line by line. */
+static void check_function(json_t *snap, const char *name, json_t *tf,
+                           double truth_pct, const char *what)
+{
+	double got = h_own_pct(snap, name);
+	h_note("accuracy: %s: %-12s truth %5.1f%%  pytop %5.1f%%  "
+	        "diff %+.1f pp\n", what, name, truth_pct, got, got - truth_pct);
+	json_t *f = h_func(snap, name);
+	cr_assert_not_null(f, "%s: function %s missing from pytop's output",
+	                   what, name);
+	cr_assert(fabs(got - truth_pct) <= SHARE_TOLERANCE_PP,
+	          "%s: %s own share %.1f%%, truth %.1f%%", what, name, got,
+	          truth_pct);
+	cr_assert_str_eq(json_string_value(json_object_get(f, "file")),
+	                 json_string_value(json_object_get(tf, "file")),
+	                 "%s: %s file", what, name);
+	cr_assert_eq(h_num(f, "line"), h_num(tf, "line"),
+	             "%s: %s first line %.0f, truth %.0f", what, name,
+	             h_num(f, "line"), h_num(tf, "line"));
+}
+
+/* The line rows of a function: inside its body, summing to its own
+ * count, the busiest one in its loop. */
+static void check_lines(json_t *snap, const char *name, json_t *tf)
+{
+	json_t *f = h_func(snap, name);
+	double first = h_num(tf, "line"), last = h_num(tf, "last_line");
+	double loop = h_num(tf, "loop_line");
+	double sum = 0, best = -1, best_line = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(snap, "lines"), i, e) {
+		const char *n = json_string_value(json_object_get(e, "name"));
+		if (!n || strcmp(n, name) != 0)
+			continue;
+		double line = h_num(e, "line"), own = h_num(e, "own");
+		cr_assert(line >= first && line <= last,
+		          "%s: line %.0f outside the function (%.0f-%.0f)", name,
+		          line, first, last);
+		sum += own;
+		if (own > best) {
+			best = own;
+			best_line = line;
+		}
+	}
+	cr_assert_eq(sum, h_num(f, "own"),
+	             "%s: own samples of its lines %.0f != function's %.0f", name,
+	             sum, h_num(f, "own"));
+	cr_assert(best_line == loop || best_line == loop - 1,
+	          "%s: busiest line %.0f, expected the loop (%.0f or %.0f)", name,
+	          best_line, loop - 1, loop);
+}
+
+/* ---- cpu_split: launch and attach ---------------------------------------- */
+
+static const char *const SPLIT_FUNCS[] = {"hot_a", "hot_b", "Klass.hot_c",
+                                          NULL};
+
+/* wall_key: "wall" when pytop saw the whole program (launch), "loop_wall"
+ * when it saw a window of the stationary rounds (attach). */
+static void check_split(json_t *snap, json_t *truth, const char *wall_key,
+                        const char *what)
+{
+	json_t *funcs = json_object_get(truth, "functions");
+	double wall = h_num(truth, wall_key);
+	cr_assert_gt(wall, 0, "truth has no %s", wall_key);
+	for (size_t i = 0; SPLIT_FUNCS[i]; i++) {
+		json_t *tf = json_object_get(funcs, SPLIT_FUNCS[i]);
+		cr_assert_not_null(tf, "truth lacks %s", SPLIT_FUNCS[i]);
+		double truth_pct = 100.0 * h_num(tf, "seconds") / wall;
+		check_function(snap, SPLIT_FUNCS[i], tf, truth_pct, what);
+		check_lines(snap, SPLIT_FUNCS[i], tf);
+	}
+}
+
+static void launch_split(const char *py)
+{
+	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
+	char *ready = h_path(dir, "ready"), *wl = h_workload("cpu_split.py");
+	const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.5", "-r",
+	                      "1000", "--", py, wl, "--seconds", "3", "--truth",
+	                      truth_path, "--ready-file", ready, NULL};
+	struct json_run r;
+	run_pytop(&r, 30, argv, "launch cpu_split");
+	json_t *truth = h_json_file(truth_path);
+	cr_assert_not_null(truth, "the workload wrote no truth");
+
+	cr_assert_eq(r.p.status, 0, "pytop exit status %d, target's 0",
+	             r.p.status);
+	cr_assert(json_is_true(json_object_get(r.last, "exited")),
+	          "last refresh does not say the target exited");
+	cr_assert_eq(h_num(r.last, "exit_status"), 0);
+	cr_assert_eq(h_num(r.last, "pid"), h_num(truth, "pid"));
+	cr_assert_not_null(strstr(json_string_value(json_object_get(
+	                                  r.last, "command")), "cpu_split.py"),
+	                   "command does not name the script");
+	check_health(&r, json_string_value(json_object_get(truth, "python")),
+	             1000);
+	check_split(r.last, truth, "wall", "launch");
+
+	json_decref(truth);
+	json_run_free(&r);
+	h_rmtree(dir);
+	free(dir), free(truth_path), free(ready), free(wl);
+}
+
+/* Watch the target while pytop samples it: it must never be stopped or
+ * traced.  Returns when pytop has exited (or timeout). */
+static void watch_target(struct h_proc *pytop, pid_t target, double timeout_s)
+{
+	double deadline = h_now() + timeout_s;
+	int looks = 0;
+	while (!pytop->exited && h_now() < deadline) {
+		char st = h_proc_state(target);
+		cr_assert(st != 'T' && st != 't', "target is stopped (state %c) "
+		          "while pytop samples it", st);
+		cr_assert_eq(h_tracer_pid(target), 0, "target is being traced");
+		looks++;
+		h_proc_pump(pytop, 0.005);
+	}
+	cr_assert_gt(looks, 10);
+}
+
+/* Per-process user+system CPU ticks from /proc/PID/stat. */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	char *text = h_read_file(path);
+	if (!text)
+		return -1;
+	char *rp = strrchr(text, ')');
+	long utime = -1, stime = -1;
+	if (rp)
+		sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld",
+		       &utime, &stime);
+	free(text);
+	return utime + stime;
+}
+
+static void attach_split(const char *py)
+{
+	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
+	char *wl = h_workload("cpu_split.py");
+	const char *wargv[] = {py, wl, "--seconds", "60", "--truth", truth_path,
+	                       NULL};
+	struct h_proc target;
+	cr_assert(h_proc_start(&target, wargv), "cannot start the workload");
+	cr_assert(h_proc_wait_stdout(&target, "ready", 10),
+	          "workload not ready: %s", target.err.data);
+
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)target.pid);
+	const char *argv[] = {h_pytop(), "-b", "--json", "-p", pid,
+	                      "--duration", "2.5", "-d", "0.5", "-r", "1000",
+	                      NULL};
+	struct json_run r = {0};
+	cr_assert(h_proc_start(&r.p, argv), "cannot start pytop");
+	watch_target(&r.p, target.pid, 15);
+	cr_assert(h_proc_finish(&r.p, 1), "pytop did not finish in time");
+	json_run_parse(&r, "attach cpu_split");
+	cr_assert_eq(r.p.status, 0, "pytop exit status %d", r.p.status);
+	cr_assert(!json_is_true(json_object_get(r.last, "exited")),
+	          "pytop says the target exited; it is still running");
+	double elapsed = h_num(r.last, "elapsed");
+	cr_assert(elapsed >= 2.3 && elapsed <= 3.2,
+	          "--duration 2.5 but elapsed %.2f", elapsed);
+
+	/* Left as found: running, not stopped, not traced, making progress. */
+	char st = h_proc_state(target.pid);
+	cr_assert(st == 'R' || st == 'S', "target state after pytop: %c", st);
+	cr_assert_eq(h_tracer_pid(target.pid), 0);
+	long before = cpu_ticks(target.pid);
+	h_sleep(0.3);
+	cr_assert_gt(cpu_ticks(target.pid), before,
+	             "target makes no progress after pytop left");
+
+	h_proc_signal(&target, SIGTERM);
+	cr_assert(h_proc_finish(&target, 10), "workload did not stop");
+	cr_assert_eq(target.status, 0, "workload exit %d: %s", target.status,
+	             target.err.data);
+	json_t *truth = h_json_file(truth_path);
+	cr_assert_not_null(truth, "the workload wrote no truth");
+	cr_assert_str_eq(json_string_value(json_object_get(truth, "reason")),
+	                 "sigterm");
+	cr_assert_eq(h_num(r.last, "pid"), target.pid);
+	check_health(&r, json_string_value(json_object_get(truth, "python")),
+	             1000);
+	check_split(r.last, truth, "loop_wall", "attach");
+
+	json_decref(truth);
+	json_run_free(&r);
+	h_proc_free(&target);
+	h_rmtree(dir);
+	free(dir), free(truth_path), free(wl);
+}
+
+/* ---- exit status ------------------------------------------------------- */
+
+static void launch_exit_status(const char *py)
+{
+	char *dir = h_tmpdir(), *ready = h_path(dir, "ready");
+	char *wl = h_workload("cpu_split.py");
+	const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.2", "--",
+	                      py, wl, "--seconds", "0.5", "--exit", "3",
+	                      "--ready-file", ready, NULL};
+	struct json_run r;
+	run_pytop(&r, 20, argv, "launch exit 3");
+	cr_assert_eq(r.p.status, 3, "pytop exit status %d, the target's 3",
+	             r.p.status);
+	cr_assert(json_is_true(json_object_get(r.last, "exited")));
+	cr_assert_eq(h_num(r.last, "exit_status"), 3);
+	cr_assert_gt(h_num(r.last, "samples"), 0);
+	json_run_free(&r);
+	h_rmtree(dir);
+	free(dir), free(ready), free(wl);
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+static const char *const WORKERS[] = {"burn_full", "burn_half",
+                                      "burn_quarter", "sleeper", NULL};
+
+static bool has_tid(json_t *snap, double tid)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(snap, "threads"), i, e)
+		if (h_num(e, "tid") == tid)
+			return true;
+	return false;
+}
+
+/* Without --idle a function's share of samples is its thread's share of
+ * the time all threads spent in state R (on a CPU or queued for one; see
+ * threads.py).  With --idle each thread is sampled at every tick, so its
+ * share is its lifetime's share. */
+static void launch_threads(const char *py, bool idle)
+{
+	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
+	char *ready = h_path(dir, "ready"), *wl = h_workload("threads.py");
+	const char *argv[20] = {h_pytop(), "-b", "--json", "-d", "0.5"};
+	size_t n = 5;
+	if (idle)
+		argv[n++] = "--idle";
+	const char *rest[] = {"--", py, wl, "--seconds", "3", "--truth",
+	                      truth_path, "--ready-file", ready, NULL};
+	for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+		argv[n++] = rest[i];
+	struct json_run r;
+	run_pytop(&r, 30, argv, "launch threads");
+	cr_assert_eq(r.p.status, 0);
+	json_t *truth = h_json_file(truth_path);
+	cr_assert_not_null(truth, "the workload wrote no truth");
+	json_t *threads = json_object_get(truth, "threads");
+	const char *key = idle ? "lifetime" : "r_time";
+	double sum = 0, cpu_sum = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(threads, k, v) {
+		sum += h_num(v, key);
+		cpu_sum += h_num(v, "cpu");
+	}
+	cr_assert_gt(sum, 0);
+
+	const char *what = idle ? "threads --idle" : "threads";
+	for (size_t i = 0; WORKERS[i]; i++) {
+		json_t *tf = json_object_get(threads, WORKERS[i]);
+		cr_assert_not_null(tf, "truth lacks %s", WORKERS[i]);
+		if (!idle)
+			h_note("(%s: cpu share %.1f%%, run-queue wait %.3f s)",
+			       WORKERS[i], 100.0 * h_num(tf, "cpu") / cpu_sum,
+			       h_num(tf, "run_delay"));
+		check_function(r.last, WORKERS[i], tf,
+		               100.0 * h_num(tf, key) / sum, what);
+	}
+	if (!idle) {
+		/* What makes the test mean something: the sleeper is
+		 * nearly never in state R, and pytop agrees. */
+		json_t *tf = json_object_get(threads, "sleeper");
+		cr_assert_lt(100.0 * h_num(tf, key) / sum, 5.0);
+	}
+	json_object_foreach(threads, k, v)
+		cr_assert(has_tid(r.last, h_num(v, "tid")),
+		          "thread %s (tid %.0f) missing from threads[]", k,
+		          h_num(v, "tid"));
+	double most = 0;
+	size_t i;
+	json_t *line;
+	json_array_foreach(r.lines, i, line)
+		most = fmax(most, h_num(line, "threads_total"));
+	cr_assert_eq(most, 5, "threads_total peaked at %.0f, the workload has 5",
+	             most);
+	check_health(&r, json_string_value(json_object_get(truth, "python")),
+	             1000);
+	json_decref(truth);
+	json_run_free(&r);
+	h_rmtree(dir);
+	free(dir), free(truth_path), free(ready), free(wl);
+}
+
+/* ---- deep recursion -------------------------------------------------------- */
+
+static void launch_deep(const char *py)
+{
+	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
+	char *ready = h_path(dir, "ready"), *wl = h_workload("deep.py");
+	const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.5", "--", py,
+	                      wl, "--seconds", "3", "--depth", "400", "--truth",
+	                      truth_path, "--ready-file", ready, NULL};
+	struct json_run r;
+	run_pytop(&r, 30, argv, "launch deep");
+	cr_assert_eq(r.p.status, 0);
+	json_t *truth = h_json_file(truth_path);
+	cr_assert_not_null(truth, "the workload wrote no truth");
+	cr_assert_eq(h_num(truth, "depth"), 400);
+	json_t *funcs = json_object_get(truth, "functions");
+	double wall = h_num(truth, "wall");
+	json_t *leaf = json_object_get(funcs, "leaf");
+	json_t *rec = json_object_get(funcs, "recurse");
+	check_function(r.last, "leaf", leaf,
+	               100.0 * h_num(leaf, "seconds") / wall, "deep");
+
+	/* recurse is on the stack 400 times, but counted once per sample. */
+	double rec_truth = 100.0 * h_num(rec, "seconds") / wall;
+	double rec_total = h_total_pct(r.last, "recurse");
+	h_note("accuracy: deep: recurse total truth %5.1f%%  pytop "
+	        "%5.1f%%\n", rec_truth, rec_total);
+	cr_assert_not_null(h_func(r.last, "recurse"));
+	cr_assert(fabs(rec_total - rec_truth) <= SHARE_TOLERANCE_PP,
+	          "recurse total %.1f%%, truth %.1f%%", rec_total, rec_truth);
+	cr_assert_leq(h_own_pct(r.last, "recurse"), 2.0,
+	              "recurse own %.1f%%: it only calls", h_own_pct(r.last,
+	                                                            "recurse"));
+	check_health(&r, json_string_value(json_object_get(truth, "python")),
+	             1000);
+	json_decref(truth);
+	json_run_free(&r);
+	h_rmtree(dir);
+	free(dir), free(truth_path), free(ready), free(wl);
+}
+
+/* ---- launch reliability ------------------------------------------------------ */
+
+#define LAUNCHES 20
+#define LAUNCH_WORK_S 0.3
+/* From its first bytecode at >= 90 % of 1 kHz: >= 270 samples of 0.3 s of
+ * CPU work, whatever else loads the machine (the work is CPU time, not wall
+ * time, and the thread is in state R while it waits for a CPU).  A launch
+ * that missed its first ~50 ms falls below this. */
+#define LAUNCH_MIN_SAMPLES 250
+/* Of the 50 ms of work that the program does first: half of it, so a
+ * start more than ~25 ms late fails even on a loaded machine. */
+#define LAUNCH_MIN_FIRST 25
+
+static void launch_many(const char *py)
+{
+	/* The first thing it does is 50 ms of work in first_work(). */
+	static const char prog[] =
+		"import time\n"
+		"def first_work(seconds):\n"
+		"    t = time.process_time()\n"
+		"    while time.process_time() - t < seconds:\n"
+		"        pass\n"
+		"first_work(0.05)\n"
+		"t = time.process_time()\n"
+		"while time.process_time() - t < 0.25:\n"
+		"    pass\n";
+	int good = 0;
+	double min_samples = INFINITY, min_first = INFINITY;
+	char failures[2048] = "";
+	for (int i = 0; i < LAUNCHES; i++) {
+		const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.2", "--",
+		                      py, "-c", prog, NULL};
+		struct h_proc p;
+		bool ran = h_run(&p, 15, argv);
+		json_t *lines = ran ? h_json_lines(p.out.data, NULL) : NULL;
+		json_t *last = lines && json_array_size(lines)
+		               ? json_array_get(lines, json_array_size(lines) - 1)
+		               : NULL;
+		double samples = last ? h_num(last, "samples") : 0;
+		json_t *first = last ? h_func(last, "first_work") : NULL;
+		double first_own = first ? h_num(first, "own") : 0;
+		min_samples = fmin(min_samples, samples);
+		min_first = fmin(min_first, first_own);
+		if (ran && p.status == 0 && samples >= LAUNCH_MIN_SAMPLES &&
+		    first_own >= LAUNCH_MIN_FIRST)
+			good++;
+		else
+			snprintf(failures + strlen(failures),
+			         sizeof failures - strlen(failures),
+			         "#%d: exit %d, samples %.0f (first_work %.0f), "
+			         "ticks %.0f in %.3f s, stderr %.200s\n", i + 1,
+			         p.status, samples, first_own, h_num(last, "ticks"),
+			         h_num(last, "elapsed"), p.err.data ? p.err.data : "");
+		json_decref(lines);
+		h_proc_free(&p);
+	}
+	h_note("launch reliability: %s: %d/%d, fewest samples %.0f of %.1f s "
+	       "of work at 1 kHz, fewest in its first 50 ms %.0f", py, good,
+	       LAUNCHES, min_samples, LAUNCH_WORK_S, min_first);
+	cr_assert_eq(good, LAUNCHES, "%d of %d launches failed:\n%s",
+	             LAUNCHES - good, LAUNCHES, failures);
+}
+
+/* ---- the tests, per interpreter ---------------------------------------------- */
+
+#define PER_PYTHON(name, fn, timeout_s)                                      \
+	Test(live, name##_debian, .timeout = timeout_s)                      \
+	{                                                                     \
+		fn(h_need_python(H_PY_DEBIAN));                               \
+	}                                                                     \
+	Test(live, name##_pyenv, .timeout = timeout_s)                       \
+	{                                                                     \
+		fn(h_need_python(H_PY_PYENV));                                \
+	}
+
+static void launch_threads_running(const char *py)
+{
+	launch_threads(py, false);
+}
+
+static void launch_threads_idle(const char *py)
+{
+	launch_threads(py, true);
+}
+
+PER_PYTHON(launch_split, launch_split, 40)
+PER_PYTHON(attach_split, attach_split, 40)
+PER_PYTHON(launch_exit_status, launch_exit_status, 30)
+PER_PYTHON(launch_threads, launch_threads_running, 40)
+PER_PYTHON(launch_threads_idle, launch_threads_idle, 40)
+PER_PYTHON(launch_deep, launch_deep, 40)
+PER_PYTHON(launch_reliability, launch_many, 120)
+
+/* One test at a time unless CRITERION_JOBS says otherwise: accuracy and
+ * rate figures need the machine's two cores to themselves. */
+int main(int argc, char *argv[])
+{
+	h_keep_notes();
+	struct criterion_test_set *tests = criterion_initialize();
+	int result = 0;
+	if (criterion_handle_args(argc, argv, true)) {
+		if (!getenv("CRITERION_JOBS"))
+			criterion_options.jobs = 1;
+		result = !criterion_run_all_tests(tests);
+	}
+	criterion_finalize(tests);
+	return result;
+}

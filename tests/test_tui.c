@@ -1,0 +1,460 @@
+/* test_tui.c - the real live view, driven through a private tmux server:
+ * keys in with send-keys, the screen out with capture-pane.
+ *
+ * The pane runs a small shell script that records `stty -a` before and
+ * after pytop, so every test also checks that the terminal was restored.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define WAIT_S 15.0       /* for anything to appear on screen */
+#define SERVER_LIFETIME_S 120
+
+/* One pytop session in tmux.  Owns the directory, the server and the
+ * target it launches. */
+struct tui {
+	struct h_tmux tmux;
+	char *dir;
+	char *wl;
+	pid_t target;        /* the workload pytop launched, once known */
+	char target_pid[16];
+	char *screen;        /* the last capture we looked at */
+};
+
+/* Criterion's .fini takes no argument: the session of the running test
+ * must live here so that a failed assertion still tears it down (each
+ * test runs in its own process, so there is one per test). */
+static struct tui g_tui;
+
+static void tui_teardown(void)
+{
+	struct tui *u = &g_tui;
+	h_tmux_kill(&u->tmux);
+	if (u->target > 0 && h_proc_state(u->target) != 0)
+		kill(u->target, SIGKILL);
+	h_rmtree(u->dir);
+	free(u->dir);
+	free(u->wl);
+	free(u->screen);
+	memset(u, 0, sizeof *u);
+}
+
+/* The script the pane runs: stty before, pytop, exit status, stty after,
+ * then keep the pane open for the test to read. */
+static void write_script(struct tui *u, const char *py, const char *env,
+                         const char *extra_args)
+{
+	char *path = h_path(u->dir, "run.sh");
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+	        "cd '%s'\n"
+	        "stty -a > stty.before\n"
+	        "%s '%s' -r 500 %s -- '%s' '%s' --seconds 60 --ready-file ready "
+	        "--truth truth.json\n"
+	        "echo $? > exit_status\n"
+	        "stty -a > stty.after\n"
+	        "echo PYTOP-DONE\n"
+	        "exec sleep %d\n",
+	        u->dir, env ? env : "", h_pytop(), extra_args ? extra_args : "",
+	        py, u->wl, SERVER_LIFETIME_S);
+	fclose(f);
+	free(path);
+}
+
+static void tui_start_sized(const char *env, const char *extra_args, int w,
+                            int h)
+{
+	struct tui *u = &g_tui;
+	h_need_program("tmux");
+	const char *py = h_need_python(H_PY_DEBIAN);
+	u->dir = h_tmpdir();
+	u->wl = h_workload("cpu_split.py");
+	write_script(u, py, env, extra_args);
+	char *script = h_path(u->dir, "run.sh");
+	bool ok = h_tmux_start(&u->tmux, w, h, script, SERVER_LIFETIME_S);
+	free(script);
+	cr_assert(ok, "cannot start tmux");
+
+	char *ready = h_path(u->dir, "ready");
+	bool started = h_wait_file(ready, WAIT_S);
+	char *pid = started ? h_read_file(ready) : NULL;
+	free(ready);
+	cr_assert(started && pid, "the workload never started; screen:\n%s",
+	          h_tmux_capture(&u->tmux));
+	u->target = (pid_t)atoi(pid);
+	snprintf(u->target_pid, sizeof u->target_pid, "%d", (int)u->target);
+	free(pid);
+}
+
+static void tui_start(const char *env)
+{
+	tui_start_sized(env, NULL, 100, 30);
+}
+
+/* Wait until the screen shows `needle`; keeps the capture in u->screen. */
+static void see(const char *needle, const char *why)
+{
+	struct tui *u = &g_tui;
+	char *last = NULL;
+	free(u->screen);
+	u->screen = h_tmux_wait_for(&u->tmux, needle, WAIT_S, &last);
+	cr_assert_not_null(u->screen, "%s: \"%s\" never appeared; screen:\n%s",
+	                   why, needle, last ? last : "(no capture)");
+}
+
+/* Capture now, without waiting. */
+static const char *screen_now(void)
+{
+	struct tui *u = &g_tui;
+	free(u->screen);
+	u->screen = h_tmux_capture(&u->tmux);
+	cr_assert_not_null(u->screen, "capture-pane failed");
+	return u->screen;
+}
+
+/* Wait until the screen stops changing (one refresh apart) or shows
+ * `needle` gone; returns the screen. */
+static const char *wait_without(const char *needle, const char *why)
+{
+	double deadline = h_now() + WAIT_S;
+	for (;;) {
+		const char *s = screen_now();
+		if (!strstr(s, needle))
+			return s;
+		cr_assert(h_now() < deadline, "%s: \"%s\" is still on screen:\n%s",
+		          why, needle, s);
+		h_sleep(0.1);
+	}
+}
+
+static void keys(const char *const k[])
+{
+	cr_assert(h_tmux_keys(&g_tui.tmux, k), "send-keys failed");
+}
+
+static void key(const char *k)
+{
+	const char *const ks[] = {k, NULL};
+	keys(ks);
+}
+
+/* The header shows the target's PID and Python version, and the table a
+ * hot function: the live view is up and sampling. */
+static void see_live_view(void)
+{
+	see("hot_a", "hot function");
+	see(g_tui.target_pid, "target pid in the header");
+	see("3.11", "python version in the header");
+}
+
+/* After pytop ended: the shell got control back and the terminal settings
+ * are exactly what they were before. */
+static void check_terminal_restored(void)
+{
+	struct tui *u = &g_tui;
+	see("PYTOP-DONE", "the shell after pytop");
+	char *before_path = h_path(u->dir, "stty.before");
+	char *after_path = h_path(u->dir, "stty.after");
+	char *before = h_read_file(before_path);
+	char *after = h_read_file(after_path);
+	cr_assert(before && after, "stty output missing");
+	cr_assert_str_neq(before, "", "stty -a printed nothing");
+	cr_assert_str_eq(before, after, "terminal not restored:\nbefore:\n%s\n"
+	                 "after:\n%s", before, after);
+	free(before), free(after), free(before_path), free(after_path);
+}
+
+static void quit(void)
+{
+	key("q");
+	check_terminal_restored();
+}
+
+/* The line of the screen that holds `needle` (owned), or NULL. */
+static char *line_with(const char *screen, const char *needle)
+{
+	const char *hit = strstr(screen, needle);
+	if (!hit)
+		return NULL;
+	const char *start = hit;
+	while (start > screen && start[-1] != '\n')
+		start--;
+	const char *end = strchr(hit, '\n');
+	size_t n = end ? (size_t)(end - start) : strlen(start);
+	return strndup(start, n);
+}
+
+/* The table's column header line: the one naming the Function column. */
+static char *column_header(const char *screen)
+{
+	char *line = line_with(screen, "Function");
+	cr_assert_not_null(line, "no column header on screen:\n%s", screen);
+	return line;
+}
+
+/* Columns of the widest line (UTF-8: "…" is one column, three bytes). */
+static size_t widest_line(const char *screen)
+{
+	size_t columns = 0, widest = 0;
+	for (const char *p = screen; *p; p++) {
+		if (*p == '\n')
+			columns = 0;
+		else if (((unsigned char)*p & 0xC0) != 0x80)
+			columns++; /* not a UTF-8 continuation byte */
+		if (columns > widest)
+			widest = columns;
+	}
+	return widest;
+}
+
+/* Line of the `# LOOP name` marker in the workload. */
+static int loop_line(const char *name)
+{
+	char *src = h_read_file(g_tui.wl);
+	cr_assert_not_null(src);
+	char marker[64];
+	snprintf(marker, sizeof marker, "# LOOP %s\n", name);
+	char *hit = strstr(src, marker);
+	cr_assert_not_null(hit);
+	int line = 1;
+	for (char *p = src; p < hit; p++)
+		line += *p == '\n';
+	free(src);
+	return line;
+}
+
+/* ---- the tests ------------------------------------------------------------ */
+
+TestSuite(tui, .fini = tui_teardown, .timeout = 90);
+
+Test(tui, header_table_and_quit)
+{
+	tui_start(NULL);
+	see_live_view();
+	see("hot_b", "second hot function");
+	see("Klass.hot_c", "qualified method name");
+	see("cpu_split.py", "file of the functions");
+	quit();
+}
+
+Test(tui, sort_keys_move_the_indicator)
+{
+	tui_start(NULL);
+	see_live_view();
+	char *before = column_header(screen_now());
+	key(">");
+	double deadline = h_now() + WAIT_S;
+	char *after = NULL;
+	for (;;) {
+		free(after);
+		after = column_header(screen_now());
+		if (strcmp(before, after) != 0 || h_now() > deadline)
+			break;
+		h_sleep(0.1);
+	}
+	cr_assert_str_neq(before, after, "'>' did not change the sort "
+	                  "indicator: %s", after);
+	key("<");
+	deadline = h_now() + WAIT_S;
+	char *back = NULL;
+	for (;;) {
+		free(back);
+		back = column_header(screen_now());
+		if (strcmp(before, back) == 0 || h_now() > deadline)
+			break;
+		h_sleep(0.1);
+	}
+	cr_assert_str_eq(before, back, "'<' did not undo '>'");
+	free(before), free(after), free(back);
+	quit();
+}
+
+Test(tui, filter_shows_only_matching_rows)
+{
+	tui_start(NULL);
+	see_live_view();
+	see("hot_b", "hot_b before filtering");
+	key("/");
+	cr_assert(h_tmux_literal(&g_tui.tmux, "hot_b"));
+	key("Enter");
+	const char *s = wait_without("hot_a", "filter hot_b");
+	cr_assert_not_null(strstr(s, "hot_b"), "filter hid hot_b too:\n%s", s);
+	cr_assert_null(strstr(s, "Klass.hot_c"), "filter kept hot_c:\n%s", s);
+	cr_assert_null(strstr(s, "run_rounds"), "filter kept run_rounds:\n%s",
+	               s);
+	quit();
+}
+
+Test(tui, line_view_shows_file_and_line)
+{
+	tui_start(NULL);
+	see_live_view();
+	char where[64];
+	snprintf(where, sizeof where, "cpu_split.py:%d", loop_line("hot_a"));
+	cr_assert_null(strstr(screen_now(), where),
+	               "function view already shows the loop line %s", where);
+	key("l");
+	see(where, "line view: the hot loop line of hot_a");
+	key("l");
+	wait_without(where, "back to the function view");
+	quit();
+}
+
+Test(tui, pause_and_help)
+{
+	tui_start(NULL);
+	see_live_view();
+	key("p");
+	double deadline = h_now() + WAIT_S;
+	const char *s;
+	while (s = screen_now(), !strcasestr(s, "paused")) {
+		cr_assert(h_now() < deadline, "'p' shows no paused mark:\n%s", s);
+		h_sleep(0.1);
+	}
+	/* Frozen: the table does not change over two refreshes. */
+	char *frozen = strdup(strstr(s, "hot_"));
+	h_sleep(2.5);
+	s = screen_now();
+	cr_assert(strstr(s, "hot_") && strcmp(strstr(s, "hot_"), frozen) == 0,
+	          "the paused table changed:\nbefore:\n%s\nafter:\n%s", frozen,
+	          strstr(s, "hot_"));
+	free(frozen);
+	key("p");
+	deadline = h_now() + WAIT_S;
+	while (s = screen_now(), strcasestr(s, "paused")) {
+		cr_assert(h_now() < deadline, "'p' again does not resume:\n%s", s);
+		h_sleep(0.1);
+	}
+
+	key("?");
+	deadline = h_now() + WAIT_S;
+	while (s = screen_now(), strstr(s, "hot_a")) {
+		cr_assert(h_now() < deadline, "'?' shows no help:\n%s", s);
+		h_sleep(0.1);
+	}
+	cr_assert(strcasestr(s, "quit") && strcasestr(s, "sort") &&
+	          strcasestr(s, "filter"),
+	          "the help screen does not explain the keys:\n%s", s);
+	key("x");
+	see("hot_a", "any key leaves help");
+	quit();
+}
+
+Test(tui, without_colour_and_on_vt100)
+{
+	static const char *const envs[] = {"env TERM=vt100", "env NO_COLOR=1",
+	                                   "env TERM=xterm-256color",
+	                                   "env TERM=screen", NULL};
+	for (size_t i = 0; envs[i]; i++) {
+		tui_start(envs[i]);
+		see_live_view();
+		see("Function", "column header");
+		quit();
+		tui_teardown();
+	}
+}
+
+Test(tui, resize_keeps_the_header)
+{
+	tui_start(NULL);
+	see_live_view();
+	cr_assert(h_tmux_resize(&g_tui.tmux, 80, 24), "resize-window failed");
+	/* The header is still there and every line fits in 80 columns. */
+	double deadline = h_now() + WAIT_S;
+	const char *s;
+	for (;;) {
+		s = screen_now();
+		bool fits = widest_line(s) <= 80;
+		if (fits && strstr(s, g_tui.target_pid) && strstr(s, "3.11") &&
+		    strstr(s, "hot_a"))
+			break;
+		cr_assert(h_now() < deadline, "after resizing to 80x24:\n%s", s);
+		h_sleep(0.1);
+	}
+	cr_assert_leq(h_count_lines(s), 24);
+	/* Back to the first size, so that stty's rows and columns match;
+	 * tmux resizes the pane asynchronously, pytop then redraws wider. */
+	cr_assert(h_tmux_resize(&g_tui.tmux, 100, 30), "resize-window failed");
+	deadline = h_now() + WAIT_S;
+	while (s = screen_now(), widest_line(s) <= 80) {
+		cr_assert(h_now() < deadline, "pytop did not grow back to 100 "
+		          "columns:\n%s", s);
+		h_sleep(0.1);
+	}
+	quit();
+}
+
+Test(tui, sigterm_restores_the_terminal)
+{
+	tui_start(NULL);
+	see_live_view();
+	pid_t shell = h_tmux_pane_pid(&g_tui.tmux);
+	cr_assert_gt(shell, 0);
+	pid_t pytop = h_find_child(shell, "pytop");
+	cr_assert_gt(pytop, 0, "pytop is not a child of the pane's shell");
+	cr_assert_eq(kill(pytop, SIGTERM), 0);
+	check_terminal_restored();
+}
+
+Test(tui, target_exit_keeps_final_figures)
+{
+	/* A short run: the view stays on the final figures until q. */
+	struct tui *u = &g_tui;
+	h_need_program("tmux");
+	const char *py = h_need_python(H_PY_DEBIAN);
+	u->dir = h_tmpdir();
+	u->wl = h_workload("cpu_split.py");
+	char *path = h_path(u->dir, "run.sh");
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+	        "cd '%s'\n"
+	        "stty -a > stty.before\n"
+	        "'%s' -r 500 -- '%s' '%s' --seconds 1.5 --exit 3 --ready-file "
+	        "ready\n"
+	        "echo $? > exit_status\n"
+	        "stty -a > stty.after\n"
+	        "echo PYTOP-DONE\n"
+	        "exec sleep %d\n",
+	        u->dir, h_pytop(), py, u->wl, SERVER_LIFETIME_S);
+	fclose(f);
+	cr_assert(h_tmux_start(&u->tmux, 100, 30, path, SERVER_LIFETIME_S));
+	free(path);
+	see("hot_a", "hot function");
+	h_sleep(2.5); /* the target has exited by now */
+	const char *s = screen_now();
+	cr_assert_null(strstr(s, "PYTOP-DONE"), "pytop left when its target "
+	               "exited instead of showing the final figures:\n%s", s);
+	cr_assert_not_null(strstr(s, "hot_a"), "final figures gone:\n%s", s);
+	quit();
+	char *status_path = h_path(u->dir, "exit_status");
+	char *status = h_read_file(status_path);
+	cr_assert(status && atoi(status) == 3,
+	          "pytop's exit status %s, the target's 3", status);
+	free(status), free(status_path);
+}
+
+/* One at a time: each session burns a core. */
+int main(int argc, char *argv[])
+{
+	struct criterion_test_set *tests = criterion_initialize();
+	int result = 0;
+	if (criterion_handle_args(argc, argv, true)) {
+		if (!getenv("CRITERION_JOBS"))
+			criterion_options.jobs = 1;
+		result = !criterion_run_all_tests(tests);
+	}
+	criterion_finalize(tests);
+	return result;
+}

@@ -18,6 +18,8 @@
 #define MAX_CHUNK (1u << 20)
 #define MAX_COPIES 16              /* data-stack chunks copied per thread */
 #define TSTATE_MAX 512
+#define MAX_EXTRA 8
+#define SPECULATION_SLACK 512u  /* bytes read past last tick's top */
 
 /* A region of target memory copied into pytop for this thread's walk. */
 struct copy {
@@ -26,10 +28,39 @@ struct copy {
 	uint8_t *buf;         /* owned by the reader's arena */
 };
 
+/* What a thread's stack looked like last tick.  The next tick reads the
+ * same cframe word and chunk range in the same system call as the thread
+ * state; if the fresh thread state shows they are still the right ones,
+ * the separate stack read is saved. */
+struct speculation {
+	uintptr_t tstate;         /* the thread the guess is for */
+	uint64_t cframe, chunk;   /* as of last tick; 0 = no guess */
+	uint64_t len;             /* bytes of the chunk to read */
+	uint64_t frame_ptr;       /* read this tick through the old cframe */
+	uint8_t *buf;             /* this tick's copy, in the arena */
+	bool read;                /* both ranges arrived this tick */
+};
+
+/* A range outside the current chunk that the last walk needed (an older
+ * chunk, a generator frame, a 3.12+ shim frame on the C stack): read again
+ * speculatively with the thread state, since the next walk will likely need
+ * it too. */
+struct extra_range {
+	uintptr_t addr;
+	size_t len;
+	uint8_t *buf;  /* this tick's copy, in the arena */
+	bool ok;       /* arrived this tick */
+};
+
 struct thread_slot {
 	uintptr_t tstate;
+	struct extra_range extra[MAX_EXTRA]; /* read this tick */
+	size_t nextra;
+	struct extra_range next[MAX_EXTRA];  /* needed by this tick's walk */
+	size_t nnext;
 	uint8_t buf[TSTATE_MAX];  /* the thread state as read this tick */
 	uint64_t frame_ptr;       /* 3.11/3.12: read through the cframe */
+	struct speculation spec;
 	struct py_thread_sample out;
 	struct rec_frame *frames; /* owned */
 	struct copy copies[MAX_COPIES];
@@ -337,6 +368,19 @@ static struct py_code *code_read(struct py_reader *r, uintptr_t addr, uint64_t n
 
 /* ---- thread states ----------------------------------------------------- */
 
+static uint8_t *arena_alloc(struct py_reader *r, size_t len)
+{
+	uint8_t *p;
+
+	len = (len + 15) & ~(size_t)15;
+	if (r->arena_used + len > r->arena_cap)
+		return NULL;
+	p = r->arena + r->arena_used;
+	r->arena_used += len;
+	return p;
+}
+
+
 static int gone(void)
 {
 	return errno == ESRCH || errno == EPERM ? -1 : 0;
@@ -374,16 +418,57 @@ static int walk_threads(struct py_reader *r)
 	return 0;
 }
 
+/* Queue the speculative reads for one thread: returns how many iovecs. */
+static size_t add_speculation(struct py_reader *r, struct thread_slot *t,
+                              struct iovec *local, struct iovec *remote,
+                              bool **owner)
+{
+	struct speculation *sp = &t->spec;
+	size_t n = 0;
+
+	sp->read = false;
+	t->nextra = 0;
+	if (sp->chunk == 0 || sp->tstate != t->tstate ||
+	    (sp->buf = arena_alloc(r, (size_t)sp->len)) == NULL)
+		return 0;
+	sp->read = true;
+	if (r->o->ts_cframe) {
+		local[n] = (struct iovec){ &sp->frame_ptr, 8 };
+		remote[n] = (struct iovec){ (void *)(sp->cframe + r->o->cf_current_frame), 8 };
+		owner[n++] = &sp->read;
+	}
+	local[n] = (struct iovec){ sp->buf, (size_t)sp->len };
+	remote[n] = (struct iovec){ (void *)sp->chunk, (size_t)sp->len };
+	owner[n++] = &sp->read;
+	for (size_t i = 0; i < t->nnext; i++) {
+		struct extra_range *e = &t->extra[t->nextra];
+
+		*e = t->next[i];
+		e->buf = arena_alloc(r, e->len);
+		if (e->buf == NULL)
+			break;
+		e->ok = true;
+		local[n] = (struct iovec){ e->buf, e->len };
+		remote[n] = (struct iovec){ (void *)e->addr, e->len };
+		owner[n++] = &e->ok;
+		t->nextra++;
+	}
+	t->nnext = 0;
+	return n;
+}
+
 /* Re-read the cached list with one scatter read and check that every link
  * still points where it did.  Returns 1 if valid, 0 if the list changed,
  * -1 if the target is gone. */
 static int refresh_threads(struct py_reader *r)
 {
 	const struct py_offsets *o = r->o;
-	struct iovec local[1 + 2 * MAX_INTERPS + MAX_THREADS];
-	struct iovec remote[1 + 2 * MAX_INTERPS + MAX_THREADS];
+	enum { MAXV = 1 + 2 * MAX_INTERPS + (3 + MAX_EXTRA) * MAX_THREADS };
+	struct iovec local[MAXV], remote[MAXV];
+	bool *spec_of[MAXV];
+	bool spec_arrived[MAXV] = { false };
 	uint64_t head, links[MAX_INTERPS][2];
-	size_t n = 0, t = 0;
+	size_t n = 0, t = 0, nlinks;
 	int got;
 
 	if (r->ninterps == 0)
@@ -400,10 +485,20 @@ static int refresh_threads(struct py_reader *r)
 		local[n] = (struct iovec){ r->threads[i].buf, o->ts_read_size };
 		remote[n++] = (struct iovec){ (void *)r->threads[i].tstate, o->ts_read_size };
 	}
+	nlinks = n;
+	/* Speculative ranges go last, so that one that faults (its chunk was
+	 * freed) cannot hide the links before it. */
+	for (size_t i = 0; i < r->nthreads; i++)
+		n += add_speculation(r, &r->threads[i], local + n, remote + n, spec_of + n);
 	got = remote_readv(r->pid, local, remote, (int)n);
 	if (got < 0)
 		return gone() ? -1 : 0;
-	if ((size_t)got != n || head != r->interps[0])
+	for (size_t k = nlinks; k < (size_t)got; k++)
+		spec_arrived[k] = true;
+	for (size_t k = nlinks; k < n; k++)
+		if (!spec_arrived[k])
+			*spec_of[k] = false;
+	if ((size_t)got < nlinks || head != r->interps[0])
 		return 0;
 	for (size_t i = 0; i < r->ninterps; i++) {
 		uint64_t want_next = i + 1 < r->ninterps ? r->interps[i + 1] : 0;
@@ -427,16 +522,23 @@ static int refresh_threads(struct py_reader *r)
 
 /* ---- data stacks -------------------------------------------------------- */
 
-static uint8_t *arena_alloc(struct py_reader *r, size_t len)
-{
-	uint8_t *p;
 
-	len = (len + 15) & ~(size_t)15;
-	if (r->arena_used + len > r->arena_cap)
-		return NULL;
-	p = r->arena + r->arena_used;
-	r->arena_used += len;
-	return p;
+/* This tick's speculative copy of [addr, addr + len), or NULL. */
+static const uint8_t *extra_lookup(const struct thread_slot *t, uintptr_t addr, size_t len)
+{
+	for (size_t i = 0; i < t->nextra; i++) {
+		const struct extra_range *e = &t->extra[i];
+
+		if (e->ok && addr >= e->addr && addr + len <= e->addr + e->len)
+			return e->buf + (addr - e->addr);
+	}
+	return NULL;
+}
+
+static void extra_remember(struct thread_slot *t, uintptr_t addr, size_t len)
+{
+	if (t->nnext < MAX_EXTRA)
+		t->next[t->nnext++] = (struct extra_range){ .addr = addr, .len = len };
 }
 
 /* Copy an older (non-current) data-stack chunk whole. */
@@ -444,17 +546,28 @@ static struct copy *copy_chunk(struct py_reader *r, struct thread_slot *t, uintp
 {
 	struct copy *c;
 	uint64_t size;
+	const uint8_t *head;
 	uint8_t *buf;
 
 	if (t->ncopies == MAX_COPIES || !plausible_ptr(chunk))
 		return NULL;
-	buf = arena_alloc(r, CHUNK_GUESS);
-	if (buf == NULL || remote_read(r->pid, chunk, buf, CHUNK_GUESS) != 0)
-		return NULL;
-	size = rd64(buf, r->o->chunk_size);
+	/* Its size is in its header: from the speculative copy, or from a
+	 * first read of the usual chunk size. */
+	head = extra_lookup(t, chunk, r->o->chunk_data);
+	buf = NULL;
+	if (head == NULL) {
+		buf = arena_alloc(r, CHUNK_GUESS);
+		if (buf == NULL || remote_read(r->pid, chunk, buf, CHUNK_GUESS) != 0)
+			return NULL;
+		head = buf;
+	}
+	size = rd64(head, r->o->chunk_size);
 	if (size < r->o->chunk_data || size > MAX_CHUNK)
 		return NULL;
-	if (size > CHUNK_GUESS) {
+	extra_remember(t, chunk, (size_t)size);
+	if ((head = extra_lookup(t, chunk, (size_t)size)) != NULL) {
+		buf = (uint8_t *)head;
+	} else if (buf == NULL || size > CHUNK_GUESS) {
 		buf = arena_alloc(r, (size_t)size);
 		if (buf == NULL || remote_read(r->pid, chunk, buf, (size_t)size) != 0)
 			return NULL;
@@ -471,6 +584,7 @@ static const uint8_t *frame_bytes(struct py_reader *r, struct thread_slot *t,
                                   uintptr_t f, uint8_t *tmp)
 {
 	size_t size = r->o->if_size;
+	const uint8_t *fb;
 
 	for (;;) {
 		for (size_t i = 0; i < t->ncopies; i++) {
@@ -493,7 +607,44 @@ static const uint8_t *frame_bytes(struct py_reader *r, struct thread_slot *t,
 				break;
 		}
 	}
+	extra_remember(t, f, size);
+	if ((fb = extra_lookup(t, f, size)) != NULL)
+		return fb;
 	return remote_read(r->pid, f, tmp, size) == 0 ? tmp : NULL;
+}
+
+/* Guess for next tick: the same cframe and chunk, read a little past the
+ * current top so that a slightly deeper stack still fits. */
+static void remember(const struct py_offsets *o, struct thread_slot *t,
+                     uint64_t chunk, uint64_t top)
+{
+	uint64_t size = rd64(t->copies[0].buf, o->chunk_size);
+	uint64_t len = top - chunk + SPECULATION_SLACK;
+
+	if (size >= o->chunk_data && size <= MAX_CHUNK && len > size)
+		len = size;
+	t->spec.cframe = o->ts_cframe ? rd64(t->buf, o->ts_cframe) : 0;
+	t->spec.tstate = t->tstate;
+	t->spec.chunk = chunk;
+	t->spec.len = len;
+}
+
+/* If last tick's guess holds (same cframe and chunk, the live top within
+ * what was read), use the speculative copy. */
+static bool use_speculation(const struct py_offsets *o, struct thread_slot *t,
+                            uint64_t chunk, uint64_t top)
+{
+	struct speculation *sp = &t->spec;
+
+	if (!sp->read || sp->tstate != t->tstate || sp->chunk != chunk ||
+	    top > chunk + sp->len ||
+	    (o->ts_cframe && rd64(t->buf, o->ts_cframe) != sp->cframe))
+		return false;
+	if (o->ts_cframe)
+		t->frame_ptr = sp->frame_ptr;
+	t->copies[0] = (struct copy){ chunk, top, chunk, sp->buf };
+	t->ncopies = 1;
+	return true;
 }
 
 /* Read, for every thread to sample, its current frame pointer (through the
@@ -514,8 +665,10 @@ static void read_stacks(struct py_reader *r)
 
 		t->ncopies = 0;
 		t->frame_ptr = o->ts_current_frame ? rd64(t->buf, o->ts_current_frame) : 0;
-		if (t->out.status != PY_THREAD_OK)
+		if (t->out.status != PY_THREAD_OK) {
+			t->spec.chunk = 0; /* guess only for threads being sampled */
 			continue;
+		}
 		if (o->ts_cframe) {
 			uint64_t cframe = rd64(t->buf, o->ts_cframe);
 
@@ -523,13 +676,20 @@ static void read_stacks(struct py_reader *r)
 				t->out.status = PY_THREAD_ERROR;
 				continue;
 			}
+			if (use_speculation(o, t, chunk, top))
+				continue;
 			local[n] = (struct iovec){ &t->frame_ptr, 8 };
 			remote[n] = (struct iovec){ (void *)(cframe + o->cf_current_frame), 8 };
 			owner[n++] = t;
 		}
-		if (!plausible_ptr(chunk) || top <= chunk || top - chunk > MAX_CHUNK ||
-		    (buf = arena_alloc(r, (size_t)(top - chunk))) == NULL)
+		if (!plausible_ptr(chunk) || top <= chunk || top - chunk > MAX_CHUNK) {
+			t->spec.chunk = 0;
 			continue; /* no usable chunk: frames are read one by one */
+		}
+		if (use_speculation(o, t, chunk, top))
+			continue;
+		if ((buf = arena_alloc(r, (size_t)(top - chunk))) == NULL)
+			continue;
 		t->copies[0] = (struct copy){ chunk, top, chunk, buf };
 		local[n] = (struct iovec){ buf, top - chunk };
 		remote[n] = (struct iovec){ (void *)chunk, top - chunk };
@@ -550,6 +710,12 @@ static void read_stacks(struct py_reader *r)
 			bad->out.status = PY_THREAD_ERROR;
 			done++;
 		}
+	}
+	for (size_t i = 0; i < r->nthreads; i++) {
+		struct thread_slot *t = &r->threads[i];
+
+		if (t->out.status == PY_THREAD_OK && t->ncopies == 1)
+			remember(o, t, t->copies[0].chunk, t->copies[0].end);
 	}
 }
 
@@ -731,13 +897,14 @@ static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
 int py_reader_sample(struct py_reader *r, struct proc_threads *pt, bool idle,
                      uint64_t now_ns)
 {
-	int rc = refresh_threads(r);
+	int rc;
 
+	r->arena_used = 0;
+	rc = refresh_threads(r);
 	if (rc < 0)
 		return -1;
 	if (rc == 0 && walk_threads(r) < 0)
 		return -1;
-	r->arena_used = 0;
 	classify(r, pt, idle);
 	read_stacks(r);
 	for (size_t i = 0; i < r->nthreads; i++)

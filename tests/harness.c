@@ -583,9 +583,10 @@ bool h_tmux_start(struct h_tmux *t, int w, int h, const char *script,
 	return ok;
 }
 
-char *h_tmux_capture(struct h_tmux *t)
+static char *capture(struct h_tmux *t, bool attrs)
 {
-	const char *args[] = {"capture-pane", "-p", "-t", "t", NULL};
+	const char *args[] = {"capture-pane", "-p", "-t", "t",
+	                      attrs ? "-e" : NULL, NULL};
 	struct h_proc r;
 	char *text = NULL;
 	if (tmux(t, &r, args)) {
@@ -594,6 +595,16 @@ char *h_tmux_capture(struct h_tmux *t)
 	}
 	h_proc_free(&r);
 	return text;
+}
+
+char *h_tmux_capture(struct h_tmux *t)
+{
+	return capture(t, false);
+}
+
+char *h_tmux_capture_attrs(struct h_tmux *t)
+{
+	return capture(t, true);
 }
 
 char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,

@@ -131,6 +131,8 @@ bool h_tmux_start(struct h_tmux *t, int w, int h, const char *script,
                   double lifetime_s);
 /* Owned: the visible pane text, NULL if tmux failed. */
 char *h_tmux_capture(struct h_tmux *t);
+/* Owned: the pane with its attributes as SGR escape sequences (-e). */
+char *h_tmux_capture_attrs(struct h_tmux *t);
 /* Owned: a capture that contains `needle`, or NULL after timeout_s (then
  * *last, if given, receives the last capture, owned). */
 char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,

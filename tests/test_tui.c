@@ -351,15 +351,54 @@ Test(tui, pause_and_help)
 	quit();
 }
 
-Test(tui, without_colour_and_on_vt100)
+/* Does the screen (captured with -e) set a foreground or background
+ * colour anywhere?  Returns the offending SGR parameter, or 0. */
+static int colour_in(const char *screen)
 {
-	static const char *const envs[] = {"env TERM=vt100", "env NO_COLOR=1",
-	                                   "env TERM=xterm-256color",
-	                                   "env TERM=screen", NULL};
-	for (size_t i = 0; envs[i]; i++) {
-		tui_start(envs[i]);
+	for (const char *p = screen; (p = strstr(p, "\033[")) != NULL;) {
+		p += 2;
+		const char *end = p + strspn(p, "0123456789;");
+		if (*end != 'm') {
+			p = end;
+			continue;
+		}
+		while (p < end) {
+			int v = atoi(p);
+			if ((v >= 30 && v <= 49) || (v >= 90 && v <= 107))
+				if (v != 39 && v != 49) /* default colours */
+					return v;
+			p += strcspn(p, ";m");
+			if (*p == ';')
+				p++;
+		}
+		p = end;
+	}
+	return 0;
+}
+
+Test(tui, terminal_types_and_no_colour)
+{
+	static const struct {
+		const char *env;
+		bool colour_allowed;
+	} runs[] = {
+		{"env TERM=vt100", false},
+		{"env NO_COLOR=1", false},
+		{"env TERM=xterm-256color", true},
+		{"env TERM=screen", true},
+		{"env TERM=tmux-256color", true},
+	};
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		tui_start(runs[i].env);
 		see_live_view();
 		see("Function", "column header");
+		char *attrs = h_tmux_capture_attrs(&g_tui.tmux);
+		cr_assert_not_null(attrs);
+		int colour = colour_in(attrs);
+		if (!runs[i].colour_allowed)
+			cr_assert_eq(colour, 0, "%s: the screen uses colour (SGR "
+			             "%d)", runs[i].env, colour);
+		free(attrs);
 		quit();
 		tui_teardown();
 	}

@@ -247,6 +247,15 @@ static void check_lines(json_t *snap, const char *name, json_t *tf)
 	          best_line, loop - 1, loop);
 }
 
+/* "what (3.11.2)": labels the figures in the log with the interpreter. */
+static const char *label(char *buf, size_t len, const char *what,
+                         json_t *truth)
+{
+	snprintf(buf, len, "%s (%s)", what,
+	         json_string_value(json_object_get(truth, "python")));
+	return buf;
+}
+
 /* ---- cpu_split: launch and attach ---------------------------------------- */
 
 static const char *const SPLIT_FUNCS[] = {"hot_a", "hot_b", "Klass.hot_c",
@@ -292,7 +301,9 @@ static void launch_split(const char *py)
 	                   "command does not name the script");
 	check_health(&r, json_string_value(json_object_get(truth, "python")),
 	             1000);
-	check_split(r.last, truth, "wall", "launch");
+	char what[64];
+	check_split(r.last, truth, "wall", label(what, sizeof what, "launch",
+	                                         truth));
 
 	json_decref(truth);
 	json_run_free(&r);
@@ -382,7 +393,9 @@ static void attach_split(const char *py)
 	cr_assert_eq(h_num(r.last, "pid"), target.pid);
 	check_health(&r, json_string_value(json_object_get(truth, "python")),
 	             1000);
-	check_split(r.last, truth, "loop_wall", "attach");
+	char what[64];
+	check_split(r.last, truth, "loop_wall",
+	            label(what, sizeof what, "attach", truth));
 
 	json_decref(truth);
 	json_run_free(&r);
@@ -459,7 +472,8 @@ static void launch_threads(const char *py, bool idle)
 	}
 	cr_assert_gt(sum, 0);
 
-	const char *what = idle ? "threads --idle" : "threads";
+	char what[64];
+	label(what, sizeof what, idle ? "threads --idle" : "threads", truth);
 	for (size_t i = 0; WORKERS[i]; i++) {
 		json_t *tf = json_object_get(threads, WORKERS[i]);
 		cr_assert_not_null(tf, "truth lacks %s", WORKERS[i]);
@@ -517,14 +531,16 @@ static void launch_deep(const char *py)
 	double wall = h_num(truth, "wall");
 	json_t *leaf = json_object_get(funcs, "leaf");
 	json_t *rec = json_object_get(funcs, "recurse");
+	char what[64];
 	check_function(r.last, "leaf", leaf,
-	               100.0 * h_num(leaf, "seconds") / wall, "deep");
+	               100.0 * h_num(leaf, "seconds") / wall,
+	               label(what, sizeof what, "deep", truth));
 
 	/* recurse is on the stack 400 times, but counted once per sample. */
 	double rec_truth = 100.0 * h_num(rec, "seconds") / wall;
 	double rec_total = h_total_pct(r.last, "recurse");
-	h_note("accuracy: deep: recurse total truth %5.1f%%  pytop "
-	        "%5.1f%%\n", rec_truth, rec_total);
+	h_note("accuracy: %s: recurse total truth %5.1f%%  pytop %5.1f%%",
+	       what, rec_truth, rec_total);
 	cr_assert_not_null(h_func(r.last, "recurse"));
 	cr_assert(fabs(rec_total - rec_truth) <= SHARE_TOLERANCE_PP,
 	          "recurse total %.1f%%, truth %.1f%%", rec_total, rec_truth);
@@ -586,9 +602,10 @@ static void launch_churn(const char *py)
 	}
 	double truth_pct = 100.0 * truth_s / h_num(truth, "wall");
 	double got = samples > 0 ? 100.0 * own / samples : 0;
-	h_note("accuracy: churn: %zu functions, %zu shown; churn_* own truth "
-	       "%5.1f%%  pytop %5.1f%%", json_object_size(tfuncs), seen,
-	       truth_pct, got);
+	h_note("accuracy: churn (%s): %zu functions, %zu shown; churn_* own "
+	       "truth %5.1f%%  pytop %5.1f%%",
+	       json_string_value(json_object_get(truth, "python")),
+	       json_object_size(tfuncs), seen, truth_pct, got);
 	cr_assert(fabs(got - truth_pct) <= SHARE_TOLERANCE_PP,
 	          "churn_* own %.1f%%, truth %.1f%%", got, truth_pct);
 	check_health(&r, json_string_value(json_object_get(truth, "python")),

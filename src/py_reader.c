@@ -19,6 +19,8 @@
 #define MAX_COPIES 16              /* data-stack chunks copied per thread */
 #define TSTATE_MAX 512
 #define MAX_EXTRA 8
+#define MAX_CHECK 32   /* codes re-checked per thread per tick */
+#define MAX_CHECKS 4096
 #define SPECULATION_SLACK 512u  /* bytes read past last tick's top */
 
 /* A region of target memory copied into pytop for this thread's walk. */
@@ -58,6 +60,8 @@ struct thread_slot {
 	size_t nextra;
 	struct extra_range next[MAX_EXTRA];  /* needed by this tick's walk */
 	size_t nnext;
+	uint32_t check_ids[MAX_CHECK];       /* codes on this tick's stack */
+	size_t ncheck;
 	uint8_t buf[TSTATE_MAX];  /* the thread state as read this tick */
 	uint64_t frame_ptr;       /* 3.11/3.12: read through the cframe */
 	struct speculation spec;
@@ -65,6 +69,13 @@ struct thread_slot {
 	struct rec_frame *frames; /* owned */
 	struct copy copies[MAX_COPIES];
 	size_t ncopies;
+};
+
+/* A cached code object re-checked in this tick's first scatter read. */
+struct code_check {
+	uint32_t id;
+	uint8_t *buf; /* fp_len() bytes, in the arena */
+	bool ok;      /* arrived */
 };
 
 struct code_map_slot {
@@ -88,6 +99,10 @@ struct py_reader {
 	size_t ncodes, codes_cap;
 	struct code_map_slot *map;
 	size_t map_cap; /* power of two */
+
+	uint64_t tick;               /* ticks sampled so far */
+	struct code_check *checks;   /* owned, MAX_CHECKS: this tick's code checks */
+	size_t nchecks;
 
 	/* scratch for copied data-stack chunks, reset every tick */
 	uint8_t *arena;
@@ -299,12 +314,28 @@ static uint8_t *read_bytes(struct py_reader *r, uintptr_t addr, uint32_t *len)
 
 /* ---- code objects ---------------------------------------------------- */
 
-static void code_ident(const struct py_offsets *o, const uint8_t *head, uint64_t ident[4])
+/* Bytes from FP_START that hold every fingerprint field. */
+#define FP_START 16
+static size_t fp_len(const struct py_offsets *o)
 {
-	ident[0] = rd64(head, o->co_filename);
-	ident[1] = rd64(head, o->co_name);
-	ident[2] = rd64(head, o->co_qualname);
-	ident[3] = rd64(head, o->co_linetable);
+	return o->co_linetable + 8 - FP_START;
+}
+
+/* What identifies a code object beyond its address: its size, first line
+ * and the objects it points to.  `region` holds fp_len() bytes read at
+ * code + FP_START.  Fields that change while the code runs (warm-up
+ * counters, flags) are left out. */
+static void code_fingerprint(const struct py_offsets *o, const uint8_t *region,
+                             uint64_t fp[PY_CODE_FP_WORDS])
+{
+	fp[0] = rd64(region, 16 - FP_START);              /* ob_size */
+	fp[1] = rd32(region, o->co_firstlineno - FP_START);
+	fp[2] = rd64(region, 24 - FP_START);              /* co_consts */
+	fp[3] = rd64(region, 32 - FP_START);              /* co_names */
+	fp[4] = rd64(region, o->co_filename - FP_START);
+	fp[5] = rd64(region, o->co_name - FP_START);
+	fp[6] = rd64(region, o->co_qualname - FP_START);
+	fp[7] = rd64(region, o->co_linetable - FP_START);
 }
 
 static struct py_code *code_append(struct py_reader *r)
@@ -325,11 +356,11 @@ static struct py_code *code_append(struct py_reader *r)
 
 /* Read a code object never seen at this address (or whose old entry failed
  * its check).  NULL if it is not a readable code object. */
-static struct py_code *code_read(struct py_reader *r, uintptr_t addr, uint64_t now_ns)
+static struct py_code *code_read(struct py_reader *r, uintptr_t addr)
 {
 	const struct py_offsets *o = r->o;
 	uint8_t head[256];
-	struct py_code tmp = { .addr = addr, .valid = true, .verified_ns = now_ns };
+	struct py_code tmp = { .addr = addr, .valid = true, .verified_tick = r->tick };
 	struct py_code *c, *old;
 	int64_t units, old_id;
 
@@ -342,14 +373,14 @@ static struct py_code *code_read(struct py_reader *r, uintptr_t addr, uint64_t n
 		return NULL;
 	tmp.code_bytes = (int32_t)(units * 2);
 	tmp.firstlineno = (int)rd32(head, o->co_firstlineno);
-	code_ident(o, head, tmp.ident);
-	tmp.qualname = read_str(r, tmp.ident[2]);
-	tmp.filename = read_str(r, tmp.ident[0]);
+	code_fingerprint(o, head + FP_START, tmp.fp);
+	tmp.qualname = read_str(r, tmp.fp[6]);
+	tmp.filename = read_str(r, tmp.fp[4]);
 	if (tmp.qualname == NULL || tmp.filename == NULL || tmp.firstlineno < 0) {
 		code_release(&tmp);
 		return NULL;
 	}
-	tmp.linetable = read_bytes(r, tmp.ident[3], &tmp.linetable_len);
+	tmp.linetable = read_bytes(r, tmp.fp[7], &tmp.linetable_len);
 	old = code_lookup(r, addr);
 	old_id = old != NULL ? (int64_t)old->id : -1;
 	c = code_append(r); /* may move r->codes: use ids, not pointers, across it */
@@ -418,6 +449,9 @@ static int walk_threads(struct py_reader *r)
 	return 0;
 }
 
+static size_t add_checks(struct py_reader *r, struct thread_slot *t,
+                         struct iovec *local, struct iovec *remote, bool **owner);
+
 /* Queue the speculative reads for one thread: returns how many iovecs. */
 static size_t add_speculation(struct py_reader *r, struct thread_slot *t,
                               struct iovec *local, struct iovec *remote,
@@ -429,8 +463,10 @@ static size_t add_speculation(struct py_reader *r, struct thread_slot *t,
 	sp->read = false;
 	t->nextra = 0;
 	if (sp->chunk == 0 || sp->tstate != t->tstate ||
-	    (sp->buf = arena_alloc(r, (size_t)sp->len)) == NULL)
-		return 0;
+	    (sp->buf = arena_alloc(r, (size_t)sp->len)) == NULL) {
+		t->nnext = 0;
+		return add_checks(r, t, local, remote, owner);
+	}
 	sp->read = true;
 	if (r->o->ts_cframe) {
 		local[n] = (struct iovec){ &sp->frame_ptr, 8 };
@@ -454,7 +490,54 @@ static size_t add_speculation(struct py_reader *r, struct thread_slot *t,
 		t->nextra++;
 	}
 	t->nnext = 0;
+	return n + add_checks(r, t, local + n, remote + n, owner + n);
+}
+
+/* Queue the fingerprint reads of the codes the thread ran last tick. */
+static size_t add_checks(struct py_reader *r, struct thread_slot *t,
+                         struct iovec *local, struct iovec *remote, bool **owner)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->ncheck && r->nchecks < MAX_CHECKS; i++) {
+		struct py_code *c = &r->codes[t->check_ids[i]];
+		struct code_check *k = &r->checks[r->nchecks];
+
+		if (!c->valid || c->verified_tick == r->tick)
+			continue;
+		k->buf = arena_alloc(r, fp_len(r->o));
+		if (k->buf == NULL)
+			break;
+		k->id = c->id;
+		k->ok = true;
+		c->verified_tick = r->tick; /* queued: do not queue twice */
+		local[n] = (struct iovec){ k->buf, fp_len(r->o) };
+		remote[n] = (struct iovec){ (void *)(c->addr + FP_START), fp_len(r->o) };
+		owner[n++] = &k->ok;
+		r->nchecks++;
+	}
+	t->ncheck = 0;
 	return n;
+}
+
+/* Compare the fingerprints read for this tick's checks; a code whose
+ * fingerprint changed (or could not be read) was replaced at its address
+ * and will be read afresh when next seen. */
+static void apply_checks(struct py_reader *r)
+{
+	for (size_t i = 0; i < r->nchecks; i++) {
+		const struct code_check *k = &r->checks[i];
+		struct py_code *c = &r->codes[k->id];
+		uint64_t fp[PY_CODE_FP_WORDS];
+
+		if (k->ok)
+			code_fingerprint(r->o, k->buf, fp);
+		if (!k->ok || memcmp(fp, c->fp, sizeof(fp)) != 0) {
+			c->valid = false;
+			c->verified_tick = 0;
+		}
+	}
+	r->nchecks = 0;
 }
 
 /* Re-read the cached list with one scatter read and check that every link
@@ -463,7 +546,7 @@ static size_t add_speculation(struct py_reader *r, struct thread_slot *t,
 static int refresh_threads(struct py_reader *r)
 {
 	const struct py_offsets *o = r->o;
-	enum { MAXV = 1 + 2 * MAX_INTERPS + (3 + MAX_EXTRA) * MAX_THREADS };
+	enum { MAXV = 1 + 2 * MAX_INTERPS + (3 + MAX_EXTRA) * MAX_THREADS + MAX_CHECKS };
 	struct iovec local[MAXV], remote[MAXV];
 	bool *spec_of[MAXV];
 	bool spec_arrived[MAXV] = { false };
@@ -498,6 +581,7 @@ static int refresh_threads(struct py_reader *r)
 	for (size_t k = nlinks; k < n; k++)
 		if (!spec_arrived[k])
 			*spec_of[k] = false;
+	apply_checks(r);
 	if ((size_t)got < nlinks || head != r->interps[0])
 		return 0;
 	for (size_t i = 0; i < r->ninterps; i++) {
@@ -721,39 +805,47 @@ static void read_stacks(struct py_reader *r)
 
 /* ---- frame walk --------------------------------------------------------- */
 
-static bool frame_to_record(struct py_reader *r, const uint8_t *fb, uint64_t now_ns,
-                            struct rec_frame *out)
+static bool frame_to_record(struct py_reader *r, struct thread_slot *t,
+                            const uint8_t *fb, struct rec_frame *out)
 {
 	const struct py_offsets *o = r->o;
 	uint64_t code_addr = rd64(fb, o->if_code);
 	uint64_t instr = rd64(fb, o->if_instr);
+	int64_t off = (int64_t)instr - (int64_t)(code_addr + o->co_code_adaptive);
 	struct py_code *c;
-	int64_t off;
 
-	if (o->code_tagged)
+	if (o->code_tagged) {
 		code_addr &= ~(uint64_t)7;
+		off = (int64_t)instr - (int64_t)(code_addr + o->co_code_adaptive);
+	}
 	if (!plausible_ptr(code_addr))
 		return false;
 	c = code_lookup(r, (uintptr_t)code_addr);
+	/* An offset past the cached code's end: the address now holds
+	 * another code object. */
+	if (c != NULL && c->valid && (off < -2 || off >= c->code_bytes))
+		c->valid = false;
 	if (c == NULL || !c->valid)
-		c = code_read(r, (uintptr_t)code_addr, now_ns);
-	if (c == NULL)
+		c = code_read(r, (uintptr_t)code_addr);
+	if (c == NULL || off < -2 || off >= c->code_bytes)
 		return false;
-	off = (int64_t)instr - (int64_t)(code_addr + o->co_code_adaptive);
-	if (off < -2 || off >= c->code_bytes)
-		return false;
+	if (c->listed_tick != r->tick && t->ncheck < MAX_CHECK) {
+		c->listed_tick = r->tick;
+		t->check_ids[t->ncheck++] = c->id;
+	}
 	out->code_id = c->id;
 	out->instr_offset = (int32_t)off;
 	return true;
 }
 
-static void walk_frames(struct py_reader *r, struct thread_slot *t, uint64_t now_ns)
+static void walk_frames(struct py_reader *r, struct thread_slot *t)
 {
 	const struct py_offsets *o = r->o;
 	uint64_t f = t->frame_ptr;
 	uint8_t tmp[128];
 	uint32_t n = 0, depth = 0;
 
+	t->ncheck = 0;
 	while (f != 0) {
 		const uint8_t *fb;
 		uint8_t owner;
@@ -771,7 +863,7 @@ static void walk_frames(struct py_reader *r, struct thread_slot *t, uint64_t now
 				t->out.flags |= SAMPLE_TRUNCATED;
 				break;
 			}
-			if (!frame_to_record(r, fb, now_ns, &t->frames[n]))
+			if (!frame_to_record(r, t, fb, &t->frames[n]))
 				goto torn;
 			n++;
 		}
@@ -786,51 +878,58 @@ torn:
 	t->out.nframes = 0;
 }
 
-/* Re-check, in one scatter read, the cached code objects used this tick
- * that were not checked for a while.  A code whose pointers changed was
- * freed and its address reused: the samples that used it are torn. */
-static void verify_codes(struct py_reader *r, uint64_t now_ns)
+static void mark_users_torn(struct py_reader *r, uint32_t id)
+{
+	for (size_t i = 0; i < r->nthreads; i++) {
+		struct thread_slot *t = &r->threads[i];
+
+		for (uint32_t j = 0; t->out.status == PY_THREAD_OK && j < t->out.nframes; j++)
+			if (t->frames[j].code_id == id)
+				t->out.status = PY_THREAD_ERROR;
+	}
+}
+
+/* Codes on this tick's stacks that were not checked in the first scatter
+ * read (new to this thread's stack, and not just read) are checked now, in
+ * one more.  A sample that used a replaced code is torn. */
+static void verify_codes(struct py_reader *r)
 {
 	enum { BATCH = 256 };
 	struct iovec local[BATCH], remote[BATCH];
-	uint64_t got_ident[BATCH][4];
+	uint8_t *bufs[BATCH];
 	uint32_t ids[BATCH];
-	int n = 0;
+	int n = 0, ok;
 
-	for (size_t i = 0; i < r->nthreads && n < BATCH; i++) {
+	for (size_t i = 0; i < r->nthreads; i++) {
 		struct thread_slot *t = &r->threads[i];
 
-		for (uint32_t k = 0; t->out.status == PY_THREAD_OK && k < t->out.nframes && n < BATCH; k++) {
-			struct py_code *c = &r->codes[t->frames[k].code_id];
+		for (size_t k = 0; t->out.status == PY_THREAD_OK && k < t->ncheck && n < BATCH; k++) {
+			struct py_code *c = &r->codes[t->check_ids[k]];
 
-			if (now_ns - c->verified_ns < PY_READER_VERIFY_NS)
+			if (c->verified_tick == r->tick || (bufs[n] = arena_alloc(r, fp_len(r->o))) == NULL)
 				continue;
-			c->verified_ns = now_ns;
+			c->verified_tick = r->tick;
 			ids[n] = c->id;
-			local[n] = (struct iovec){ got_ident[n], 32 };
-			remote[n] = (struct iovec){ (void *)(c->addr + r->o->co_filename), 32 };
+			local[n] = (struct iovec){ bufs[n], fp_len(r->o) };
+			remote[n] = (struct iovec){ (void *)(c->addr + FP_START), fp_len(r->o) };
 			n++;
 		}
 	}
 	if (n == 0)
 		return;
-	int ok = remote_readv(r->pid, local, remote, n);
-
+	ok = remote_readv(r->pid, local, remote, n);
 	for (int k = 0; k < n; k++) {
 		struct py_code *c = &r->codes[ids[k]];
-		uint64_t want[4] = { c->ident[0], c->ident[1], c->ident[2], c->ident[3] };
+		uint64_t fp[PY_CODE_FP_WORDS];
 
-		/* Field order in the struct: filename, name, qualname, linetable. */
-		if (k < ok && memcmp(got_ident[k], want, sizeof(want)) == 0)
-			continue;
-		c->valid = false;
-		for (size_t i = 0; i < r->nthreads; i++) {
-			struct thread_slot *t = &r->threads[i];
-
-			for (uint32_t j = 0; t->out.status == PY_THREAD_OK && j < t->out.nframes; j++)
-				if (t->frames[j].code_id == c->id)
-					t->out.status = PY_THREAD_ERROR;
+		if (k < ok) {
+			code_fingerprint(r->o, bufs[k], fp);
+			if (memcmp(fp, c->fp, sizeof(fp)) == 0)
+				continue;
 		}
+		c->valid = false;
+		c->verified_tick = 0;
+		mark_users_torn(r, c->id);
 	}
 }
 
@@ -846,9 +945,10 @@ struct py_reader *py_reader_new(pid_t pid, const struct py_runtime *rt)
 	r->rt = *rt;
 	r->o = rt->off;
 	r->threads = calloc(MAX_THREADS, sizeof(*r->threads));
+	r->checks = calloc(MAX_CHECKS, sizeof(*r->checks));
 	r->arena_cap = 8u << 20;
 	r->arena = malloc(r->arena_cap);
-	if (r->threads == NULL || r->arena == NULL || map_grow(r) != 0) {
+	if (r->threads == NULL || r->checks == NULL || r->arena == NULL || map_grow(r) != 0) {
 		py_reader_free(r);
 		return NULL;
 	}
@@ -865,6 +965,7 @@ void py_reader_free(struct py_reader *r)
 		for (size_t i = 0; i < MAX_THREADS; i++)
 			free(r->threads[i].frames);
 	free(r->threads);
+	free(r->checks);
 	free(r->codes);
 	free(r->map);
 	free(r->arena);
@@ -894,12 +995,12 @@ static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
 	proc_threads_sweep(pt);
 }
 
-int py_reader_sample(struct py_reader *r, struct proc_threads *pt, bool idle,
-                     uint64_t now_ns)
+int py_reader_sample(struct py_reader *r, struct proc_threads *pt, bool idle)
 {
 	int rc;
 
 	r->arena_used = 0;
+	r->tick++;
 	rc = refresh_threads(r);
 	if (rc < 0)
 		return -1;
@@ -909,8 +1010,8 @@ int py_reader_sample(struct py_reader *r, struct proc_threads *pt, bool idle,
 	read_stacks(r);
 	for (size_t i = 0; i < r->nthreads; i++)
 		if (r->threads[i].out.status == PY_THREAD_OK)
-			walk_frames(r, &r->threads[i], now_ns);
-	verify_codes(r, now_ns);
+			walk_frames(r, &r->threads[i]);
+	verify_codes(r);
 	return (int)r->nthreads;
 }
 

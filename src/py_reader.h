@@ -6,10 +6,12 @@
  * whole process: one scatter read of every thread state (the list is
  * cached and re-validated), one scatter read of every sampled thread's
  * frame data stack, and a kept-descriptor pread of each thread's
- * /proc/.../stat.  Code objects are read once and cached by address; a
- * cached entry is re-validated (its name, file and line-table pointers are
- * compared) at most every PY_READER_VERIFY_NS, since an address can be
- * reused by a new code object after the old one is freed.
+ * /proc/.../stat.  Code objects are read once and cached by address.  An
+ * address can be reused by a new code object once the old one is freed, so
+ * every cached code on a sampled stack is re-checked in the same tick: its
+ * fingerprint (size, first line, and the pointers to its constants, names,
+ * file name and line table) is read again, in the same scatter read as the
+ * thread states for the codes the thread ran last tick, and compared.
  */
 #ifndef PYTOP_PY_READER_H
 #define PYTOP_PY_READER_H
@@ -24,7 +26,7 @@
 #include "record.h"
 
 #define PY_READER_MAX_FRAMES 2048
-#define PY_READER_VERIFY_NS 20000000ull
+#define PY_CODE_FP_WORDS 8
 
 /* A code object as read once from the target.  Owned by the reader. */
 struct py_code {
@@ -34,8 +36,9 @@ struct py_code {
 	bool valid;            /* false once superseded at the same address */
 	int firstlineno;
 	int32_t code_bytes;    /* size of the bytecode, for offset checks */
-	uint64_t ident[4];     /* filename, name, qualname, linetable pointers */
-	uint64_t verified_ns;
+	uint64_t fp[PY_CODE_FP_WORDS]; /* fingerprint, see code_fingerprint() */
+	uint64_t verified_tick;        /* tick of the last check queued */
+	uint64_t listed_tick;          /* tick it was last seen on a stack */
 	char *qualname;        /* owned, UTF-8 */
 	char *filename;        /* owned, UTF-8 */
 	uint8_t *linetable;    /* owned */
@@ -66,8 +69,7 @@ void py_reader_free(struct py_reader *r);
 /* Sample every Python thread once.  Threads off CPU are skipped unless
  * `idle`.  Returns the number of Python threads (entries), or -1 when the
  * target is gone or unreadable (errno: ESRCH, EPERM). */
-int py_reader_sample(struct py_reader *r, struct proc_threads *pt, bool idle,
-                     uint64_t now_ns);
+int py_reader_sample(struct py_reader *r, struct proc_threads *pt, bool idle);
 const struct py_thread_sample *py_reader_thread(const struct py_reader *r, size_t i);
 struct py_code *py_reader_code(struct py_reader *r, uint32_t id);
 

@@ -126,7 +126,7 @@ static void push_sample(struct sampler *s, const struct py_thread_sample *t,
 static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 {
 	uint64_t cpu0 = clock_thread_cpu_ns();
-	int n = py_reader_sample(s->reader, s->threads, s->cfg.idle, now);
+	int n = py_reader_sample(s->reader, s->threads, s->cfg.idle);
 	int running = 0;
 	uint64_t errors = 0;
 

@@ -16,7 +16,7 @@
 #include "record.h"
 
 #define MAX_SEEN_TIDS 4096
-#define CATCH_UP_PERIODS 20
+#define CATCH_UP_PERIODS 2
 
 struct sampler {
 	struct sampler_config cfg;
@@ -170,9 +170,10 @@ static void *sampler_main(void *arg)
 		base += period;
 		now = clock_now_ns();
 		if (now > base + CATCH_UP_PERIODS * period) {
-			/* Far behind (the machine was overloaded): skip ahead rather
-			 * than burst.  Shorter delays are caught up, each late tick
-			 * weighted by its own measured interval. */
+			/* Behind by more than a period or two (the machine is
+			 * overloaded): skip ahead.  Catching up would fire a burst of
+			 * back-to-back ticks that all see the same instant and
+			 * over-count whatever ran during the delay. */
 			atomic_fetch_add_explicit(&s->stats.late, 1, memory_order_relaxed);
 			base = now;
 		}

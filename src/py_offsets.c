@@ -77,6 +77,11 @@ const struct py_offsets *py_offsets_for(unsigned major, unsigned minor)
 	return NULL;
 }
 
+const struct py_offsets *py_offsets_at(size_t i)
+{
+	return i < sizeof(tables) / sizeof(tables[0]) ? tables[i] : NULL;
+}
+
 const char *py_offsets_supported(void)
 {
 	return "CPython 3.11, 3.12 and 3.13";

@@ -6,6 +6,7 @@
 #define PYTOP_PY_OFFSETS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct py_offsets {
@@ -52,6 +53,9 @@ struct py_offsets {
 
 /* The table for CPython 3.<minor>, or NULL when unsupported. */
 const struct py_offsets *py_offsets_for(unsigned major, unsigned minor);
+/* The i-th built-in table (i from 0), NULL past the last: for tests that
+ * cover every supported version. */
+const struct py_offsets *py_offsets_at(size_t i);
 /* "3.11" for the error message listing what this build reads. */
 const char *py_offsets_supported(void);
 

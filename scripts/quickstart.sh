@@ -227,6 +227,18 @@ distcheck() {
 	FAILED_LOGS+=("$log")
 }
 
+# fetch_pythons: Debian sid's CPython 3.13-3.15 for the tests, listed in
+# $PYTOP_PYTHONS_DIR/pythons.txt.  A version it cannot get is reported by
+# the script and the tests; only a failure of the script itself counts here.
+fetch_pythons() {
+	export PYTOP_PYTHONS_DIR=${PYTOP_PYTHONS_DIR:-$ROOT/build/pythons}
+	say "Debian sid interpreters (scripts/fetch_pythons.sh)"
+	if ! "$ROOT/scripts/fetch_pythons.sh"; then
+		say "fetch_pythons.sh failed"
+		TOTAL_FAIL=$((TOTAL_FAIL + 1))
+	fi
+}
+
 show_failures() {
 	local log
 	for log in "${FAILED_LOGS[@]}"; do
@@ -266,6 +278,7 @@ run_tests() {
 	trap summary_on_exit EXIT
 
 	install_deps
+	fetch_pythons
 	generate_build_system
 	configure_dir build "$ROOT/configure" --enable-werror
 	check_dir build   # builds pytop and the tests first

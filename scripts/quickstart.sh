@@ -113,7 +113,8 @@ FAILED_LOGS=()
 
 # count_trs DIR : add up the per-test results automake wrote in DIR.  A
 # Criterion binary with failing tests also exits non-zero, which the TAP
-# driver reports as one more ERROR; that echo is not counted twice.
+# driver reports as one more ERROR ("exited with status N"); when the
+# binary has other failures or errors, that echo is not counted again.
 count_trs() {
 	local dir=$1 trs log pass fail skip err exit_echo n=0
 	while IFS= read -r -d '' trs; do
@@ -125,7 +126,7 @@ count_trs() {
 		err=$(grep -c '^:test-result: ERROR' "$trs" || true)
 		exit_echo=$(grep -c '^ERROR: .* - exited with status' "$log" \
 		            2>/dev/null || true)
-		if [ "$fail" -gt 0 ] && [ "$exit_echo" -gt 0 ]; then
+		if [ "$exit_echo" -gt 0 ] && [ $((fail + err)) -gt 1 ]; then
 			err=$((err - 1))
 		fi
 		TOTAL_PASS=$((TOTAL_PASS + pass))

@@ -191,11 +191,12 @@ sanitizer_logs_begin() {
 	mkdir -p "$SANITIZER_DIR"
 	export ASAN_OPTIONS="$ASAN_BASE:log_path=$SANITIZER_DIR/report"
 	export UBSAN_OPTIONS="$UBSAN_BASE:log_path=$SANITIZER_DIR/report"
+	export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp"
 }
 
 sanitizer_logs_end() {
 	local report
-	unset ASAN_OPTIONS UBSAN_OPTIONS
+	unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 	for report in "$SANITIZER_DIR"/*; do
 		[ -f "$report" ] || continue
 		say "sanitizer report: ${report#"$ROOT"/}"

@@ -16,7 +16,7 @@
 #include "record.h"
 
 #define MAX_SEEN_TIDS 4096
-#define CATCH_UP_PERIODS 2
+#define CATCH_UP_PERIODS 10
 
 struct sampler {
 	struct sampler_config cfg;
@@ -170,10 +170,10 @@ static void *sampler_main(void *arg)
 		base += period;
 		now = clock_now_ns();
 		if (now > base + CATCH_UP_PERIODS * period) {
-			/* Behind by more than a period or two (the machine is
-			 * overloaded): skip ahead.  Catching up would fire a burst of
-			 * back-to-back ticks that all see the same instant and
-			 * over-count whatever ran during the delay. */
+			/* A short delay is caught up: the late ticks fire back to
+			 * back and together weigh what one sample spanning the delay
+			 * should.  Far behind (the machine is overloaded) we skip
+			 * ahead, so a burst never outweighs a few periods. */
 			atomic_fetch_add_explicit(&s->stats.late, 1, memory_order_relaxed);
 			base = now;
 		}

@@ -811,15 +811,15 @@ static bool frame_to_record(struct py_reader *r, struct thread_slot *t,
 	const struct py_offsets *o = r->o;
 	uint64_t code_addr = rd64(fb, o->if_code);
 	uint64_t instr = rd64(fb, o->if_instr);
-	int64_t off = (int64_t)instr - (int64_t)(code_addr + o->co_code_adaptive);
+	int64_t off;
 	struct py_code *c;
 
-	if (o->code_tagged) {
+	if (o->code_tagged)
 		code_addr &= ~(uint64_t)7;
-		off = (int64_t)instr - (int64_t)(code_addr + o->co_code_adaptive);
-	}
-	if (!plausible_ptr(code_addr))
+	if (!plausible_ptr(code_addr) || !plausible_ptr(instr & ~(uint64_t)7))
 		return false;
+	/* Both are below 2^47 here, so the difference cannot overflow. */
+	off = (int64_t)instr - (int64_t)(code_addr + o->co_code_adaptive);
 	c = code_lookup(r, (uintptr_t)code_addr);
 	/* An offset past the cached code's end: the address now holds
 	 * another code object. */

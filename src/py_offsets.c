@@ -5,6 +5,7 @@
 #include "py_offsets.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* Values from offsetof() over each version's headers (Py_BUILD_CORE),
  * checked against live interpreters; see docs/architecture.md. Common to
@@ -65,7 +66,150 @@ static const struct py_offsets v3_13 = {
 	.chunk_size = 8, .chunk_data = 24,
 };
 
-static const struct py_offsets *const tables[] = { &v3_11, &v3_12, &v3_13 };
+/* 3.14 and 3.15: values as their own _Py_DebugOffsets report them (3.14.10,
+ * 3.15.2); used as they are only where the table has no entry.  f_executable
+ * is a tagged _PyStackRef from 3.14 on. */
+static const struct py_offsets v3_14 = {
+	.minor = 14,
+	.rt_interp_head = 808,
+	.is_next = 7272, .is_threads_head = 7344,
+	.ts_next = 8, .ts_interp = 16,
+	.ts_cframe = 0, .cf_current_frame = 0, .ts_current_frame = 72,
+	.ts_native_tid = 160,
+	.ts_datastack_chunk = 232, .ts_datastack_top = 240,
+	.ts_read_size = 256,
+	.if_code = 0, .if_previous = 8, .if_instr = 56, .if_owner = 74,
+	.if_size = 80, .owner_not_python = 3, .code_tagged = true,
+	.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136,
+	.co_firstlineno = 68, .co_code_adaptive = 208,
+	.str_length = 16, .str_state = 32, .str_ascii_data = 40, .str_compact_data = 56,
+	.bytes_size = 16, .bytes_data = 32,
+	.chunk_size = 8, .chunk_data = 24,
+};
+
+static const struct py_offsets v3_15 = {
+	.minor = 15,
+	.rt_interp_head = 936,
+	.is_next = 7264, .is_threads_head = 7336,
+	.ts_next = 8, .ts_interp = 16,
+	.ts_cframe = 0, .cf_current_frame = 0, .ts_current_frame = 72,
+	.ts_native_tid = 184,
+	.ts_datastack_chunk = 256, .ts_datastack_top = 264,
+	.ts_read_size = 280,
+	.if_code = 0, .if_previous = 8, .if_instr = 56, .if_owner = 74,
+	.if_size = 80, .owner_not_python = 3, .code_tagged = true,
+	.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136,
+	.co_firstlineno = 68, .co_code_adaptive = 208,
+	.str_length = 16, .str_state = 32, .str_ascii_data = 40, .str_compact_data = 56,
+	.bytes_size = 16, .bytes_data = 32,
+	.chunk_size = 8, .chunk_data = 24,
+};
+
+static const struct py_offsets *const tables[] = { &v3_11, &v3_12, &v3_13, &v3_14, &v3_15 };
+
+/* Where, inside _Py_DebugOffsets, each minor version keeps the entries
+ * pytop uses (byte offsets into the table; the table grew between 3.13,
+ * 3.14 and 3.15).  0 = no such entry. */
+struct debug_layout {
+	unsigned minor;
+	uint32_t rt_size, interp_head, is_next, is_threads_head;
+	uint32_t ts_next, ts_interp, ts_current_frame, ts_native_tid, ts_chunk;
+	uint32_t if_size, if_previous, if_code, if_instr, if_localsplus, if_owner;
+	uint32_t co_filename, co_name, co_qualname, co_linetable, co_firstlineno, co_code;
+	uint32_t str_state, str_length, str_ascii_size;
+	uint32_t bytes_size, bytes_data;
+	uint32_t table_size;
+};
+
+static const struct debug_layout layouts[] = {
+	{ .minor = 13, .rt_size = 24, .interp_head = 40, .is_next = 64, .is_threads_head = 72,
+	  .ts_next = 168, .ts_interp = 176, .ts_current_frame = 184, .ts_native_tid = 200,
+	  .ts_chunk = 208, .if_size = 224, .if_previous = 232, .if_code = 240, .if_instr = 248,
+	  .if_localsplus = 256, .if_owner = 264, .co_filename = 280, .co_name = 288,
+	  .co_qualname = 296, .co_linetable = 304, .co_firstlineno = 312, .co_code = 344,
+	  .bytes_size = 520, .bytes_data = 528,
+	  .str_state = 544, .str_length = 552, .str_ascii_size = 560, .table_size = 584 },
+	{ .minor = 14, .rt_size = 24, .interp_head = 40, .is_next = 64, .is_threads_head = 72,
+	  .ts_next = 192, .ts_interp = 200, .ts_current_frame = 208, .ts_native_tid = 224,
+	  .ts_chunk = 232, .if_size = 248, .if_previous = 256, .if_code = 264, .if_instr = 272,
+	  .if_localsplus = 280, .if_owner = 288, .co_filename = 320, .co_name = 328,
+	  .co_qualname = 336, .co_linetable = 344, .co_firstlineno = 352, .co_code = 384,
+	  .bytes_size = 600, .bytes_data = 608,
+	  .str_state = 624, .str_length = 632, .str_ascii_size = 640, .table_size = 760 },
+	{ .minor = 15, .rt_size = 24, .interp_head = 40, .is_next = 64, .is_threads_head = 72,
+	  .ts_next = 192, .ts_interp = 200, .ts_current_frame = 208, .ts_native_tid = 248,
+	  .ts_chunk = 256, .if_size = 312, .if_previous = 320, .if_code = 328, .if_instr = 336,
+	  .if_localsplus = 344, .if_owner = 352, .co_filename = 384, .co_name = 392,
+	  .co_qualname = 400, .co_linetable = 408, .co_firstlineno = 416, .co_code = 448,
+	  .table_size = 880 },
+};
+
+static uint64_t word(const uint8_t *t, uint32_t at)
+{
+	uint64_t v;
+
+	memcpy(&v, t + at, sizeof(v));
+	return v;
+}
+
+/* Take entry `at` of the table into *field if present and sane. */
+static void take(const uint8_t *t, uint32_t at, uint32_t *field, uint64_t limit)
+{
+	uint64_t v;
+
+	if (at == 0)
+		return;
+	v = word(t, at);
+	if (v < limit)
+		*field = (uint32_t)v;
+}
+
+int py_offsets_from_debug(const uint8_t *t, size_t len, unsigned minor, struct py_offsets *out)
+{
+	const struct py_offsets *base = py_offsets_for(3, minor);
+	const struct debug_layout *l = NULL;
+	uint32_t end;
+
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		if (layouts[i].minor == minor)
+			l = &layouts[i];
+	if (base == NULL || l == NULL || len < l->table_size || memcmp(t, "xdebugpy", 8) != 0)
+		return -1;
+	*out = *base;
+	take(t, l->interp_head, &out->rt_interp_head, 1u << 20);
+	take(t, l->is_next, &out->is_next, 1u << 20);
+	take(t, l->is_threads_head, &out->is_threads_head, 1u << 20);
+	take(t, l->ts_next, &out->ts_next, 4096);
+	take(t, l->ts_interp, &out->ts_interp, 4096);
+	take(t, l->ts_current_frame, &out->ts_current_frame, 4096);
+	take(t, l->ts_native_tid, &out->ts_native_tid, 4096);
+	take(t, l->ts_chunk, &out->ts_datastack_chunk, 4096);
+	out->ts_datastack_top = out->ts_datastack_chunk + 8; /* chunk, top, limit */
+	take(t, l->if_previous, &out->if_previous, 256);
+	take(t, l->if_code, &out->if_code, 256);
+	take(t, l->if_instr, &out->if_instr, 256);
+	take(t, l->if_owner, &out->if_owner, 256);
+	take(t, l->if_localsplus, &out->if_size, 256);
+	take(t, l->co_filename, &out->co_filename, 1024);
+	take(t, l->co_name, &out->co_name, 1024);
+	take(t, l->co_qualname, &out->co_qualname, 1024);
+	take(t, l->co_linetable, &out->co_linetable, 1024);
+	take(t, l->co_firstlineno, &out->co_firstlineno, 1024);
+	take(t, l->co_code, &out->co_code_adaptive, 1024);
+	take(t, l->str_state, &out->str_state, 256);
+	take(t, l->str_length, &out->str_length, 256);
+	take(t, l->str_ascii_size, &out->str_ascii_data, 256);
+	if (l->str_ascii_size)
+		out->str_compact_data = out->str_ascii_data + 16; /* utf8_length, utf8 */
+	take(t, l->bytes_size, &out->bytes_size, 256);
+	take(t, l->bytes_data, &out->bytes_data, 256);
+	end = out->ts_native_tid > out->ts_datastack_top ? out->ts_native_tid : out->ts_datastack_top;
+	if (out->ts_current_frame > end)
+		end = out->ts_current_frame;
+	out->ts_read_size = end + 8;
+	return out->ts_read_size <= 512 && out->if_size <= 120 &&
+	       out->co_code_adaptive <= 256 ? 0 : -1;
+}
 
 const struct py_offsets *py_offsets_for(unsigned major, unsigned minor)
 {
@@ -84,5 +228,5 @@ const struct py_offsets *py_offsets_at(size_t i)
 
 const char *py_offsets_supported(void)
 {
-	return "CPython 3.11, 3.12 and 3.13";
+	return "CPython 3.11 to 3.15";
 }

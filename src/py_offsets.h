@@ -53,6 +53,13 @@ struct py_offsets {
 
 /* The table for CPython 3.<minor>, or NULL when unsupported. */
 const struct py_offsets *py_offsets_for(unsigned major, unsigned minor);
+/* CPython 3.13+ describes its own layout in _Py_DebugOffsets at the start of
+ * _PyRuntime.  Fill *out from the table `t` (len bytes read from the target)
+ * for 3.<minor>: entries the table has override the built-in ones.  -1 if
+ * the table is not one this build understands (cookie, minor, size). */
+int py_offsets_from_debug(const uint8_t *t, size_t len, unsigned minor,
+                          struct py_offsets *out);
+
 /* The i-th built-in table (i from 0), NULL past the last: for tests that
  * cover every supported version. */
 const struct py_offsets *py_offsets_at(size_t i);

@@ -943,7 +943,9 @@ struct py_reader *py_reader_new(pid_t pid, const struct py_runtime *rt)
 		return NULL;
 	r->pid = pid;
 	r->rt = *rt;
-	r->o = rt->off;
+	r->rt.offsets = *rt->off; /* own copy: rt may be a temporary */
+	r->rt.off = &r->rt.offsets;
+	r->o = r->rt.off;
 	r->threads = calloc(MAX_THREADS, sizeof(*r->threads));
 	r->checks = calloc(MAX_CHECKS, sizeof(*r->checks));
 	r->arena_cap = 8u << 20;

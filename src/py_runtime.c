@@ -56,12 +56,53 @@ static int inspect(pid_t pid, const struct candidate *c, struct elf_info *info)
 	return elf_read_info(path, info);
 }
 
+/* 3.13+: the interpreter describes its own layout at the start of
+ * _PyRuntime.  Check that it is the table we expect (cookie, version, not
+ * a free-threaded build) and take the offsets from it. */
+static int read_debug_offsets(pid_t pid, const struct candidate *c,
+                              struct py_runtime *out, struct pytop_error *err)
+{
+	uint8_t table[1024];
+	uint64_t version, free_threaded;
+
+	if (remote_read(pid, out->runtime, table, sizeof(table)) != 0) {
+		error_set(err, PYTOP_ERR_NO_PROCESS, "process %d exited", (int)pid);
+		return -1;
+	}
+	memcpy(&version, table + 8, 8);
+	memcpy(&free_threaded, table + 16, 8);
+	if (memcmp(table, "xdebugpy", 8) != 0 || version != out->version_hex) {
+		error_set(err, PYTOP_ERR_UNSUPPORTED,
+		          "process %d runs Python %s (%s) whose _Py_DebugOffsets table is missing "
+		          "or does not match its version; supported: %s",
+		          (int)pid, out->version, c->path, py_offsets_supported());
+		return -1;
+	}
+	if (free_threaded != 0) {
+		error_set(err, PYTOP_ERR_UNSUPPORTED,
+		          "process %d runs a free-threaded Python %s (%s), which this build cannot "
+		          "read yet; supported: %s with the GIL", (int)pid, out->version, c->path,
+		          py_offsets_supported());
+		return -1;
+	}
+	if (py_offsets_from_debug(table, sizeof(table), out->offsets.minor, &out->offsets) != 0) {
+		error_set(err, PYTOP_ERR_UNSUPPORTED,
+		          "process %d runs Python %s (%s) with a _Py_DebugOffsets layout this build "
+		          "does not understand; supported: %s", (int)pid, out->version, c->path,
+		          py_offsets_supported());
+		return -1;
+	}
+	out->debug_offsets = true;
+	return 0;
+}
+
 static int fill_version(pid_t pid, const struct candidate *c,
                         const struct elf_info *info, uintptr_t bias,
                         struct py_runtime *out, struct pytop_error *err)
 {
 	uint64_t hex = 0;
 	unsigned minor;
+	const struct py_offsets *base;
 
 	if (info->py_version == 0) {
 		/* Py_Version exists from 3.11 on: without it, it is older. */
@@ -85,14 +126,16 @@ static int fill_version(pid_t pid, const struct candidate *c,
 	}
 	out->version_hex = (uint32_t)hex;
 	version_string(out->version_hex, out->version, sizeof(out->version));
-	out->off = py_offsets_for(out->version_hex >> 24, (out->version_hex >> 16) & 0xff);
-	if (out->off == NULL) {
+	base = py_offsets_for(out->version_hex >> 24, (out->version_hex >> 16) & 0xff);
+	if (base == NULL) {
 		error_set(err, PYTOP_ERR_UNSUPPORTED,
 		          "process %d runs Python %s (%s), which this build cannot read; supported: %s",
 		          (int)pid, out->version, c->path, py_offsets_supported());
 		return -1;
 	}
-	return 0;
+	out->offsets = *base;
+	out->off = &out->offsets;
+	return base->minor >= 13 ? read_debug_offsets(pid, c, out, err) : 0;
 }
 
 static int try_candidate(pid_t pid, const struct candidate *c,

@@ -6,6 +6,7 @@
 #define PYTOP_PY_RUNTIME_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -18,7 +19,9 @@ struct py_runtime {
 	uint32_t version_hex;         /* PY_VERSION_HEX */
 	char version[16];             /* "3.11.2" */
 	char object[PATH_MAX];        /* the file that exports _PyRuntime */
-	const struct py_offsets *off; /* borrowed, static */
+	bool debug_offsets;           /* layout read from _Py_DebugOffsets */
+	struct py_offsets offsets;    /* the layout of this interpreter */
+	const struct py_offsets *off; /* == &offsets (copies must re-point it) */
 };
 
 /* Locate the runtime of process pid.  On failure fills *err: no such

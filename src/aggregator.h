@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "snapshot.h"
 
@@ -49,6 +50,11 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len);
  * out held (free it first with snapshot_free); on OOM an array is NULL with
  * count 0. */
 void aggregator_snapshot(struct aggregator *a, struct snapshot *out);
+
+/* Restrict the funcs/lines of later snapshots to thread tid (0 = all).
+ * Per-thread counts are kept from the start, so the filter applies to the
+ * whole history at once. */
+void aggregator_filter_thread(struct aggregator *a, pid_t tid);
 
 /* Forget all counts and threads; code definitions and strings are kept,
  * and so are thread names (REC_THREAD is sent once per thread, so a thread

@@ -20,6 +20,7 @@ struct thread_fd {
 
 struct proc_threads {
 	pid_t pid;
+	uint64_t ns_per_tick; /* 1e9 / sysconf(_SC_CLK_TCK) */
 	struct thread_fd *v; /* owned */
 	size_t n, cap;
 };
@@ -28,8 +29,12 @@ struct proc_threads *proc_threads_new(pid_t pid)
 {
 	struct proc_threads *pt = calloc(1, sizeof(*pt));
 
-	if (pt != NULL)
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (pt != NULL) {
 		pt->pid = pid;
+		pt->ns_per_tick = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
+	}
 	return pt;
 }
 
@@ -70,25 +75,33 @@ static struct thread_fd *lookup(struct proc_threads *pt, pid_t tid)
 	return &pt->v[pt->n++];
 }
 
-char proc_threads_state(struct proc_threads *pt, pid_t tid)
+void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
 {
 	struct thread_fd *t = lookup(pt, tid);
 	char buf[512];
 	ssize_t n;
 	char *paren;
+	unsigned long long utime, stime;
 
+	*out = (struct proc_thread_stat){ 0 };
 	if (t == NULL)
-		return 0;
+		return;
 	t->touched = true;
 	n = pread(t->fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
-		return 0;
+		return;
 	buf[n] = '\0';
-	/* comm may contain spaces and parentheses: the state follows the last ')'. */
+	/* comm may contain spaces and parentheses: the fields follow the
+	 * last ')'.  utime and stime are fields 14 and 15. */
 	paren = strrchr(buf, ')');
 	if (paren == NULL || paren[1] != ' ' || paren[2] == '\0')
-		return 0;
-	return paren[2];
+		return;
+	out->state = paren[2];
+	if (sscanf(paren + 3, " %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+	           &utime, &stime) == 2) {
+		out->utime_ns = utime * pt->ns_per_tick;
+		out->stime_ns = stime * pt->ns_per_tick;
+	}
 }
 
 void proc_threads_sweep(struct proc_threads *pt)

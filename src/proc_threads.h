@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct proc_threads;
@@ -13,9 +14,14 @@ struct proc_threads;
 struct proc_threads *proc_threads_new(pid_t pid);
 void proc_threads_free(struct proc_threads *pt);
 
-/* Scheduler state letter of thread tid ('R', 'S', 'D', ...), or 0 when the
- * thread is gone or unreadable. */
-char proc_threads_state(struct proc_threads *pt, pid_t tid);
+struct proc_thread_stat {
+	char state;        /* 'R', 'S', 'D', ...; 0 when gone or unreadable */
+	uint64_t utime_ns; /* user CPU time (clock-tick resolution) */
+	uint64_t stime_ns; /* system CPU time */
+};
+
+/* Read thread tid's /proc stat: one pread on a kept descriptor. */
+void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out);
 
 /* The thread's OS name (comm), NUL-terminated, "" when unknown. */
 void proc_threads_name(pid_t pid, pid_t tid, char name[16]);

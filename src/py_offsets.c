@@ -14,6 +14,7 @@
  * PyASCIIObject length/state at 16/32. */
 static const struct py_offsets v3_11 = {
 	.minor = 11,
+	.gil_in_runtime = true, .gil_holder = 368,
 	.rt_interp_head = 40,
 	.is_next = 0, .is_threads_head = 16,
 	.ts_next = 8, .ts_interp = 16,
@@ -32,6 +33,7 @@ static const struct py_offsets v3_11 = {
 
 static const struct py_offsets v3_12 = {
 	.minor = 12,
+	.gil_holder = 1048,
 	.rt_interp_head = 40,
 	.is_next = 0, .is_threads_head = 72,
 	.ts_next = 8, .ts_interp = 16,
@@ -50,6 +52,7 @@ static const struct py_offsets v3_12 = {
 
 static const struct py_offsets v3_13 = {
 	.minor = 13,
+	.gil_holder = 7760,
 	.rt_interp_head = 632,
 	.is_next = 7264, .is_threads_head = 7344,
 	.ts_next = 8, .ts_interp = 16,
@@ -71,6 +74,7 @@ static const struct py_offsets v3_13 = {
  * is a tagged _PyStackRef from 3.14 on. */
 static const struct py_offsets v3_14 = {
 	.minor = 14,
+	.gil_holder = 7792,
 	.rt_interp_head = 808,
 	.is_next = 7272, .is_threads_head = 7344,
 	.ts_next = 8, .ts_interp = 16,
@@ -89,6 +93,7 @@ static const struct py_offsets v3_14 = {
 
 static const struct py_offsets v3_15 = {
 	.minor = 15,
+	.gil_holder = 7744, .ts_gil_requested = 40,
 	.rt_interp_head = 936,
 	.is_next = 7264, .is_threads_head = 7336,
 	.ts_next = 8, .ts_interp = 16,
@@ -118,6 +123,7 @@ struct debug_layout {
 	uint32_t co_filename, co_name, co_qualname, co_linetable, co_firstlineno, co_code;
 	uint32_t str_state, str_length, str_ascii_size;
 	uint32_t bytes_size, bytes_data;
+	uint32_t gil_holder, ts_gil_requested;
 	uint32_t table_size;
 };
 
@@ -128,20 +134,22 @@ static const struct debug_layout layouts[] = {
 	  .if_localsplus = 256, .if_owner = 264, .co_filename = 280, .co_name = 288,
 	  .co_qualname = 296, .co_linetable = 304, .co_firstlineno = 312, .co_code = 344,
 	  .bytes_size = 520, .bytes_data = 528,
-	  .str_state = 544, .str_length = 552, .str_ascii_size = 560, .table_size = 584 },
+	  .str_state = 544, .str_length = 552, .str_ascii_size = 560,
+	  .gil_holder = 144, .table_size = 584 },
 	{ .minor = 14, .rt_size = 24, .interp_head = 40, .is_next = 64, .is_threads_head = 72,
 	  .ts_next = 192, .ts_interp = 200, .ts_current_frame = 208, .ts_native_tid = 224,
 	  .ts_chunk = 232, .if_size = 248, .if_previous = 256, .if_code = 264, .if_instr = 272,
 	  .if_localsplus = 280, .if_owner = 288, .co_filename = 320, .co_name = 328,
 	  .co_qualname = 336, .co_linetable = 344, .co_firstlineno = 352, .co_code = 384,
 	  .bytes_size = 600, .bytes_data = 608,
-	  .str_state = 624, .str_length = 632, .str_ascii_size = 640, .table_size = 760 },
+	  .str_state = 624, .str_length = 632, .str_ascii_size = 640,
+	  .gil_holder = 152, .table_size = 760 },
 	{ .minor = 15, .rt_size = 24, .interp_head = 40, .is_next = 64, .is_threads_head = 72,
 	  .ts_next = 192, .ts_interp = 200, .ts_current_frame = 208, .ts_native_tid = 248,
 	  .ts_chunk = 256, .if_size = 312, .if_previous = 320, .if_code = 328, .if_instr = 336,
 	  .if_localsplus = 344, .if_owner = 352, .co_filename = 384, .co_name = 392,
 	  .co_qualname = 400, .co_linetable = 408, .co_firstlineno = 416, .co_code = 448,
-	  .table_size = 880 },
+	  .gil_holder = 152, .ts_gil_requested = 280, .table_size = 880 },
 };
 
 static uint64_t word(const uint8_t *t, uint32_t at)
@@ -203,9 +211,13 @@ int py_offsets_from_debug(const uint8_t *t, size_t len, unsigned minor, struct p
 		out->str_compact_data = out->str_ascii_data + 16; /* utf8_length, utf8 */
 	take(t, l->bytes_size, &out->bytes_size, 256);
 	take(t, l->bytes_data, &out->bytes_data, 256);
+	take(t, l->gil_holder, &out->gil_holder, 1u << 20);
+	take(t, l->ts_gil_requested, &out->ts_gil_requested, 4096);
 	end = out->ts_native_tid > out->ts_datastack_top ? out->ts_native_tid : out->ts_datastack_top;
 	if (out->ts_current_frame > end)
 		end = out->ts_current_frame;
+	if (out->ts_gil_requested > end)
+		end = out->ts_gil_requested;
 	out->ts_read_size = end + 8;
 	return out->ts_read_size <= 512 && out->if_size <= 120 &&
 	       out->co_code_adaptive <= 256 ? 0 : -1;

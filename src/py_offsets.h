@@ -47,6 +47,13 @@ struct py_offsets {
 	uint32_t bytes_size;        /* PyBytesObject.ob_size */
 	uint32_t bytes_data;        /* PyBytesObject.ob_sval */
 
+	/* The GIL: last_holder (a PyThreadState *) at gil_holder and the int
+	 * `locked` 8 bytes after it, relative to _PyRuntime (3.11) or to the
+	 * interpreter (3.12+); last_holder is stale unless locked. */
+	bool gil_in_runtime;
+	uint32_t gil_holder;
+	uint32_t ts_gil_requested;  /* PyThreadState.gil_requested (3.15+); 0 = none */
+
 	uint32_t chunk_size;        /* _PyStackChunk.size */
 	uint32_t chunk_data;        /* _PyStackChunk.data */
 };

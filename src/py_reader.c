@@ -101,6 +101,7 @@ struct py_reader {
 	size_t map_cap; /* power of two */
 
 	uint64_t tick;               /* ticks sampled so far */
+	uint64_t gil[2];             /* last_holder, locked (low 32 bits) */
 	struct code_check *checks;   /* owned, MAX_CHECKS: this tick's code checks */
 	size_t nchecks;
 
@@ -417,6 +418,13 @@ static int gone(void)
 	return errno == ESRCH || errno == EPERM ? -1 : 0;
 }
 
+static uintptr_t gil_address(const struct py_reader *r)
+{
+	uintptr_t base = r->o->gil_in_runtime ? r->rt.runtime : r->interps[0];
+
+	return r->ninterps > 0 ? base + r->o->gil_holder : 0;
+}
+
 /* Walk interpreters and their thread lists one pointer at a time.  Used on
  * the first tick and whenever the cached list no longer matches. */
 static int walk_threads(struct py_reader *r)
@@ -446,6 +454,8 @@ static int walk_threads(struct py_reader *r)
 		}
 		interp = next;
 	}
+	if (remote_read(r->pid, gil_address(r), r->gil, sizeof(r->gil)) != 0)
+		memset(r->gil, 0, sizeof(r->gil));
 	return 0;
 }
 
@@ -546,7 +556,7 @@ static void apply_checks(struct py_reader *r)
 static int refresh_threads(struct py_reader *r)
 {
 	const struct py_offsets *o = r->o;
-	enum { MAXV = 1 + 2 * MAX_INTERPS + (3 + MAX_EXTRA) * MAX_THREADS + MAX_CHECKS };
+	enum { MAXV = 2 + 2 * MAX_INTERPS + (3 + MAX_EXTRA) * MAX_THREADS + MAX_CHECKS };
 	struct iovec local[MAXV], remote[MAXV];
 	bool *spec_of[MAXV];
 	bool spec_arrived[MAXV] = { false };
@@ -558,6 +568,8 @@ static int refresh_threads(struct py_reader *r)
 		return 0;
 	local[n] = (struct iovec){ &head, 8 };
 	remote[n++] = (struct iovec){ (void *)(r->rt.runtime + o->rt_interp_head), 8 };
+	local[n] = (struct iovec){ r->gil, sizeof(r->gil) };
+	remote[n++] = (struct iovec){ (void *)gil_address(r), sizeof(r->gil) };
 	for (size_t i = 0; i < r->ninterps; i++) {
 		local[n] = (struct iovec){ &links[i][0], 8 };
 		remote[n++] = (struct iovec){ (void *)(r->interps[i] + o->is_threads_head), 8 };
@@ -977,6 +989,8 @@ void py_reader_free(struct py_reader *r)
 /* Decide per thread whether to sample it; fill the per-thread header. */
 static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
 {
+	struct proc_thread_stat st;
+
 	for (size_t i = 0; i < r->nthreads; i++) {
 		struct thread_slot *t = &r->threads[i];
 		int32_t tid = (int32_t)rd64(t->buf, r->o->ts_native_tid);
@@ -985,9 +999,16 @@ static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
 		                                    .frames = t->frames };
 		if (tid <= 0) /* never bound to an OS thread */
 			continue;
-		t->out.state = proc_threads_state(pt, tid);
-		if (t->out.state == 'R')
+		proc_threads_read(pt, tid, &st);
+		t->out.state = st.state;
+		t->out.utime_ns = st.utime_ns;
+		t->out.stime_ns = st.stime_ns;
+		if (st.state == 'R')
 			t->out.flags |= SAMPLE_RUNNING;
+		if ((uint32_t)r->gil[1] != 0 && r->gil[0] == t->tstate)
+			t->out.flags |= SAMPLE_HAS_GIL;
+		if (r->o->ts_gil_requested && rd32(t->buf, r->o->ts_gil_requested) != 0)
+			t->out.flags |= SAMPLE_GIL_WAIT;
 		if (t->frames == NULL)
 			t->frames = malloc(PY_READER_MAX_FRAMES * sizeof(*t->frames));
 		t->out.frames = t->frames;

@@ -55,6 +55,7 @@ struct py_thread_sample {
 	pid_t tid;
 	uintptr_t tstate;
 	char state;            /* /proc scheduler state letter, 0 unknown */
+	uint64_t utime_ns, stime_ns; /* the thread's CPU time so far */
 	enum py_thread_status status;
 	uint16_t flags;        /* enum rec_sample_flags */
 	uint32_t nframes;

@@ -19,6 +19,7 @@ enum rec_type {
 	REC_CODE_DEF = 1, /* a code object seen for the first time */
 	REC_SAMPLE = 2,   /* one thread's Python stack at one tick */
 	REC_THREAD = 3,   /* a thread appeared or changed its name */
+	REC_THREADS = 4,  /* every Python thread's state, ~10 times a second */
 };
 
 struct rec_header {
@@ -48,7 +49,8 @@ struct rec_frame {
 enum rec_sample_flags {
 	SAMPLE_RUNNING = 1u << 0,   /* thread was on a CPU ("R") */
 	SAMPLE_TRUNCATED = 1u << 1, /* stack deeper than the sampler's limit */
-	SAMPLE_HAS_GIL = 1u << 2,   /* thread held the GIL (when known) */
+	SAMPLE_HAS_GIL = 1u << 2,   /* thread held the GIL */
+	SAMPLE_GIL_WAIT = 1u << 3,  /* thread asked for the GIL (3.15+ only) */
 };
 
 /* Followed by nframes struct rec_frame, innermost (leaf) first. */
@@ -70,6 +72,27 @@ struct rec_thread {
 	int32_t tid;
 	uint32_t pad;
 	char name[16]; /* NUL-terminated */
+};
+
+/* One thread in a REC_THREADS record. */
+struct rec_thread_state {
+	int32_t tid;
+	char state;        /* /proc scheduler state letter: R S D T Z ..., 0 unknown */
+	uint8_t flags;     /* SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT */
+	uint16_t pad;
+	uint64_t utime_ns; /* user CPU time since the thread started */
+	uint64_t stime_ns; /* system CPU time since the thread started */
+};
+
+/* Every Python thread at one tick, followed by nthreads entries.  Sent
+ * every ~100 ms, so per-thread CPU and state need no per-sample work on
+ * the consumer side. */
+struct rec_threads {
+	struct rec_header h;
+	uint64_t time_ns;
+	uint32_t nthreads;
+	uint32_t pad;
+	struct rec_thread_state threads[];
 };
 
 #define REC_ALIGN(n) (((n) + 7u) & ~7u)

@@ -17,6 +17,7 @@
 
 #define MAX_SEEN_TIDS 4096
 #define CATCH_UP_PERIODS 10
+#define THREADS_EVERY_NS 100000000ull /* REC_THREADS period */
 
 struct sampler {
 	struct sampler_config cfg;
@@ -29,6 +30,7 @@ struct sampler {
 	struct proc_threads *threads;
 	uint8_t *buf;          /* record scratch, owned */
 	size_t buf_cap;
+	uint64_t threads_due;  /* when the next REC_THREADS is due */
 	pid_t seen[MAX_SEEN_TIDS];
 	size_t nseen;
 	uint64_t rng;
@@ -122,12 +124,38 @@ static void push_sample(struct sampler *s, const struct py_thread_sample *t,
 		atomic_fetch_add_explicit(&s->stats.samples, 1, memory_order_relaxed);
 }
 
+/* Every thread's state and CPU time, a few times a second: enough for
+ * the threads panel, cheap for the ring. */
+static void push_thread_states(struct sampler *s, int n, uint64_t now)
+{
+	struct rec_threads *r = (struct rec_threads *)s->buf;
+	size_t size = sizeof(*r) + (size_t)n * sizeof(struct rec_thread_state);
+
+	if (now < s->threads_due || n <= 0 || size > s->buf_cap)
+		return;
+	s->threads_due = now + THREADS_EVERY_NS;
+	*r = (struct rec_threads){
+		.h = { REC_THREADS, (uint32_t)size }, .time_ns = now, .nthreads = (uint32_t)n,
+	};
+	for (int i = 0; i < n; i++) {
+		const struct py_thread_sample *t = py_reader_thread(s->reader, (size_t)i);
+
+		r->threads[i] = (struct rec_thread_state){
+			.tid = t->tid, .state = t->state,
+			.flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT)),
+			.utime_ns = t->utime_ns, .stime_ns = t->stime_ns,
+		};
+	}
+	ring_push(s->cfg.ring, r, size);
+}
+
 /* One tick: returns false when the target is gone. */
 static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 {
 	uint64_t cpu0 = clock_thread_cpu_ns();
 	int n = py_reader_sample(s->reader, s->threads, s->cfg.idle);
 	int running = 0;
+	bool gil = false;
 	uint64_t errors = 0;
 
 	for (int i = 0; i < n; i++) {
@@ -135,6 +163,8 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 
 		if (t->flags & SAMPLE_RUNNING)
 			running++;
+		if (t->flags & SAMPLE_HAS_GIL)
+			gil = true;
 		if (t->status == PY_THREAD_ERROR)
 			errors++;
 		if (t->status != PY_THREAD_OK)
@@ -142,6 +172,9 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 		announce_thread(s, t->tid);
 		push_sample(s, t, now, interval);
 	}
+	push_thread_states(s, n, now);
+	atomic_fetch_add_explicit(&s->stats.gil_ticks, gil, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.active_ticks, running > 0, memory_order_relaxed);
 	atomic_store_explicit(&s->stats.threads_total, n < 0 ? 0 : n, memory_order_relaxed);
 	atomic_store_explicit(&s->stats.threads_running, running, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->stats.errors, errors, memory_order_relaxed);

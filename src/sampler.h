@@ -20,6 +20,8 @@ struct sampler_stats {
 	atomic_uint_fast64_t errors;    /* thread samples that were torn/unreadable */
 	atomic_uint_fast64_t work_ns;   /* sampler thread CPU time spent reading */
 	atomic_uint_fast64_t late;      /* ticks that started a whole period late */
+	atomic_uint_fast64_t gil_ticks;    /* ticks at which some thread held the GIL */
+	atomic_uint_fast64_t active_ticks; /* ticks at which some thread was on a CPU */
 	atomic_int threads_total;       /* Python threads at the last tick */
 	atomic_int threads_running;     /* ... of which on a CPU */
 	atomic_bool finished;           /* the target is gone; thread exited */

@@ -22,7 +22,7 @@
 
 /* Figures at the start of the current refresh window. */
 struct window_mark {
-	uint64_t wall_ns, cpu_ns, ticks, work_ns;
+	uint64_t wall_ns, cpu_ns, ticks, work_ns, gil_ticks, active_ticks;
 };
 
 struct session {
@@ -36,6 +36,7 @@ struct session {
 	size_t rec_cap;
 	uint64_t start_ns;
 	struct window_mark mark;
+	pid_t thread_filter;        /* 0 = all threads */
 };
 
 static struct window_mark take_mark(const struct session *s)
@@ -47,6 +48,8 @@ static struct window_mark take_mark(const struct session *s)
 		.cpu_ns = clock_process_cpu_ns(),
 		.ticks = atomic_load(&st->ticks),
 		.work_ns = atomic_load(&st->work_ns),
+		.gil_ticks = atomic_load(&st->gil_ticks),
+		.active_ticks = atomic_load(&st->active_ticks),
 	};
 }
 
@@ -95,6 +98,9 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->sample_work_us = dticks
 		? (double)(now->work_ns - s->mark.work_ns) / 1e3 / (double)dticks : 0;
 	out->idle_mode = s->opts->idle;
+	out->gil_held_pct = dticks ? 100.0 * (double)(now->gil_ticks - s->mark.gil_ticks) / (double)dticks : 0;
+	out->active_pct = dticks ? 100.0 * (double)(now->active_ticks - s->mark.active_ticks) / (double)dticks : 0;
+	out->thread_filter = s->thread_filter;
 }
 
 static void session_take(void *ctx, struct snapshot *out)
@@ -117,10 +123,19 @@ static void session_reset(void *ctx)
 	aggregator_reset(s->agg);
 }
 
+static void session_filter_thread(void *ctx, pid_t tid)
+{
+	struct session *s = ctx;
+
+	s->thread_filter = tid;
+	aggregator_filter_thread(s->agg, tid);
+}
+
 struct snapshot_source session_source(struct session *s)
 {
 	return (struct snapshot_source){
 		.ctx = s, .poll = session_poll, .take = session_take, .reset = session_reset,
+		.filter_thread = session_filter_thread,
 	};
 }
 

@@ -38,6 +38,15 @@ struct snap_line {
 	struct snap_counts c;
 };
 
+enum snap_thread_state {
+	THREAD_UNKNOWN = 0,
+	THREAD_RUNNING_GIL,   /* on a CPU, holding the GIL: running Python */
+	THREAD_RUNNING,       /* on a CPU without the GIL: native code */
+	THREAD_GIL_WAIT,      /* off CPU, asked for the GIL (3.15+) */
+	THREAD_IDLE,          /* off CPU: sleeping, I/O, lock */
+	THREAD_GONE,          /* no longer in the interpreter's thread list */
+};
+
 struct snap_thread {
 	pid_t tid;
 	const char *name;   /* OS thread name, "" if unknown */
@@ -45,6 +54,10 @@ struct snap_thread {
 	uint64_t samples_win;
 	bool running;       /* in the last sample seen */
 	const char *top_func; /* leaf function of its last sample, or "" */
+	enum snap_thread_state state; /* at the last REC_THREADS */
+	char os_state;      /* /proc state letter, 0 unknown */
+	double cpu_user_pct, cpu_sys_pct; /* over the last window, % of one CPU */
+	double gil_pct;     /* share of the window's thread reports holding the GIL */
 };
 
 struct snapshot {
@@ -69,6 +82,9 @@ struct snapshot {
 	double pytop_cpu_pct;     /* pytop's own CPU over the last window */
 	double sample_work_us;    /* mean sampler work per tick, last window */
 	bool idle_mode;           /* --idle: off-CPU samples counted */
+	double gil_held_pct;      /* ticks some thread held the GIL, last window */
+	double active_pct;        /* ticks some thread was on a CPU, last window */
+	pid_t thread_filter;      /* 0 = all threads; else funcs/lines are this tid's */
 
 	struct snap_func *funcs;     size_t nfuncs;
 	struct snap_line *lines;     size_t nlines;
@@ -88,6 +104,8 @@ struct snapshot_source {
 	void (*take)(void *ctx, struct snapshot *out);
 	/* Forget all counts (the `r` key). */
 	void (*reset)(void *ctx);
+	/* Restrict funcs/lines of later snapshots to one thread (0 = all). */
+	void (*filter_thread)(void *ctx, pid_t tid);
 };
 
 #endif

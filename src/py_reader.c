@@ -275,9 +275,11 @@ static char *read_str(struct py_reader *r, uintptr_t addr)
 	kind = (state >> 2) & 7;
 	compact = (state >> 5) & 1;
 	ascii = (state >> 6) & 1;
-	if (length == 0 || length > MAX_NAME_CHARS || !compact ||
+	if (length > MAX_NAME_CHARS || !compact ||
 	    (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1))
 		return NULL;
+	if (length == 0) /* compile(src, "", "exec") */
+		return strdup("");
 	off = ascii ? o->str_ascii_data : o->str_compact_data;
 	bytes = (size_t)length * kind;
 	data = malloc(bytes);
@@ -381,8 +383,16 @@ static struct py_code *code_read(struct py_reader *r, uintptr_t addr)
 		code_release(&tmp);
 		return NULL;
 	}
-	tmp.linetable = read_bytes(r, tmp.fp[7], &tmp.linetable_len);
 	old = code_lookup(r, addr);
+	if (old != NULL && old->code_bytes == tmp.code_bytes &&
+	    old->firstlineno == tmp.firstlineno &&
+	    memcmp(old->fp, tmp.fp, sizeof(tmp.fp)) == 0) {
+		code_release(&tmp);
+		old->valid = true;
+		old->verified_tick = r->tick;
+		return old;
+	}
+	tmp.linetable = read_bytes(r, tmp.fp[7], &tmp.linetable_len);
 	old_id = old != NULL ? (int64_t)old->id : -1;
 	c = code_append(r); /* may move r->codes: use ids, not pointers, across it */
 	if (c == NULL || map_put(r, addr, c->id) != 0) {
@@ -443,8 +453,17 @@ static int walk_threads(struct py_reader *r)
 		if (remote_read(r->pid, interp + o->is_threads_head, &ts, 8) != 0 ||
 		    remote_read(r->pid, interp + o->is_next, &next, 8) != 0)
 			return gone() ? -1 : 0;
+		size_t first = r->nthreads;
+
 		while (plausible_ptr(ts) && r->nthreads < MAX_THREADS) {
 			struct thread_slot *t = &r->threads[r->nthreads];
+			size_t seen = first;
+
+			/* a list that loops back ends where it does */
+			while (seen < r->nthreads && r->threads[seen].tstate != ts)
+				seen++;
+			if (seen < r->nthreads)
+				break;
 
 			if (remote_read(r->pid, ts, t->buf, o->ts_read_size) != 0)
 				return gone() ? -1 : 0;
@@ -540,9 +559,12 @@ static void apply_checks(struct py_reader *r)
 		struct py_code *c = &r->codes[k->id];
 		uint64_t fp[PY_CODE_FP_WORDS];
 
-		if (k->ok)
-			code_fingerprint(r->o, k->buf, fp);
-		if (!k->ok || memcmp(fp, c->fp, sizeof(fp)) != 0) {
+		if (!k->ok) { /* unknown: verify_codes checks it again */
+			c->verified_tick = 0;
+			continue;
+		}
+		code_fingerprint(r->o, k->buf, fp);
+		if (memcmp(fp, c->fp, sizeof(fp)) != 0) {
 			c->valid = false;
 			c->verified_tick = 0;
 		}
@@ -587,14 +609,16 @@ static int refresh_threads(struct py_reader *r)
 		n += add_speculation(r, &r->threads[i], local + n, remote + n, spec_of + n);
 	got = remote_readv(r->pid, local, remote, (int)n);
 	if (got < 0)
-		return gone() ? -1 : 0;
+		got = 0;
 	for (size_t k = nlinks; k < (size_t)got; k++)
 		spec_arrived[k] = true;
 	for (size_t k = nlinks; k < n; k++)
 		if (!spec_arrived[k])
 			*spec_of[k] = false;
 	apply_checks(r);
-	if ((size_t)got < nlinks || head != r->interps[0])
+	if ((size_t)got < nlinks)
+		return gone() ? -1 : 0;
+	if (head != r->interps[0])
 		return 0;
 	for (size_t i = 0; i < r->ninterps; i++) {
 		uint64_t want_next = i + 1 < r->ninterps ? r->interps[i + 1] : 0;
@@ -855,15 +879,20 @@ static void walk_frames(struct py_reader *r, struct thread_slot *t)
 	const struct py_offsets *o = r->o;
 	uint64_t f = t->frame_ptr;
 	uint8_t tmp[128];
-	uint32_t n = 0, depth = 0;
+	uint32_t n = 0, depth = 0, power = 1;
+	uint64_t mark = 0;
 
 	t->ncheck = 0;
 	while (f != 0) {
 		const uint8_t *fb;
 		uint8_t owner;
 
-		if (!plausible_ptr(f) || ++depth > 4 * PY_READER_MAX_FRAMES)
+		if (!plausible_ptr(f) || ++depth > 4 * PY_READER_MAX_FRAMES || f == mark)
 			goto torn;
+		if (depth == power) { /* Brent: a cycle meets its mark */
+			mark = f;
+			power *= 2;
+		}
 		fb = frame_bytes(r, t, (uintptr_t)f, tmp);
 		if (fb == NULL)
 			goto torn;

@@ -5,6 +5,7 @@
 #include "remote_mem.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sys/uio.h>
 
 static _Thread_local uint64_t calls;
@@ -33,20 +34,26 @@ int remote_read(pid_t pid, uintptr_t addr, void *buf, size_t len)
 int remote_readv(pid_t pid, const struct iovec *local,
                  const struct iovec *remote, int n)
 {
-	ssize_t got;
-	size_t want = 0;
-	int i;
+	int done = 0;
 
-	calls++;
-	got = process_vm_readv(pid, local, (unsigned long)n, remote,
-	                       (unsigned long)n, 0);
-	if (got < 0)
-		return -1;
-	/* The kernel never splits an element, so count whole leading ones. */
-	for (i = 0; i < n; i++) {
-		want += remote[i].iov_len;
-		if ((size_t)got < want)
-			return i;
+	/* The kernel takes at most IOV_MAX ranges per call. */
+	while (done < n) {
+		int m = n - done < IOV_MAX ? n - done : IOV_MAX, i;
+		size_t want = 0;
+		ssize_t got;
+
+		calls++;
+		got = process_vm_readv(pid, local + done, (unsigned long)m,
+		                       remote + done, (unsigned long)m, 0);
+		if (got < 0)
+			return done > 0 ? done : -1;
+		/* The kernel never splits an element, so count whole leading ones. */
+		for (i = 0; i < m; i++) {
+			want += remote[done + i].iov_len;
+			if ((size_t)got < want)
+				return done + i;
+		}
+		done += m;
 	}
 	return n;
 }

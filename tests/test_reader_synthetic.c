@@ -25,15 +25,6 @@
 #define READER_MAX_THREADS 1024 /* py_reader.c's bound on a thread list */
 #define MAX_VERSIONS 16
 
-/* A test of a reader bug this suite found that is not fixed yet: shown as
- * skipped, with the reason, unless PYTOP_KNOWN_BUGS is set in the
- * environment (then it runs, and fails until the reader is fixed). */
-#define KNOWN_BUG(why) \
-	do { \
-		if (getenv("PYTOP_KNOWN_BUGS") == NULL) \
-			cr_skip_test("known py_reader bug: %s (PYTOP_KNOWN_BUGS=1 runs it)", why); \
-	} while (0)
-
 /* ---- fixture ----------------------------------------------------------- */
 
 struct ctx {
@@ -340,7 +331,6 @@ VERSION_TEST(empty_file_name)
 	struct fake_thread t;
 	struct code_ref mod, fn;
 
-	KNOWN_BUG("a zero-length str is refused, so the whole sample is an error");
 	ctx_init(&c, *vi);
 	ctx_thread(&c, &t);
 	mod = mk_code(&c, "<module>", "/app/main.py", 1);
@@ -1012,7 +1002,6 @@ VERSION_TEST(heap_frame_whose_previous_is_itself)
  * frame limit may come out of it. */
 VERSION_TEST(cycle_of_two_frames)
 {
-	KNOWN_BUG("a frame cycle comes out as a truncated 2048-frame stack");
 	struct ctx c;
 	struct three s;
 
@@ -1026,7 +1015,6 @@ VERSION_TEST(cycle_of_two_frames)
 
 VERSION_TEST(cycle_through_a_heap_frame)
 {
-	KNOWN_BUG("a frame cycle comes out as a truncated 2048-frame stack");
 	struct ctx c;
 	struct three s;
 	uintptr_t g;
@@ -1253,7 +1241,6 @@ VERSION_TEST(instruction_pointer_outside_the_code)
  * new code definition sent to the aggregator and kept for the session. */
 VERSION_TEST(bad_offset_does_not_grow_the_code_table)
 {
-	KNOWN_BUG("an out-of-range offset re-reads the code under a new id every tick");
 	struct ctx c;
 	struct three s;
 
@@ -1415,7 +1402,6 @@ VERSION_TEST(unreadable_chunk_spoils_only_its_thread)
  * fails.  Thread 1's stack is unchanged and must keep its code ids. */
 VERSION_TEST(freed_chunk_of_one_thread_keeps_other_threads_codes)
 {
-	KNOWN_BUG("a faulting speculative range fails the code checks queued after it");
 	struct ctx c;
 	struct fake_thread t1, t2;
 	struct code_ref a, b;
@@ -1462,7 +1448,6 @@ VERSION_TEST(freed_chunk_of_one_thread_keeps_other_threads_codes)
 
 VERSION_TEST(thread_list_with_a_cycle)
 {
-	KNOWN_BUG("more than IOV_MAX ranges in one process_vm_readv");
 	struct ctx c;
 	struct fake_thread t1, t2;
 	struct code_ref a;
@@ -1494,7 +1479,6 @@ VERSION_TEST(thread_list_with_a_cycle)
 /* Each thread state is listed once, however the list loops. */
 VERSION_TEST(thread_list_cycle_lists_each_thread_once)
 {
-	KNOWN_BUG("a thread-list cycle lists each thread up to 512 times");
 	struct ctx c;
 	struct fake_thread t1, t2;
 
@@ -1586,7 +1570,6 @@ VERSION_TEST(six_hundred_threads)
 	static struct code_ref k[N];
 	static char names[N][24];
 
-	KNOWN_BUG("more than IOV_MAX ranges in one process_vm_readv");
 	ctx_init(&c, *vi);
 	for (int i = 0; i < N; i++) {
 		snprintf(names[i], sizeof(names[i]), "worker_%d", i);
@@ -1614,7 +1597,6 @@ VERSION_TEST(code_reuse_noticed_among_many_codes)
 	static struct want w[D];
 	static char names[T * D][32];
 
-	KNOWN_BUG("more than IOV_MAX ranges in one process_vm_readv");
 	ctx_init(&c, *vi);
 	for (int i = 0; i < T; i++) {
 		ctx_thread(&c, &t[i]);

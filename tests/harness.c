@@ -454,6 +454,213 @@ const char *h_need_python(const char *path)
 	return path;
 }
 
+/* ---- the interpreter matrix ----------------------------------------- */
+
+const struct h_python h_pythons[] = {
+	{"py311_debian", "3.11", H_SRC_SYSTEM},
+	{"py311_pyenv", "3.11", H_SRC_PYENV},
+	{"py312_pyenv", "3.12", H_SRC_PYENV},
+	{"py313_pyenv", "3.13", H_SRC_PYENV},
+	{"py313_sid", "3.13", H_SRC_SID},
+	{"py313_sid_shared", "3.13", H_SRC_SID_SHARED},
+	{"py314_sid", "3.14", H_SRC_SID},
+	{"py314_sid_shared", "3.14", H_SRC_SID_SHARED},
+	{"py315_sid", "3.15", H_SRC_SID},
+	{"py315_sid_shared", "3.15", H_SRC_SID_SHARED},
+	{NULL, NULL, H_SRC_SYSTEM},
+};
+
+const struct h_python *h_python_slot(const char *slot)
+{
+	for (const struct h_python *py = h_pythons; py->slot; py++)
+		if (strcmp(py->slot, slot) == 0)
+			return py;
+	return NULL;
+}
+
+static const char *source_name(enum h_py_source source)
+{
+	switch (source) {
+	case H_SRC_SYSTEM: return "Debian";
+	case H_SRC_PYENV: return "pyenv";
+	case H_SRC_SID: return "sid";
+	case H_SRC_SID_SHARED: return "sid, shared libpython";
+	}
+	return "?";
+}
+
+static char *pyenv_root(void)
+{
+	const char *root = getenv("PYENV_ROOT");
+	if (root && *root)
+		return xstrdup(root);
+	const char *home = getenv("HOME");
+	return xasprintf("%s/.pyenv", home && *home ? home : "/root");
+}
+
+/* The patch level of a pyenv version directory "3.X.N" (digits only: no
+ * "3.13.0t" free-threaded or "3.12-dev" builds), -1 if it is not one. */
+static long pyenv_patch(const char *name, const char *version)
+{
+	size_t vlen = strlen(version);
+	if (strncmp(name, version, vlen) != 0 || name[vlen] != '.')
+		return -1;
+	const char *digits = name + vlen + 1;
+	if (*digits == '\0' || strspn(digits, "0123456789") != strlen(digits))
+		return -1;
+	return strtol(digits, NULL, 10);
+}
+
+static char *find_pyenv(const struct h_python *py, char **why)
+{
+	char *root = pyenv_root();
+	char *versions = xasprintf("%s/versions", root);
+	char *best = NULL;
+	long best_patch = -1;
+	DIR *d = opendir(versions);
+	for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+		long patch = pyenv_patch(e->d_name, py->version);
+		if (patch <= best_patch)
+			continue;
+		char *path = xasprintf("%s/%s/bin/python%s", versions,
+		                       e->d_name, py->version);
+		if (access(path, X_OK) == 0) {
+			free(best);
+			best = path;
+			best_patch = patch;
+		} else {
+			free(path);
+		}
+	}
+	if (d)
+		closedir(d);
+	if (!best && why)
+		*why = xasprintf("no %s.N/bin/python%s under %s", py->version,
+		                 py->version, versions);
+	free(versions);
+	free(root);
+	return best;
+}
+
+static char *pythons_list(enum h_py_source source)
+{
+	const char *dir = getenv("PYTOP_PYTHONS_DIR");
+	const char *file = source == H_SRC_SID_SHARED ? "pythons-shared.txt"
+	                                              : "pythons.txt";
+	if (dir && *dir)
+		return xasprintf("%s/%s", dir, file);
+	const char *src = getenv("PYTOP_SRCDIR");
+	return xasprintf("%s/build/pythons/%s", src && *src ? src : ".", file);
+}
+
+/* The line of a pythons.txt for `version`: "3.14 /abs/python3.14 [ENV=...]"
+ * split in place; false if there is none. */
+static bool list_entry(char *text, const char *version, char **path,
+                       char **env)
+{
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *fsave = NULL;
+		char *v = strtok_r(line, " \t", &fsave);
+		if (!v || v[0] == '#' || strcmp(v, version) != 0)
+			continue;
+		*path = strtok_r(NULL, " \t", &fsave);
+		*env = strtok_r(NULL, " \t", &fsave);
+		if (*path)
+			return true;
+	}
+	return false;
+}
+
+/* Sets each NAME=value of "ENV=NAME=value,NAME=value" in this process. */
+static void apply_env(const char *field)
+{
+	if (!field || strncmp(field, "ENV=", 4) != 0)
+		return;
+	char *list = xstrdup(field + 4);
+	for (char *save = NULL, *kv = strtok_r(list, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		setenv(kv, eq + 1, 1);
+	}
+	free(list);
+}
+
+/* From pythons.txt / pythons-shared.txt; env_field (owned) receives the
+ * line's third field, if any. */
+static char *find_listed(const struct h_python *py, char **why,
+                         char **env_field)
+{
+	char *list = pythons_list(py->source);
+	char *text = h_read_file(list);
+	char *path = NULL, *env = NULL, *found = NULL;
+	if (!text) {
+		if (why)
+			*why = xasprintf("no %s: run scripts/fetch_pythons.sh",
+			                 list);
+	} else if (!list_entry(text, py->version, &path, &env)) {
+		if (why)
+			*why = xasprintf("not listed in %s: run "
+			                 "scripts/fetch_pythons.sh", list);
+	} else if (access(path, X_OK) != 0) {
+		if (why)
+			*why = xasprintf("%s (listed in %s) is not executable: "
+			                 "run scripts/fetch_pythons.sh", path, list);
+	} else {
+		found = xstrdup(path);
+		if (env_field && env)
+			*env_field = xstrdup(env);
+	}
+	free(text);
+	free(list);
+	return found;
+}
+
+static char *find_python(const struct h_python *py, char **why,
+                         char **env_field)
+{
+	if (py->source == H_SRC_PYENV)
+		return find_pyenv(py, why);
+	if (py->source == H_SRC_SID || py->source == H_SRC_SID_SHARED)
+		return find_listed(py, why, env_field);
+	char *path = xasprintf("/usr/bin/python%s", py->version);
+	if (access(path, X_OK) == 0)
+		return path;
+	if (why)
+		*why = xasprintf("%s is not installed", path);
+	free(path);
+	return NULL;
+}
+
+char *h_python_find(const struct h_python *py, char **why)
+{
+	if (why)
+		*why = NULL;
+	return find_python(py, why, NULL);
+}
+
+char *h_need_python_slot(const char *slot)
+{
+	const struct h_python *py = h_python_slot(slot);
+	cr_assert_not_null(py, "no interpreter slot named %s", slot);
+	char *why = NULL, *env = NULL;
+	char *path = find_python(py, &why, &env);
+	if (!path) {
+		/* cr_skip_test does not return: copy the reason first. */
+		char reason[512];
+		snprintf(reason, sizeof reason, "python %s (%s) not available: %s",
+		         py->version, source_name(py->source), why);
+		free(why);
+		cr_skip_test("%s", reason);
+	}
+	apply_env(env);
+	free(env);
+	return path;
+}
+
 /* ---- JSON ----------------------------------------------------------- */
 
 json_t *h_json_lines(const char *text, int *bad_line)
@@ -505,6 +712,19 @@ json_t *h_func(json_t *snap, const char *name)
 	json_array_foreach(json_object_get(snap, "functions"), i, f) {
 		const char *n = json_string_value(json_object_get(f, "name"));
 		if (n && strcmp(n, name) == 0)
+			return f;
+	}
+	return NULL;
+}
+
+json_t *h_func_in(json_t *snap, const char *name, const char *file)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(snap, "functions"), i, f) {
+		const char *n = json_string_value(json_object_get(f, "name"));
+		const char *fl = json_string_value(json_object_get(f, "file"));
+		if (n && fl && strcmp(n, name) == 0 && strcmp(fl, file) == 0)
 			return f;
 	}
 	return NULL;

@@ -96,6 +96,43 @@ bool h_wait_file(const char *path, double timeout_s);
 #define H_PY_PYENV "/root/.pyenv/versions/3.11.7/bin/python3.11"
 #define H_PY_PYENV_310 "/root/.pyenv/versions/3.10.13/bin/python3.10"
 
+/* The interpreters the end-to-end tests know, each by a slot name that
+ * test names end with ("launch_split_py314_sid").  Where each comes from:
+ *   H_SRC_SYSTEM      /usr/bin/python3.X (Debian 12's own: static, non-PIE)
+ *   H_SRC_PYENV       $PYENV_ROOT (default ~/.pyenv)/versions/3.X.N, the
+ *                     highest N installed (shared libpython, PIE)
+ *   H_SRC_SID         $PYTOP_PYTHONS_DIR/pythons.txt (default
+ *                     $PYTOP_SRCDIR/build/pythons): Debian sid's, static,
+ *                     non-PIE; scripts/fetch_pythons.sh writes the list
+ *   H_SRC_SID_SHARED  pythons-shared.txt there: sid's, PIE, linked to
+ *                     libpython3.X.so */
+enum h_py_source { H_SRC_SYSTEM, H_SRC_PYENV, H_SRC_SID, H_SRC_SID_SHARED };
+
+struct h_python {
+	const char *slot;       /* "py314_sid" */
+	const char *version;    /* "3.14": what the interpreter must report */
+	enum h_py_source source;
+};
+
+/* Every slot, in version order; ends with a NULL slot. */
+extern const struct h_python h_pythons[];
+
+/* The slot's entry, or NULL for an unknown name. */
+const struct h_python *h_python_slot(const char *slot);
+
+/* Owned path of the slot's interpreter, or NULL when it is not available
+ * (then *why, if given, receives an owned reason naming the version, where
+ * it was looked for and how to get it). */
+char *h_python_find(const struct h_python *py, char **why);
+
+/* Owned path of the slot's interpreter; skips the calling test with the
+ * reason when the interpreter is not available, so that the test output
+ * says "python 3.14 (sid) not available: ..." instead of passing.  An
+ * unknown slot fails the test.  Applies the environment a pythons.txt
+ * line names (third field "ENV=NAME=value,...") to this test process, so
+ * children started afterwards inherit it. */
+char *h_need_python_slot(const char *slot);
+
 /* Skips the calling test (naming it) when `program` is not in PATH. */
 void h_need_program(const char *program);
 
@@ -112,6 +149,9 @@ json_t *h_json_file(const char *path); /* owned, NULL on error */
 
 /* The entry of snap.functions whose name is `name` (borrowed), or NULL. */
 json_t *h_func(json_t *snap, const char *name);
+/* The same, of the function `name` defined in `file` (another module may
+ * have a function of that name too: site.main, for one). */
+json_t *h_func_in(json_t *snap, const char *name, const char *file);
 /* own / samples of that function in percent; 0 if absent. */
 double h_own_pct(json_t *snap, const char *name);
 double h_total_pct(json_t *snap, const char *name);

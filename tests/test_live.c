@@ -1,15 +1,21 @@
-/* test_live.c - pytop against real CPython 3.11 interpreters (Debian's
- * static /usr/bin/python3.11 and pyenv's shared-libpython 3.11.7), running
+/* test_live.c - pytop against every real CPython it can find, 3.11 to
+ * 3.15 (see the interpreter slots in harness.h: Debian's static
+ * python3.11, pyenv's shared-libpython PIEs, Debian sid's static non-PIE
+ * builds and the same versions as PIEs linked to libpython3.X.so), running
  * workloads that measure their own truth (tests/workloads/).
  *
  * Accuracy: each hot function's share of samples (own / samples) must be
  * within 3 percentage points of the share of time the workload measured for
  * it, in launch mode and in attach mode.  The measured figures go to the
- * test log as "# accuracy: ..." lines (see h_note).
+ * test log as "# accuracy: <check> (<slot> <version>): ... diff <d> pp"
+ * lines (see h_note).  Every run also checks that pytop reports the
+ * interpreter's own version, of the slot's minor version.
  *
  * Also: threads (shares of time in state R), --idle, a 400-frame recursion
  * (counted once per sample), code objects freed and re-allocated at the
- * same address (churn.py), exit statuses, and 20 launches in a row.
+ * same address (churn.py), exit statuses, and launches in a row.  Which
+ * check runs on which interpreter: see ON_EVERY and friends at the end.
+ * A test whose interpreter is not available is skipped with the reason.
  *
  * These tests run one at a time (see main below): two tests sampling at
  * 1 kHz on a two-core machine would disturb each other's timing.
@@ -31,6 +37,13 @@
 #define SHARE_TOLERANCE_PP 3.0
 #define RATE_TOLERANCE 0.10
 #define MAX_ERROR_PCT 2.0
+
+/* The interpreter a test runs: one slot of h_pythons (harness.h). */
+struct target_py {
+	const char *slot;    /* borrowed from h_pythons: "py314_sid" */
+	const char *version; /* borrowed: "3.14" */
+	char *path;          /* owned */
+};
 
 /* ---- running pytop ---------------------------------------------------- */
 
@@ -145,23 +158,43 @@ static void check_schema(json_t *snap)
 	}
 }
 
-/* Sampling health of a run: version, achieved rate, errors, drops. */
-static void check_health(struct json_run *r, const char *python, int rate)
+/* "3.14.1" is a 3.14, "3.1.4" and "3.140" are not. */
+static bool is_minor(const char *version, const char *minor)
+{
+	size_t n = strlen(minor);
+	return version && strncmp(version, minor, n) == 0 &&
+	       (version[n] == '\0' || version[n] == '.');
+}
+
+/* pytop names the slot's minor version: the right offsets were used. */
+static void check_version(json_t *snap, const struct target_py *py)
+{
+	const char *version = json_string_value(json_object_get(snap, "python"));
+	cr_assert(is_minor(version, py->version), "%s: pytop says python %s, "
+	          "the slot is %s (%s)", py->slot, version ? version : "(none)",
+	          py->version, py->path);
+}
+
+/* Sampling health of a run: version (the interpreter's own, which must be
+ * the slot's minor version), achieved rate, errors, drops. */
+static void check_health(struct json_run *r, const struct target_py *py,
+                         const char *python, int rate)
 {
 	json_t *last = r->last;
 	const char *version = json_string_value(json_object_get(last, "python"));
 	cr_assert_str_eq(version, python, "python version: pytop says %s, the "
 	                 "interpreter says %s", version, python);
+	check_version(last, py);
 	cr_assert_eq(h_num(last, "requested_hz"), rate);
 
 	double ticks = h_num(last, "ticks"), elapsed = h_num(last, "elapsed");
 	cr_assert_gt(elapsed, 0);
 	double overall = ticks / elapsed;
-	h_note("health: %s: %.0f ticks in %.2f s = %.0f Hz of %d; "
-	        "errors %.0f, dropped %.0f, samples %.0f, pytop cpu %.1f%%\n",
-	        python, ticks, elapsed, overall, rate, h_num(last, "errors"),
-	        h_num(last, "dropped"), h_num(last, "samples"),
-	        h_num(last, "pytop_cpu"));
+	h_note("health: %s %s: %.0f ticks in %.2f s = %.0f Hz of %d; "
+	       "errors %.0f, dropped %.0f, samples %.0f, pytop cpu %.1f%%\n",
+	       py->slot, python, ticks, elapsed, overall, rate,
+	       h_num(last, "errors"), h_num(last, "dropped"),
+	       h_num(last, "samples"), h_num(last, "pytop_cpu"));
 	cr_assert(fabs(overall - rate) <= RATE_TOLERANCE * rate,
 	          "achieved rate over the run %.0f Hz, requested %d", overall,
 	          rate);
@@ -247,11 +280,12 @@ static void check_lines(json_t *snap, const char *name, json_t *tf)
 	          best_line, loop - 1, loop);
 }
 
-/* "what (3.11.2)": labels the figures in the log with the interpreter. */
+/* "what (py311_debian 3.11.2)": labels the figures in the log with the
+ * interpreter's slot and version. */
 static const char *label(char *buf, size_t len, const char *what,
-                         json_t *truth)
+                         const struct target_py *py, json_t *truth)
 {
-	snprintf(buf, len, "%s (%s)", what,
+	snprintf(buf, len, "%s (%s %s)", what, py->slot,
 	         json_string_value(json_object_get(truth, "python")));
 	return buf;
 }
@@ -278,13 +312,13 @@ static void check_split(json_t *snap, json_t *truth, const char *wall_key,
 	}
 }
 
-static void launch_split(const char *py)
+static void launch_split(const struct target_py *py)
 {
 	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
 	char *ready = h_path(dir, "ready"), *wl = h_workload("cpu_split.py");
 	const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.5", "-r",
-	                      "1000", "--", py, wl, "--seconds", "3", "--truth",
-	                      truth_path, "--ready-file", ready, NULL};
+	                      "1000", "--", py->path, wl, "--seconds", "3",
+	                      "--truth", truth_path, "--ready-file", ready, NULL};
 	struct json_run r;
 	run_pytop(&r, 30, argv, "launch cpu_split");
 	json_t *truth = h_json_file(truth_path);
@@ -299,11 +333,11 @@ static void launch_split(const char *py)
 	cr_assert_not_null(strstr(json_string_value(json_object_get(
 	                                  r.last, "command")), "cpu_split.py"),
 	                   "command does not name the script");
-	check_health(&r, json_string_value(json_object_get(truth, "python")),
-	             1000);
+	check_health(&r, py,
+	             json_string_value(json_object_get(truth, "python")), 1000);
 	char what[64];
-	check_split(r.last, truth, "wall", label(what, sizeof what, "launch",
-	                                         truth));
+	check_split(r.last, truth, "wall",
+	            label(what, sizeof what, "launch", py, truth));
 
 	json_decref(truth);
 	json_run_free(&r);
@@ -345,12 +379,12 @@ static long cpu_ticks(pid_t pid)
 	return utime + stime;
 }
 
-static void attach_split(const char *py)
+static void attach_split(const struct target_py *py)
 {
 	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
 	char *wl = h_workload("cpu_split.py");
-	const char *wargv[] = {py, wl, "--seconds", "60", "--truth", truth_path,
-	                       NULL};
+	const char *wargv[] = {py->path, wl, "--seconds", "60", "--truth",
+	                       truth_path, NULL};
 	struct h_proc target;
 	cr_assert(h_proc_start(&target, wargv), "cannot start the workload");
 	cr_assert(h_proc_wait_stdout(&target, "ready", 10),
@@ -391,11 +425,11 @@ static void attach_split(const char *py)
 	cr_assert_str_eq(json_string_value(json_object_get(truth, "reason")),
 	                 "sigterm");
 	cr_assert_eq(h_num(r.last, "pid"), target.pid);
-	check_health(&r, json_string_value(json_object_get(truth, "python")),
-	             1000);
+	check_health(&r, py,
+	             json_string_value(json_object_get(truth, "python")), 1000);
 	char what[64];
 	check_split(r.last, truth, "loop_wall",
-	            label(what, sizeof what, "attach", truth));
+	            label(what, sizeof what, "attach", py, truth));
 
 	json_decref(truth);
 	json_run_free(&r);
@@ -406,12 +440,12 @@ static void attach_split(const char *py)
 
 /* ---- exit status ------------------------------------------------------- */
 
-static void launch_exit_status(const char *py)
+static void launch_exit_status(const struct target_py *py)
 {
 	char *dir = h_tmpdir(), *ready = h_path(dir, "ready");
 	char *wl = h_workload("cpu_split.py");
 	const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.2", "--",
-	                      py, wl, "--seconds", "0.5", "--exit", "3",
+	                      py->path, wl, "--seconds", "0.5", "--exit", "3",
 	                      "--ready-file", ready, NULL};
 	struct json_run r;
 	run_pytop(&r, 20, argv, "launch exit 3");
@@ -419,6 +453,7 @@ static void launch_exit_status(const char *py)
 	             r.p.status);
 	cr_assert(json_is_true(json_object_get(r.last, "exited")));
 	cr_assert_eq(h_num(r.last, "exit_status"), 3);
+	check_version(r.last, py);
 	cr_assert_gt(h_num(r.last, "samples"), 0);
 	json_run_free(&r);
 	h_rmtree(dir);
@@ -444,7 +479,7 @@ static bool has_tid(json_t *snap, double tid)
  * the time all threads spent in state R (on a CPU or queued for one; see
  * threads.py).  With --idle each thread is sampled at every tick, so its
  * share is its lifetime's share. */
-static void launch_threads(const char *py, bool idle)
+static void threads_check(const struct target_py *py, bool idle)
 {
 	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
 	char *ready = h_path(dir, "ready"), *wl = h_workload("threads.py");
@@ -452,8 +487,8 @@ static void launch_threads(const char *py, bool idle)
 	size_t n = 5;
 	if (idle)
 		argv[n++] = "--idle";
-	const char *rest[] = {"--", py, wl, "--seconds", "3", "--truth",
-	                      truth_path, "--ready-file", ready, NULL};
+	const char *rest[] = {"--", py->path, wl, "--seconds", "3",
+	                      "--truth", truth_path, "--ready-file", ready, NULL};
 	for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
 		argv[n++] = rest[i];
 	struct json_run r;
@@ -473,7 +508,8 @@ static void launch_threads(const char *py, bool idle)
 	cr_assert_gt(sum, 0);
 
 	char what[64];
-	label(what, sizeof what, idle ? "threads --idle" : "threads", truth);
+	label(what, sizeof what, idle ? "threads --idle" : "threads", py,
+	      truth);
 	for (size_t i = 0; WORKERS[i]; i++) {
 		json_t *tf = json_object_get(threads, WORKERS[i]);
 		cr_assert_not_null(tf, "truth lacks %s", WORKERS[i]);
@@ -504,8 +540,8 @@ static void launch_threads(const char *py, bool idle)
 		most = fmax(most, h_num(line, "threads_total"));
 	cr_assert_eq(most, 5, "threads_total peaked at %.0f, the workload has 5",
 	             most);
-	check_health(&r, json_string_value(json_object_get(truth, "python")),
-	             1000);
+	check_health(&r, py,
+	             json_string_value(json_object_get(truth, "python")), 1000);
 	json_decref(truth);
 	json_run_free(&r);
 	h_rmtree(dir);
@@ -514,13 +550,13 @@ static void launch_threads(const char *py, bool idle)
 
 /* ---- deep recursion -------------------------------------------------------- */
 
-static void launch_deep(const char *py)
+static void launch_deep(const struct target_py *py)
 {
 	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
 	char *ready = h_path(dir, "ready"), *wl = h_workload("deep.py");
-	const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.5", "--", py,
-	                      wl, "--seconds", "3", "--depth", "400", "--truth",
-	                      truth_path, "--ready-file", ready, NULL};
+	const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.5", "--",
+	                      py->path, wl, "--seconds", "3", "--depth", "400",
+	                      "--truth", truth_path, "--ready-file", ready, NULL};
 	struct json_run r;
 	run_pytop(&r, 30, argv, "launch deep");
 	cr_assert_eq(r.p.status, 0);
@@ -528,44 +564,51 @@ static void launch_deep(const char *py)
 	cr_assert_not_null(truth, "the workload wrote no truth");
 	cr_assert_eq(h_num(truth, "depth"), 400);
 	json_t *funcs = json_object_get(truth, "functions");
-	double wall = h_num(truth, "loop_wall");
+	double wall = h_num(truth, "main_wall");
+	cr_assert_gt(wall, 0, "truth has no main_wall");
 	json_t *leaf = json_object_get(funcs, "leaf");
 	json_t *rec = json_object_get(funcs, "recurse");
 	char what[64];
-	label(what, sizeof what, "deep", truth);
+	label(what, sizeof what, "deep", py, truth);
 
 	/* pytop samples from the interpreter's first bytecode, the workload's
 	 * clock starts once its imports are done: compare shares of the
-	 * workload's main() on both sides, so the interpreter's start-up
-	 * (tens of ms of imports, more on a cold cache) does not count. */
-	json_t *mainf = h_func(r.last, "main");
+	 * workload's main() on both sides (main_wall: argument parsing
+	 * included, tens of ms on 3.14), so the interpreter's start-up (tens
+	 * of ms of imports, more on a cold cache) does not count.  By file:
+	 * site.main may show up too. */
+	json_t *mainf = h_func_in(r.last, "main", wl);
 	cr_assert_not_null(mainf, "%s: main missing", what);
 	double main_total = h_num(mainf, "total");
-	json_t *leaff = h_func(r.last, "leaf");
+	json_t *leaff = h_func_in(r.last, "leaf", wl);
+	json_t *recf = h_func_in(r.last, "recurse", wl);
 	cr_assert_not_null(leaff, "%s: leaf missing", what);
+	cr_assert_not_null(recf, "%s: recurse missing", what);
 	double leaf_truth = 100.0 * h_num(leaf, "seconds") / wall;
 	double leaf_got = 100.0 * h_num(leaff, "own") / main_total;
-	h_note("accuracy: %s: leaf (of main) truth %5.1f%%  pytop %5.1f%%  diff %+.1f pp\n",
-	       what, leaf_truth, leaf_got, leaf_got - leaf_truth);
+	h_note("accuracy: %s: leaf (of main) truth %5.1f%%  pytop %5.1f%%  "
+	       "diff %+.1f pp", what, leaf_truth, leaf_got,
+	       leaf_got - leaf_truth);
 	cr_assert(fabs(leaf_got - leaf_truth) <= SHARE_TOLERANCE_PP,
 	          "%s: leaf own share of main %.1f%%, truth %.1f%%", what,
 	          leaf_got, leaf_truth);
 
 	/* recurse is on the stack 400 times, but counted once per sample. */
 	double rec_truth = 100.0 * h_num(rec, "seconds") / wall;
-	double rec_total = 100.0 * h_num(h_func(r.last, "recurse"), "total") / main_total;
-	cr_assert_leq(h_num(h_func(r.last, "recurse"), "total"),
-	              h_num(r.last, "samples"), "recurse counted more than once per sample");
-	h_note("accuracy: %s: recurse total truth %5.1f%%  pytop %5.1f%%",
-	       what, rec_truth, rec_total);
-	cr_assert_not_null(h_func(r.last, "recurse"));
+	double rec_total = 100.0 * h_num(recf, "total") / main_total;
+	cr_assert_leq(h_num(recf, "total"), h_num(r.last, "samples"),
+	              "recurse counted more than once per sample");
+	h_note("accuracy: %s: recurse (total of main) truth %5.1f%%  "
+	       "pytop %5.1f%%  diff %+.1f pp", what, rec_truth, rec_total,
+	       rec_total - rec_truth);
 	cr_assert(fabs(rec_total - rec_truth) <= SHARE_TOLERANCE_PP,
-	          "recurse total %.1f%%, truth %.1f%%", rec_total, rec_truth);
+	          "%s: recurse total %.1f%%, truth %.1f%%", what, rec_total,
+	          rec_truth);
 	cr_assert_leq(h_own_pct(r.last, "recurse"), 2.0,
-	              "recurse own %.1f%%: it only calls", h_own_pct(r.last,
-	                                                            "recurse"));
-	check_health(&r, json_string_value(json_object_get(truth, "python")),
-	             1000);
+	              "recurse own %.1f%%: it only calls",
+	              h_own_pct(r.last, "recurse"));
+	check_health(&r, py,
+	             json_string_value(json_object_get(truth, "python")), 1000);
 	json_decref(truth);
 	json_run_free(&r);
 	h_rmtree(dir);
@@ -576,13 +619,13 @@ static void launch_deep(const char *py)
 
 /* Each churn_<i> ran once, for ~5 ms, with its code object at the address
  * of the previous one: pytop must tell them apart by more than address. */
-static void launch_churn(const char *py)
+static void launch_code_reuse(const struct target_py *py)
 {
 	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
 	char *ready = h_path(dir, "ready"), *wl = h_workload("churn.py");
 	const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.5", "-r",
-	                      "1000", "--", py, wl, "--seconds", "2", "--truth",
-	                      truth_path, "--ready-file", ready, NULL};
+	                      "1000", "--", py->path, wl, "--seconds", "2",
+	                      "--truth", truth_path, "--ready-file", ready, NULL};
 	struct json_run r;
 	run_pytop(&r, 30, argv, "launch churn");
 	cr_assert_eq(r.p.status, 0);
@@ -601,7 +644,10 @@ static void launch_churn(const char *py)
 	json_array_foreach(json_object_get(r.last, "functions"), i, f) {
 		const char *file = json_string_value(json_object_get(f, "file"));
 		const char *name = json_string_value(json_object_get(f, "name"));
-		if (!file || strcmp(file, "<churn>") != 0)
+		/* <module> of "<churn>" is the exec() that defines each
+		 * function: sampled now and then, and no churn_* time. */
+		if (!file || strcmp(file, "<churn>") != 0 ||
+		    strcmp(name, "<module>") == 0)
 			continue;
 		json_t *tf = json_object_get(tfuncs, name);
 		cr_assert_not_null(tf, "pytop shows %s, which never existed", name);
@@ -617,21 +663,24 @@ static void launch_churn(const char *py)
 		own += h_num(f, "own");
 		seen++;
 	}
-	/* Shares of main() on both sides: pytop also samples the
-	 * interpreter's start-up, which the workload's clock does not see. */
-	json_t *mainf = h_func(r.last, "main");
+	/* Shares of main() on both sides (see launch_deep): pytop also
+	 * samples the interpreter's start-up, which the workload's clock does
+	 * not see. */
+	json_t *mainf = h_func_in(r.last, "main", wl);
 	cr_assert_not_null(mainf, "main missing from pytop's output");
 	samples = h_num(mainf, "total");
-	double truth_pct = 100.0 * truth_s / h_num(truth, "loop_wall");
+	cr_assert_gt(h_num(truth, "main_wall"), 0, "truth has no main_wall");
+	double truth_pct = 100.0 * truth_s / h_num(truth, "main_wall");
 	double got = samples > 0 ? 100.0 * own / samples : 0;
-	h_note("accuracy: churn (%s): %zu functions, %zu shown; churn_* own "
-	       "truth %5.1f%%  pytop %5.1f%%",
-	       json_string_value(json_object_get(truth, "python")),
-	       json_object_size(tfuncs), seen, truth_pct, got);
+	char what[64];
+	label(what, sizeof what, "churn", py, truth);
+	h_note("accuracy: %s: %zu functions, %zu shown; churn_* own (of main) "
+	       "truth %5.1f%%  pytop %5.1f%%  diff %+.1f pp", what,
+	       json_object_size(tfuncs), seen, truth_pct, got, got - truth_pct);
 	cr_assert(fabs(got - truth_pct) <= SHARE_TOLERANCE_PP,
-	          "churn_* own %.1f%%, truth %.1f%%", got, truth_pct);
-	check_health(&r, json_string_value(json_object_get(truth, "python")),
-	             1000);
+	          "%s: churn_* own %.1f%%, truth %.1f%%", what, got, truth_pct);
+	check_health(&r, py,
+	             json_string_value(json_object_get(truth, "python")), 1000);
 	json_decref(truth);
 	json_run_free(&r);
 	h_rmtree(dir);
@@ -640,7 +689,11 @@ static void launch_churn(const char *py)
 
 /* ---- launch reliability ------------------------------------------------------ */
 
-#define LAUNCHES 20
+/* 20 launches in a row on Debian's interpreter and the newest (see
+ * launch_reliability); fewer on the others, to keep the whole matrix
+ * within a few minutes. */
+#define LAUNCHES_MANY 20
+#define LAUNCHES_FEW 5
 #define LAUNCH_WORK_S 0.3
 /* From its first bytecode at >= 90 % of 1 kHz: >= 270 samples of 0.3 s of
  * CPU work, whatever else loads the machine (the work is CPU time, not wall
@@ -651,7 +704,7 @@ static void launch_churn(const char *py)
  * start more than ~25 ms late fails even on a loaded machine. */
 #define LAUNCH_MIN_FIRST 25
 
-static void launch_many(const char *py)
+static void launch_many(const struct target_py *py, int launches)
 {
 	/* The first thing it does is 50 ms of work in first_work(). */
 	static const char prog[] =
@@ -667,9 +720,9 @@ static void launch_many(const char *py)
 	int good = 0;
 	double min_samples = INFINITY, min_first = INFINITY;
 	char failures[2048] = "";
-	for (int i = 0; i < LAUNCHES; i++) {
+	for (int i = 0; i < launches; i++) {
 		const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.2", "--",
-		                      py, "-c", prog, NULL};
+		                      py->path, "-c", prog, NULL};
 		struct h_proc p;
 		bool ran = h_run(&p, 15, argv);
 		json_t *lines = ran ? h_json_lines(p.out.data, NULL) : NULL;
@@ -679,6 +732,8 @@ static void launch_many(const char *py)
 		double samples = last ? h_num(last, "samples") : 0;
 		json_t *first = last ? h_func(last, "first_work") : NULL;
 		double first_own = first ? h_num(first, "own") : 0;
+		if (last)
+			check_version(last, py);
 		min_samples = fmin(min_samples, samples);
 		min_first = fmin(min_first, first_own);
 		if (ran && p.status == 0 && samples >= LAUNCH_MIN_SAMPLES &&
@@ -695,42 +750,82 @@ static void launch_many(const char *py)
 		h_proc_free(&p);
 	}
 	h_note("launch reliability: %s: %d/%d, fewest samples %.0f of %.1f s "
-	       "of work at 1 kHz, fewest in its first 50 ms %.0f", py, good,
-	       LAUNCHES, min_samples, LAUNCH_WORK_S, min_first);
-	cr_assert_eq(good, LAUNCHES, "%d of %d launches failed:\n%s",
-	             LAUNCHES - good, LAUNCHES, failures);
+	       "of work at 1 kHz, fewest in its first 50 ms %.0f", py->slot, good,
+	       launches, min_samples, LAUNCH_WORK_S, min_first);
+	cr_assert_eq(good, launches, "%d of %d launches failed:\n%s",
+	             launches - good, launches, failures);
 }
 
 /* ---- the tests, per interpreter ---------------------------------------------- */
 
-#define PER_PYTHON(name, fn, timeout_s)                                      \
-	Test(live, name##_debian, .timeout = timeout_s)                      \
+/* Each test runs one check on one interpreter slot (harness.h) and is named
+ * after both, e.g. live::launch_split_py314_sid_shared, so the TAP output
+ * says which interpreter failed; a slot whose interpreter is not available
+ * skips with the reason. */
+typedef void (*live_check)(const struct target_py *py);
+
+static void run_on(const char *slot, live_check check)
+{
+	const struct h_python *hp = h_python_slot(slot);
+	cr_assert_not_null(hp, "unknown interpreter slot %s", slot);
+	struct target_py py = {hp->slot, hp->version, h_need_python_slot(slot)};
+	check(&py);
+	free(py.path);
+}
+
+static void launch_threads(const struct target_py *py)
+{
+	threads_check(py, false);
+}
+
+static void launch_threads_idle(const struct target_py *py)
+{
+	threads_check(py, true);
+}
+
+static void launch_reliability(const struct target_py *py)
+{
+	bool many = strcmp(py->slot, "py311_debian") == 0 ||
+	            strcmp(py->slot, "py315_sid") == 0;
+	launch_many(py, many ? LAUNCHES_MANY : LAUNCHES_FEW);
+}
+
+#define ON(check, slot, timeout_s)                                          \
+	Test(live, check##_##slot, .timeout = timeout_s)                    \
 	{                                                                     \
-		fn(h_need_python(H_PY_DEBIAN));                               \
-	}                                                                     \
-	Test(live, name##_pyenv, .timeout = timeout_s)                       \
-	{                                                                     \
-		fn(h_need_python(H_PY_PYENV));                                \
+		run_on(#slot, check);                                         \
 	}
 
-static void launch_threads_running(const char *py)
-{
-	launch_threads(py, false);
-}
+/* Which checks run where.  Every slot: the accuracy of launch and attach
+ * (static and shared-libpython builds read the runtime differently).
+ * Every distinct build (not the sid shared ones again, whose interpreter
+ * loop is the static one's): deep recursion.  One interpreter per minor
+ * version: threads, code-object reuse, exit status, a few launches in a
+ * row; 20 launches on Debian's interpreter and the newest. */
+#define ON_EVERY(check, t)                                                   \
+	ON(check, py311_debian, t) ON(check, py311_pyenv, t)                 \
+	ON(check, py312_pyenv, t) ON(check, py313_pyenv, t)                  \
+	ON(check, py313_sid, t) ON(check, py313_sid_shared, t)               \
+	ON(check, py314_sid, t) ON(check, py314_sid_shared, t)               \
+	ON(check, py315_sid, t) ON(check, py315_sid_shared, t)
+#define ON_BUILDS(check, t)                                                  \
+	ON(check, py311_debian, t) ON(check, py311_pyenv, t)                 \
+	ON(check, py312_pyenv, t) ON(check, py313_pyenv, t)                  \
+	ON(check, py313_sid, t) ON(check, py314_sid, t)                      \
+	ON(check, py315_sid, t)
+#define ON_MINORS(check, t)                                                  \
+	ON(check, py311_debian, t) ON(check, py312_pyenv, t)                 \
+	ON(check, py313_pyenv, t) ON(check, py314_sid, t)                    \
+	ON(check, py315_sid, t)
 
-static void launch_threads_idle(const char *py)
-{
-	launch_threads(py, true);
-}
-
-PER_PYTHON(launch_split, launch_split, 40)
-PER_PYTHON(attach_split, attach_split, 40)
-PER_PYTHON(launch_exit_status, launch_exit_status, 30)
-PER_PYTHON(launch_threads, launch_threads_running, 40)
-PER_PYTHON(launch_threads_idle, launch_threads_idle, 40)
-PER_PYTHON(launch_deep, launch_deep, 40)
-PER_PYTHON(launch_reliability, launch_many, 120)
-PER_PYTHON(launch_code_reuse, launch_churn, 40)
+ON_EVERY(launch_split, 40)
+ON_EVERY(attach_split, 40)
+ON_BUILDS(launch_deep, 40)
+ON_MINORS(launch_threads, 40)
+ON_MINORS(launch_threads_idle, 40)
+ON_MINORS(launch_code_reuse, 40)
+ON_MINORS(launch_exit_status, 30)
+ON_MINORS(launch_reliability, 120)
 
 /* One test at a time unless CRITERION_JOBS says otherwise: accuracy and
  * rate figures need the machine's two cores to themselves. */

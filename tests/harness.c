@@ -113,6 +113,13 @@ void h_keep_notes(void)
 {
 	/* Test processes are started with only the standard descriptors,
 	 * so they reach this copy by its /proc path. */
+	/* Reopened by path, a regular file gets an offset of its own: the
+	 * runner's stdout, when it is the same file (2>&1), would write its
+	 * report over the notes.  Appending on both keeps every line. */
+	struct stat st;
+	int flags = fcntl(STDERR_FILENO, F_GETFL);
+	if (fstat(STDERR_FILENO, &st) == 0 && S_ISREG(st.st_mode) && flags >= 0)
+		fcntl(STDERR_FILENO, F_SETFL, flags | O_APPEND);
 	int fd = dup(STDERR_FILENO);
 	if (fd < 0)
 		return;

@@ -649,10 +649,27 @@ char *h_python_find(const struct h_python *py, char **why)
 	return find_python(py, why, NULL);
 }
 
+/* PYTOP_TEST_SLOTS="a,b" limits a run to those slots (the sanitizer and
+ * distcheck runs use a few; the main run covers every slot). */
+static bool slot_selected(const char *slot)
+{
+	const char *list = getenv("PYTOP_TEST_SLOTS");
+	size_t n = strlen(slot);
+	if (!list || !*list)
+		return true;
+	for (const char *p = list; (p = strstr(p, slot)) != NULL; p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
 char *h_need_python_slot(const char *slot)
 {
 	const struct h_python *py = h_python_slot(slot);
 	cr_assert_not_null(py, "no interpreter slot named %s", slot);
+	if (!slot_selected(slot))
+		cr_skip_test("slot %s not in PYTOP_TEST_SLOTS=%s (this run covers a subset)",
+		             slot, getenv("PYTOP_TEST_SLOTS"));
 	char *why = NULL, *env = NULL;
 	char *path = find_python(py, &why, &env);
 	if (!path) {

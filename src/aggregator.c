@@ -12,6 +12,18 @@
  * lookups.  "Once per sample" uses a per-row stamp holding the serial of the
  * last sample that counted it, so deep stacks cost O(depth).  In steady
  * state the per-sample path allocates nothing.
+ *
+ * Per-thread rows: (tid, function) and (tid, line) counters live in two
+ * more maps keyed by tid << 32 | global row.  A sample looks them up only
+ * for its leaf and for frames whose global row it counts for the first
+ * time (the global stamp already says "first time in this sample"), so
+ * recursion costs nothing extra and the thread's rows need no stamp.
+ *
+ * Thread state and CPU come from REC_THREADS, a few per second: the state
+ * is the latest report's; CPU and GIL shares are per window (snapshot to
+ * snapshot).  A window starts at the previous window's last report, so no
+ * CPU time falls between two windows; a thread first reported mid-window
+ * starts at its first report.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -35,24 +47,57 @@ struct agg_counts {
 	uint64_t stamp; /* serial of the last sample that counted total */
 };
 
+/* The per-thread row a global row fed last: most functions run on one
+ * thread, so this skips the per-thread map lookup most of the time. */
+struct agg_tcache {
+	pid_t tid;
+	uint32_t idx; /* index + 1 into the per-thread rows; 0 = none */
+};
+
 struct agg_func {
 	const char *name, *file; /* interned */
 	int line;                /* smallest first line of its codes */
 	struct agg_counts c;
+	struct agg_tcache tc;    /* into tfuncs */
 };
 
 struct agg_line {
 	const char *name, *file; /* name: first function seen on this line */
 	int line;
 	struct agg_counts c;
+	struct agg_tcache tc;    /* into tlines */
+};
+
+/* A thread's CPU and GIL figures over the current window. */
+struct agg_cpu {
+	bool has_base;
+	uint64_t base_utime, base_stime; /* at the window's start, or at the
+	                                    thread's first report in it */
+	uint64_t utime, stime;           /* at its latest report */
+	uint32_t gil_win;                /* reports in the window in which it
+	                                    held the GIL */
+	double user_pct, sys_pct, gil_pct; /* of the last window with reports */
 };
 
 struct agg_thread {
 	pid_t tid;
 	const char *name;     /* interned, "" if unknown */
-	uint64_t samples, samples_win;
+	uint64_t samples, samples_win;       /* all its samples */
+	uint64_t py_samples, py_samples_win; /* those with a Python stack */
 	bool running;
 	const char *top_func; /* interned or "" */
+	uint64_t report;      /* serial of the latest REC_THREADS listing it,
+	                         0 = never listed */
+	char os_state;        /* at that report */
+	uint8_t flags;        /* SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT, likewise */
+	struct agg_cpu cpu;
+};
+
+/* One thread's counters for one function or line row. */
+struct agg_trow {
+	uint32_t row;         /* index of the global function / line row */
+	pid_t tid;
+	struct agg_counts c;  /* c.stamp unused: the global row's decides */
 };
 
 /* A resolved frame: the rows it feeds. */
@@ -81,6 +126,17 @@ struct aggregator {
 	struct hashmap thread_by_tid; /* (uint32)tid -> index */
 	struct hashmap thread_names;  /* (uint32)tid -> interned name;
 	                                 survives resets */
+	struct agg_vec tfuncs;    /* struct agg_trow, per thread and function */
+	struct hashmap tfunc_by_key;  /* (uint32)tid << 32 | func -> index */
+	struct agg_vec tlines;    /* struct agg_trow, per thread and line */
+	struct hashmap tline_by_key;  /* (uint32)tid << 32 | line -> index */
+	pid_t filter;             /* 0 = all threads */
+
+	uint64_t report_serial;   /* REC_THREADS ingested so far */
+	uint64_t win_start_ns;    /* time of the window's first report: the
+	                             previous window's last one */
+	uint64_t win_last_ns;     /* time of the latest report */
+	uint32_t win_reports;     /* reports in this window */
 
 	struct agg_frame *scratch; /* owned; resolved frames of one sample */
 	size_t scratch_cap;
@@ -121,6 +177,11 @@ static struct agg_thread *agg_threads(const struct aggregator *a)
 	return a->threads.items;
 }
 
+static struct agg_trow *agg_trows(const struct agg_vec *v)
+{
+	return v->items;
+}
+
 static uint64_t pair_key(uint32_t hi, uint32_t lo)
 {
 	return (uint64_t)hi << 32 | lo;
@@ -138,6 +199,8 @@ struct aggregator *aggregator_new(void)
 	hashmap_init(&a->frame_cache);
 	hashmap_init(&a->thread_by_tid);
 	hashmap_init(&a->thread_names);
+	hashmap_init(&a->tfunc_by_key);
+	hashmap_init(&a->tline_by_key);
 	a->strings = strtab_new();
 	if (a->strings == NULL)
 		goto fail;
@@ -160,12 +223,16 @@ void aggregator_free(struct aggregator *a)
 	free(a->funcs.items);
 	free(a->lines.items);
 	free(a->threads.items);
+	free(a->tfuncs.items);
+	free(a->tlines.items);
 	free(a->scratch);
 	hashmap_destroy(&a->func_by_key);
 	hashmap_destroy(&a->line_by_key);
 	hashmap_destroy(&a->frame_cache);
 	hashmap_destroy(&a->thread_by_tid);
 	hashmap_destroy(&a->thread_names);
+	hashmap_destroy(&a->tfunc_by_key);
+	hashmap_destroy(&a->tline_by_key);
 	code_table_free(a->codes);
 	strtab_free(a->strings);
 	free(a);
@@ -248,6 +315,34 @@ static struct agg_thread *agg_thread_row(struct aggregator *a, int32_t tid)
 	return t;
 }
 
+/* A per-thread table: rows, their map, and the global rows' caches. */
+struct agg_ttable {
+	struct agg_vec *v;        /* struct agg_trow */
+	struct hashmap *by_key;   /* (uint32)tid << 32 | row -> index */
+};
+
+/* This thread's counters for global row `row` (whose cache is tc),
+ * created on first use; NULL on OOM. */
+static struct agg_counts *agg_trow(struct agg_ttable tt,
+                                   struct agg_tcache *tc, pid_t tid,
+                                   uint32_t row)
+{
+	if (tc->idx != 0 && tc->tid == tid)
+		return &agg_trows(tt.v)[tc->idx - 1].c;
+	uint64_t key = pair_key((uint32_t)tid, row), idx;
+	if (!hashmap_get(tt.by_key, key, &idx)) {
+		if (tt.v->n >= UINT32_MAX ||
+		    !agg_vec_reserve(tt.v, sizeof(struct agg_trow)) ||
+		    !hashmap_put(tt.by_key, key, tt.v->n))
+			return NULL;
+		idx = tt.v->n++;
+		agg_trows(tt.v)[idx] = (struct agg_trow){ .row = row,
+		                                          .tid = tid };
+	}
+	*tc = (struct agg_tcache){ .tid = tid, .idx = (uint32_t)idx + 1 };
+	return &agg_trows(tt.v)[idx].c;
+}
+
 /* ---- ingest ------------------------------------------------------------ */
 
 /* Resolve one frame to its rows; false if its code is unknown (or OOM). */
@@ -279,14 +374,42 @@ static void agg_count_own(struct agg_counts *c, uint64_t w)
 	c->own_ns += w;
 }
 
-static void agg_count_total(struct agg_counts *c, uint64_t serial, uint64_t w)
+static void agg_add_total(struct agg_counts *c, uint64_t w)
 {
-	if (c->stamp == serial)
-		return;
-	c->stamp = serial;
 	c->total++;
 	c->total_win++;
 	c->total_ns += w;
+}
+
+/* Count total once per sample; true when this sample had not counted the
+ * row yet. */
+static bool agg_count_total(struct agg_counts *c, uint64_t serial, uint64_t w)
+{
+	if (c->stamp == serial)
+		return false;
+	c->stamp = serial;
+	agg_add_total(c, w);
+	return true;
+}
+
+/* The thread's row for its leaf: own and (first frame) total.  A row
+ * that could not be allocated only leaves the thread's view short. */
+static void agg_thread_leaf(struct agg_ttable tt, struct agg_tcache *tc,
+                            pid_t tid, uint32_t row, uint64_t w)
+{
+	struct agg_counts *c = agg_trow(tt, tc, tid, row);
+	if (c == NULL)
+		return;
+	agg_count_own(c, w);
+	agg_add_total(c, w);
+}
+
+static void agg_thread_total(struct agg_ttable tt, struct agg_tcache *tc,
+                             pid_t tid, uint32_t row, uint64_t w)
+{
+	struct agg_counts *c = agg_trow(tt, tc, tid, row);
+	if (c != NULL)
+		agg_add_total(c, w);
 }
 
 static bool agg_reserve_scratch(struct aggregator *a, size_t n)
@@ -341,15 +464,29 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 
 	struct agg_func *funcs = agg_funcs(a);
 	struct agg_line *lines = agg_lines(a);
+	const struct agg_frame *leaf = &a->scratch[0];
 	uint64_t w = s.interval_ns, serial = ++a->serial;
 	a->samples++;
 	a->samples_win++;
-	t->top_func = funcs[a->scratch[0].func].name;
-	agg_count_own(&funcs[a->scratch[0].func].c, w);
-	agg_count_own(&lines[a->scratch[0].line].c, w);
-	for (size_t i = 0; i < s.nframes; i++) {
-		agg_count_total(&funcs[a->scratch[i].func].c, serial, w);
-		agg_count_total(&lines[a->scratch[i].line].c, serial, w);
+	t->py_samples++;
+	t->py_samples_win++;
+	t->top_func = funcs[leaf->func].name;
+	agg_count_own(&funcs[leaf->func].c, w);
+	agg_count_own(&lines[leaf->line].c, w);
+	agg_count_total(&funcs[leaf->func].c, serial, w);
+	agg_count_total(&lines[leaf->line].c, serial, w);
+	struct agg_ttable tf = { &a->tfuncs, &a->tfunc_by_key };
+	struct agg_ttable tl = { &a->tlines, &a->tline_by_key };
+	agg_thread_leaf(tf, &funcs[leaf->func].tc, s.tid, leaf->func, w);
+	agg_thread_leaf(tl, &lines[leaf->line].tc, s.tid, leaf->line, w);
+	for (size_t i = 1; i < s.nframes; i++) {
+		const struct agg_frame *f = &a->scratch[i];
+		if (agg_count_total(&funcs[f->func].c, serial, w))
+			agg_thread_total(tf, &funcs[f->func].tc, s.tid,
+			                 f->func, w);
+		if (agg_count_total(&lines[f->line].c, serial, w))
+			agg_thread_total(tl, &lines[f->line].tc, s.tid,
+			                 f->line, w);
 	}
 }
 
@@ -375,6 +512,57 @@ static void agg_ingest_thread(struct aggregator *a, const uint8_t *rec,
 		return;
 	}
 	t->name = name;
+}
+
+/* One thread of a REC_THREADS record. */
+static void agg_thread_report(struct aggregator *a,
+                              const struct rec_thread_state *r)
+{
+	if (r->tid <= 0) /* not bound to an OS thread yet */
+		return;
+	struct agg_thread *t = agg_thread_row(a, r->tid);
+	if (t == NULL) {
+		a->bad++;
+		return;
+	}
+	if (t->report == a->report_serial) /* listed twice: the first wins */
+		return;
+	t->report = a->report_serial;
+	t->os_state = r->state;
+	t->flags = r->flags;
+	struct agg_cpu *c = &t->cpu;
+	if (!c->has_base) {
+		c->has_base = true;
+		c->base_utime = r->utime_ns;
+		c->base_stime = r->stime_ns;
+	}
+	c->utime = r->utime_ns;
+	c->stime = r->stime_ns;
+	c->gil_win += (r->flags & SAMPLE_HAS_GIL) != 0;
+}
+
+static void agg_ingest_threads(struct aggregator *a, const uint8_t *rec,
+                               size_t size)
+{
+	struct rec_threads r;
+	if (size < sizeof r) {
+		a->bad++;
+		return;
+	}
+	memcpy(&r, rec, sizeof r);
+	if ((size - sizeof r) / sizeof(struct rec_thread_state) < r.nthreads) {
+		a->bad++;
+		return;
+	}
+	if (a->report_serial++ == 0)
+		a->win_start_ns = r.time_ns; /* the very first window */
+	a->win_last_ns = r.time_ns;
+	a->win_reports++;
+	for (uint32_t i = 0; i < r.nthreads; i++) {
+		struct rec_thread_state ts;
+		memcpy(&ts, rec + sizeof r + i * sizeof ts, sizeof ts);
+		agg_thread_report(a, &ts);
+	}
 }
 
 void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
@@ -408,6 +596,9 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
 		break;
 	case REC_THREAD:
 		agg_ingest_thread(a, rec, h.size);
+		break;
+	case REC_THREADS:
+		agg_ingest_threads(a, rec, h.size);
 		break;
 	default:
 		a->bad++;
@@ -475,54 +666,149 @@ static int agg_cmp_thread(const void *pa, const void *pb)
 	return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
-static void agg_snap_funcs(struct aggregator *a, struct snapshot *out)
+/* The counters a snapshot row shows for global row i: the global ones,
+ * or under a thread filter that thread's (NULL: it has none for row i). */
+struct agg_view {
+	const struct agg_counts **by_row; /* owned; NULL = unfiltered */
+};
+
+/* Map every global row to the filtered thread's counters.  false on OOM. */
+static bool agg_view_filtered(const struct agg_vec *trows, size_t nrows,
+                              pid_t tid, struct agg_view *v)
+{
+	v->by_row = nrows ? calloc(nrows, sizeof *v->by_row) : NULL;
+	if (nrows && v->by_row == NULL)
+		return false;
+	const struct agg_trow *r = agg_trows(trows);
+	for (size_t i = 0; i < trows->n; i++)
+		if (r[i].tid == tid && r[i].row < nrows)
+			v->by_row[r[i].row] = &r[i].c;
+	return true;
+}
+
+static const struct agg_counts *agg_view_get(const struct agg_view *v,
+                                             const struct agg_counts *global,
+                                             size_t i)
+{
+	return v->by_row != NULL ? v->by_row[i] : global;
+}
+
+/* The window closes for every row, filtered or not. */
+static void agg_close_row_windows(struct agg_vec *trows)
+{
+	struct agg_trow *r = agg_trows(trows);
+	for (size_t i = 0; i < trows->n; i++)
+		r[i].c.own_win = r[i].c.total_win = 0;
+}
+
+static void agg_snap_funcs(struct aggregator *a, const struct agg_view *v,
+                           struct snapshot *out)
 {
 	struct agg_func *f = agg_funcs(a);
 	size_t live = 0;
-	for (size_t i = 0; i < a->funcs.n; i++)
-		live += f[i].c.total > 0;
+	for (size_t i = 0; i < a->funcs.n; i++) {
+		const struct agg_counts *c = agg_view_get(v, &f[i].c, i);
+		live += c != NULL && c->total > 0;
+	}
 	out->funcs = live ? malloc(live * sizeof *out->funcs) : NULL;
 	out->nfuncs = 0;
 	for (size_t i = 0; i < a->funcs.n; i++) {
-		if (f[i].c.total > 0 && out->funcs != NULL)
+		const struct agg_counts *c = agg_view_get(v, &f[i].c, i);
+		if (c != NULL && c->total > 0 && out->funcs != NULL)
 			out->funcs[out->nfuncs++] = (struct snap_func){
 				.name = f[i].name,
 				.file = f[i].file,
 				.line = f[i].line,
-				.c = agg_snap_counts(&f[i].c),
+				.c = agg_snap_counts(c),
 			};
 		f[i].c.own_win = f[i].c.total_win = 0;
 	}
+	agg_close_row_windows(&a->tfuncs);
 	if (out->nfuncs > 1)
 		qsort(out->funcs, out->nfuncs, sizeof *out->funcs,
 		      agg_cmp_func);
 }
 
-static void agg_snap_lines(struct aggregator *a, struct snapshot *out)
+static void agg_snap_lines(struct aggregator *a, const struct agg_view *v,
+                           struct snapshot *out)
 {
 	struct agg_line *l = agg_lines(a);
 	size_t live = 0;
-	for (size_t i = 0; i < a->lines.n; i++)
-		live += l[i].c.total > 0;
+	for (size_t i = 0; i < a->lines.n; i++) {
+		const struct agg_counts *c = agg_view_get(v, &l[i].c, i);
+		live += c != NULL && c->total > 0;
+	}
 	out->lines = live ? malloc(live * sizeof *out->lines) : NULL;
 	out->nlines = 0;
 	for (size_t i = 0; i < a->lines.n; i++) {
-		if (l[i].c.total > 0 && out->lines != NULL)
+		const struct agg_counts *c = agg_view_get(v, &l[i].c, i);
+		if (c != NULL && c->total > 0 && out->lines != NULL)
 			out->lines[out->nlines++] = (struct snap_line){
 				.name = l[i].name,
 				.file = l[i].file,
 				.line = l[i].line,
-				.c = agg_snap_counts(&l[i].c),
+				.c = agg_snap_counts(c),
 			};
 		l[i].c.own_win = l[i].c.total_win = 0;
 	}
+	agg_close_row_windows(&a->tlines);
 	if (out->nlines > 1)
 		qsort(out->lines, out->nlines, sizeof *out->lines,
 		      agg_cmp_line);
 }
 
+/* The state at the latest report: R and the GIL say running with or
+ * without it; off CPU, asking for the GIL is a wait, anything else idle.
+ * A thread the latest report left out is gone; one never reported yet
+ * (sampled between two reports) is unknown. */
+static enum snap_thread_state agg_thread_state(const struct aggregator *a,
+                                               const struct agg_thread *t)
+{
+	if (t->report == 0)
+		return THREAD_UNKNOWN;
+	if (t->report != a->report_serial)
+		return THREAD_GONE;
+	if (t->os_state == 'R')
+		return (t->flags & SAMPLE_HAS_GIL) ? THREAD_RUNNING_GIL
+		                                   : THREAD_RUNNING;
+	return (t->flags & SAMPLE_GIL_WAIT) ? THREAD_GIL_WAIT : THREAD_IDLE;
+}
+
+static double agg_cpu_pct(uint64_t now, uint64_t base, uint64_t span_ns)
+{
+	/* A smaller figure means the TID now names another thread. */
+	return now > base ? 100.0 * (double)(now - base) / (double)span_ns : 0;
+}
+
+/* Turn the window's reports into percentages and start the next window
+ * at its last report.  A window without reports (refreshes faster than
+ * reports) keeps the previous figures. */
+static void agg_close_cpu_window(struct aggregator *a)
+{
+	if (a->win_reports == 0)
+		return;
+	uint64_t span = a->win_last_ns > a->win_start_ns
+	                ? a->win_last_ns - a->win_start_ns : 0;
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++) {
+		struct agg_cpu *c = &t[i].cpu;
+		bool known = span > 0 && c->has_base;
+		c->user_pct = known ? agg_cpu_pct(c->utime, c->base_utime, span)
+		                    : 0;
+		c->sys_pct = known ? agg_cpu_pct(c->stime, c->base_stime, span)
+		                   : 0;
+		c->gil_pct = 100.0 * c->gil_win / a->win_reports;
+		c->base_utime = c->utime;
+		c->base_stime = c->stime;
+		c->gil_win = 0;
+	}
+	a->win_start_ns = a->win_last_ns;
+	a->win_reports = 0;
+}
+
 static void agg_snap_threads(struct aggregator *a, struct snapshot *out)
 {
+	agg_close_cpu_window(a);
 	struct agg_thread *t = agg_threads(a);
 	size_t n = a->threads.n;
 	out->threads = n ? malloc(n * sizeof *out->threads) : NULL;
@@ -536,6 +822,11 @@ static void agg_snap_threads(struct aggregator *a, struct snapshot *out)
 				.samples_win = t[i].samples_win,
 				.running = t[i].running,
 				.top_func = t[i].top_func,
+				.state = agg_thread_state(a, &t[i]),
+				.os_state = t[i].os_state,
+				.cpu_user_pct = t[i].cpu.user_pct,
+				.cpu_sys_pct = t[i].cpu.sys_pct,
+				.gil_pct = t[i].cpu.gil_pct,
 			};
 		t[i].samples_win = 0;
 	}
@@ -544,14 +835,68 @@ static void agg_snap_threads(struct aggregator *a, struct snapshot *out)
 		      agg_cmp_thread);
 }
 
-void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
+/* What 100 % is: every sample with a Python stack, or the filtered
+ * thread's; closes the sample window of both. */
+static void agg_snap_samples(struct aggregator *a, struct snapshot *out)
 {
-	agg_snap_funcs(a, out);
-	agg_snap_lines(a, out);
-	agg_snap_threads(a, out);
+	uint64_t idx;
 	out->samples = a->samples;
 	out->samples_win = a->samples_win;
+	if (a->filter != 0) {
+		out->samples = out->samples_win = 0;
+		if (hashmap_get(&a->thread_by_tid, (uint32_t)a->filter, &idx)) {
+			out->samples = agg_threads(a)[idx].py_samples;
+			out->samples_win = agg_threads(a)[idx].py_samples_win;
+		}
+	}
 	a->samples_win = 0;
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++)
+		t[i].py_samples_win = 0;
+}
+
+void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
+{
+	struct agg_view fv = { NULL }, lv = { NULL };
+	/* Without memory for the filter's map, show no rows rather than
+	 * the wrong ones. */
+	bool ok = a->filter == 0 ||
+	          (agg_view_filtered(&a->tfuncs, a->funcs.n, a->filter, &fv) &&
+	           agg_view_filtered(&a->tlines, a->lines.n, a->filter, &lv));
+	agg_snap_funcs(a, &fv, out);
+	agg_snap_lines(a, &lv, out);
+	if (!ok) {
+		free(out->funcs);
+		free(out->lines);
+		out->funcs = NULL;
+		out->lines = NULL;
+		out->nfuncs = out->nlines = 0;
+	}
+	free(fv.by_row);
+	free(lv.by_row);
+	agg_snap_samples(a, out);
+	agg_snap_threads(a, out);
+}
+
+/* Keep the threads the latest report listed (they are still there; their
+ * state and CPU are current figures, not counts), zeroed; drop the rest. */
+static void agg_reset_threads(struct aggregator *a)
+{
+	struct agg_thread *t = agg_threads(a);
+	size_t kept = 0;
+	hashmap_clear(&a->thread_by_tid);
+	for (size_t i = 0; i < a->threads.n; i++) {
+		if (a->report_serial == 0 || t[i].report != a->report_serial)
+			continue;
+		t[kept] = t[i];
+		t[kept].samples = t[kept].samples_win = 0;
+		t[kept].py_samples = t[kept].py_samples_win = 0;
+		/* Cannot fail: the table already held more keys. */
+		(void)hashmap_put(&a->thread_by_tid, (uint32_t)t[kept].tid,
+		                  kept);
+		kept++;
+	}
+	a->threads.n = kept;
 }
 
 void aggregator_reset(struct aggregator *a)
@@ -559,20 +904,25 @@ void aggregator_reset(struct aggregator *a)
 	/* Rows stay (their indices are cached in frame_cache); only counts
 	 * go.  Stamps may stay too: serials only grow. */
 	struct agg_func *f = agg_funcs(a);
-	for (size_t i = 0; i < a->funcs.n; i++)
+	for (size_t i = 0; i < a->funcs.n; i++) {
 		f[i].c = (struct agg_counts){ .stamp = f[i].c.stamp };
+		f[i].tc = (struct agg_tcache){ 0, 0 };
+	}
 	struct agg_line *l = agg_lines(a);
-	for (size_t i = 0; i < a->lines.n; i++)
+	for (size_t i = 0; i < a->lines.n; i++) {
 		l[i].c = (struct agg_counts){ .stamp = l[i].c.stamp };
-	a->threads.n = 0;
-	hashmap_clear(&a->thread_by_tid);
+		l[i].tc = (struct agg_tcache){ 0, 0 };
+	}
+	/* Per-thread rows are only counts: dropping them frees the rows of
+	 * threads that have ended. */
+	a->tfuncs.n = a->tlines.n = 0;
+	hashmap_clear(&a->tfunc_by_key);
+	hashmap_clear(&a->tline_by_key);
+	agg_reset_threads(a);
 	a->samples = a->samples_win = 0;
 }
 
-/* Placeholder until per-thread function tables land: the filter is
- * recorded but snapshots still show all threads. */
 void aggregator_filter_thread(struct aggregator *a, pid_t tid)
 {
-	(void)a;
-	(void)tid;
+	a->filter = tid;
 }

@@ -21,7 +21,18 @@
  *  - A sample naming a code id with no CODE_DEF is dropped whole (counted in
  *    aggregator_bad, not even in its thread's row).
  *  - Threads are listed by tid, ascending.  A thread row appears with its
- *    first sample or REC_THREAD; its name is the latest REC_THREAD's.
+ *    first sample, REC_THREAD or REC_THREADS; its name is the latest
+ *    REC_THREAD's.
+ *  - A thread's state is its entry in the latest REC_THREADS (R + GIL:
+ *    running with the GIL; R: running without; else GIL wait if it asked
+ *    for it, idle otherwise); left out of the latest one: gone (the row
+ *    stays, with its counts); not reported yet: unknown.  CPU % (of one
+ *    CPU) and GIL % (share of the window's reports holding it) are per
+ *    snapshot window, which starts at the previous window's last report
+ *    (a thread first reported mid-window: at its first report).  A window
+ *    without reports keeps the previous figures.
+ *  - Per-thread function and line counts follow the same rules as the
+ *    global ones (see aggregator_filter_thread).
  */
 #ifndef PYTOP_AGGREGATOR_H
 #define PYTOP_AGGREGATOR_H
@@ -51,15 +62,19 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len);
  * count 0. */
 void aggregator_snapshot(struct aggregator *a, struct snapshot *out);
 
-/* Restrict the funcs/lines of later snapshots to thread tid (0 = all).
+/* Restrict the funcs/lines of later snapshots to thread tid (0 = all);
+ * their samples / samples_win are then that thread's samples with a
+ * Python stack, so percentages stay shares of what the rows count.
  * Per-thread counts are kept from the start, so the filter applies to the
  * whole history at once. */
 void aggregator_filter_thread(struct aggregator *a, pid_t tid);
 
-/* Forget all counts and threads; code definitions and strings are kept,
- * and so are thread names (REC_THREAD is sent once per thread, so a thread
- * that samples again after a reset gets its name back).  aggregator_bad()
- * is a health counter and is not reset. */
+/* Forget all counts, and the threads the latest REC_THREADS did not list
+ * (gone or never reported); the listed ones stay with zero counts and
+ * their current state and CPU figures.  Code definitions and strings are
+ * kept, and so are thread names (REC_THREAD is sent once per thread, so a
+ * thread that samples again after a reset gets its name back), and the
+ * thread filter.  aggregator_bad() is a health counter and is not reset. */
 void aggregator_reset(struct aggregator *a);
 
 uint64_t aggregator_bad(const struct aggregator *a);

@@ -84,7 +84,10 @@ struct snapshot {
 	bool idle_mode;           /* --idle: off-CPU samples counted */
 	double gil_held_pct;      /* ticks some thread held the GIL, last window */
 	double active_pct;        /* ticks some thread was on a CPU, last window */
-	pid_t thread_filter;      /* 0 = all threads; else funcs/lines are this tid's */
+	/* 0 = all threads.  Else funcs and lines count only this tid's
+	 * samples, and samples / samples_win are that thread's samples with a
+	 * Python stack, so percentages are shares of the thread's samples. */
+	pid_t thread_filter;
 
 	struct snap_func *funcs;     size_t nfuncs;
 	struct snap_line *lines;     size_t nlines;

@@ -92,6 +92,33 @@ static size_t mk_thread(void *buf, int tid, const char *name)
 	return t->h.size;
 }
 
+/* One thread's entry in a REC_THREADS record. */
+struct ts {
+	int tid;
+	char state;
+	uint8_t flags;
+	uint64_t utime_ms, stime_ms;
+};
+
+static size_t mk_threads(void *buf, uint64_t time_ms, const struct ts *t,
+                         uint32_t n)
+{
+	struct rec_threads *r = buf;
+	memset(r, 0, sizeof *r);
+	r->h.type = REC_THREADS;
+	r->h.size = (uint32_t)(sizeof *r + n * sizeof r->threads[0]);
+	r->time_ns = time_ms * 1000000u;
+	r->nthreads = n;
+	for (uint32_t i = 0; i < n; i++)
+		r->threads[i] = (struct rec_thread_state){
+			.tid = t[i].tid, .state = t[i].state,
+			.flags = t[i].flags,
+			.utime_ns = t[i].utime_ms * 1000000u,
+			.stime_ns = t[i].stime_ms * 1000000u,
+		};
+	return r->h.size;
+}
+
 /* ---- fixture: four code objects with known lines ------------------------- */
 
 static struct aggregator *agg;
@@ -194,6 +221,15 @@ static void expect_counts(const struct snap_counts *c, uint64_t own,
 	             what, (unsigned long)c->total_win,
 	             (unsigned long)total_win);
 }
+
+/* A REC_THREADS at time_ms listing the given threads. */
+#define REPORT(time_ms, ...)                                                \
+	do {                                                                \
+		const struct ts ts_[] = { __VA_ARGS__ };                    \
+		aggregator_ingest(agg, recbuf,                              \
+		                  mk_threads(recbuf, (time_ms), ts_,        \
+		                             sizeof ts_ / sizeof ts_[0]));  \
+	} while (0)
 
 #define FUNC_C(name) (func(name) ? &func(name)->c : NULL)
 #define LINE_C(file, ln) (line(file, ln) ? &line(file, ln)->c : NULL)
@@ -448,6 +484,270 @@ Test(aggregator, zero_ids_work)
 	cr_expect_eq(thread(0)->samples, 3);
 }
 
+/* ---- thread states, CPU and the GIL --------------------------------------- */
+
+#define GIL SAMPLE_HAS_GIL
+#define WAIT SAMPLE_GIL_WAIT
+
+Test(aggregator, thread_state_from_the_latest_report)
+{
+	REPORT(0, { 11, 'R', GIL, 0, 0 }, { 12, 'R', 0, 0, 0 },
+	       { 13, 'S', WAIT, 0, 0 }, { 14, 'S', 0, 0, 0 },
+	       { 15, 'D', GIL, 0, 0 }, { 16, 0, 0, 0, 0 },
+	       { 17, 'R', GIL | WAIT, 0, 0 });
+	take();
+	cr_assert_eq(snap.nthreads, 7);
+	cr_expect_eq(thread(11)->state, THREAD_RUNNING_GIL);
+	cr_expect_eq(thread(12)->state, THREAD_RUNNING);
+	cr_expect_eq(thread(13)->state, THREAD_GIL_WAIT);
+	cr_expect_eq(thread(14)->state, THREAD_IDLE);
+	/* Off CPU holding the GIL (blocked without releasing it): idle. */
+	cr_expect_eq(thread(15)->state, THREAD_IDLE);
+	cr_expect_eq(thread(16)->state, THREAD_IDLE);
+	cr_expect_eq(thread(17)->state, THREAD_RUNNING_GIL);
+	cr_expect_eq(thread(11)->os_state, 'R');
+	cr_expect_eq(thread(15)->os_state, 'D');
+	cr_expect_eq(thread(16)->os_state, 0);
+	/* The next report changes every state at once. */
+	REPORT(100, { 11, 'S', 0, 0, 0 }, { 12, 'R', GIL, 0, 0 },
+	       { 13, 'R', 0, 0, 0 }, { 14, 'S', WAIT, 0, 0 },
+	       { 15, 'S', 0, 0, 0 }, { 16, 'R', 0, 0, 0 },
+	       { 17, 'S', 0, 0, 0 });
+	take();
+	cr_expect_eq(thread(11)->state, THREAD_IDLE);
+	cr_expect_eq(thread(12)->state, THREAD_RUNNING_GIL);
+	cr_expect_eq(thread(13)->state, THREAD_RUNNING);
+	cr_expect_eq(thread(14)->state, THREAD_GIL_WAIT);
+	cr_expect_eq(thread(16)->state, THREAD_RUNNING);
+	cr_expect_eq(aggregator_bad(agg), 0);
+}
+
+Test(aggregator, threads_only_reported_get_a_row)
+{
+	/* An idle thread without --idle is never sampled. */
+	aggregator_ingest(agg, recbuf, mk_thread(recbuf, 21, "waiter"));
+	REPORT(0, { 20, 'S', 0, 0, 0 }, { 21, 'S', 0, 0, 0 });
+	take();
+	cr_assert_eq(snap.nthreads, 2);
+	cr_expect_eq(snap.threads[0].tid, 20);
+	cr_expect_str_eq(thread(20)->name, "");
+	cr_expect_str_eq(thread(21)->name, "waiter");
+	cr_expect_eq(thread(20)->samples, 0);
+	cr_expect_str_eq(thread(20)->top_func, "");
+	cr_expect_eq(thread(20)->state, THREAD_IDLE);
+	cr_expect_eq(snap.samples, 0);
+	cr_expect_eq(snap.nfuncs, 0);
+}
+
+Test(aggregator, unreported_gone_and_reset)
+{
+	/* 31 is sampled before any report: state unknown. */
+	SAMPLE(31, SAMPLE_RUNNING, MS, F(CODE_A, 0));
+	take();
+	cr_expect_eq(thread(31)->state, THREAD_UNKNOWN);
+	REPORT(0, { 30, 'R', GIL, 0, 0 }, { 31, 'S', 0, 0, 0 });
+	SAMPLE(31, 0, MS, F(CODE_B, 0));
+	/* 32 starts between two reports. */
+	SAMPLE(32, SAMPLE_RUNNING, MS, F(CODE_B, 0));
+	take();
+	cr_expect_eq(thread(31)->state, THREAD_IDLE);
+	cr_expect_eq(thread(32)->state, THREAD_UNKNOWN);
+	/* 31 ends: the next report leaves it out.  Its row stays with its
+	 * counts, and its functions stay too. */
+	REPORT(100, { 30, 'R', GIL, 0, 0 }, { 32, 'R', 0, 0, 0 });
+	take();
+	cr_assert_eq(snap.nthreads, 3);
+	cr_expect_eq(thread(31)->state, THREAD_GONE);
+	cr_expect_eq(thread(31)->samples, 2);
+	cr_expect_str_eq(thread(31)->top_func, "b");
+	cr_expect_eq(thread(32)->state, THREAD_RUNNING);
+	expect_counts(FUNC_C("b"), 2, 2, 0, 0, "b");
+	/* Only a reset drops gone threads; listed ones stay, zeroed, with
+	 * their state. */
+	aggregator_reset(agg);
+	take();
+	cr_assert_eq(snap.nthreads, 2);
+	cr_expect_null(thread(31));
+	cr_expect_eq(thread(30)->state, THREAD_RUNNING_GIL);
+	cr_expect_eq(thread(32)->state, THREAD_RUNNING);
+	cr_expect_eq(thread(32)->samples, 0);
+	cr_expect_eq(thread(32)->samples_win, 0);
+	/* The kept rows are still found by tid. */
+	SAMPLE(32, 0, MS, F(CODE_A, 0));
+	take();
+	cr_assert_eq(snap.nthreads, 2);
+	cr_expect_eq(thread(32)->samples, 1);
+	cr_expect_eq(aggregator_bad(agg), 0);
+}
+
+Test(aggregator, cpu_and_gil_per_window)
+{
+	/* Window 1: reports at 0, 100 and 200 ms.  40 runs 50 ms user and
+	 * 10 ms sys per 100 ms; 41 first shows up at 100 ms (its first
+	 * report is its start); 40 holds the GIL in two of three reports,
+	 * 41 in one. */
+	REPORT(0, { 40, 'R', GIL, 1000, 500 });
+	REPORT(100, { 40, 'R', GIL, 1050, 510 }, { 41, 'R', 0, 7000, 0 });
+	REPORT(200, { 40, 'R', 0, 1100, 520 }, { 41, 'R', GIL, 7040, 4 });
+	take();
+	cr_expect_float_eq(thread(40)->cpu_user_pct, 50.0, 1e-9);
+	cr_expect_float_eq(thread(40)->cpu_sys_pct, 10.0, 1e-9);
+	cr_expect_float_eq(thread(41)->cpu_user_pct, 20.0, 1e-9);
+	cr_expect_float_eq(thread(41)->cpu_sys_pct, 2.0, 1e-9);
+	cr_expect_float_eq(thread(40)->gil_pct, 200.0 / 3, 1e-9);
+	cr_expect_float_eq(thread(41)->gil_pct, 100.0 / 3, 1e-9);
+	/* Window 2 starts at the 200 ms report: one more report at 250 ms
+	 * gives a 50 ms window; 41 is gone, so it ran nothing in it. */
+	REPORT(250, { 40, 'R', GIL, 1130, 520 });
+	take();
+	cr_expect_float_eq(thread(40)->cpu_user_pct, 60.0, 1e-9);
+	cr_expect_float_eq(thread(40)->cpu_sys_pct, 0.0, 1e-9);
+	cr_expect_float_eq(thread(40)->gil_pct, 100.0, 1e-9);
+	cr_expect_eq(thread(41)->state, THREAD_GONE);
+	cr_expect_float_eq(thread(41)->cpu_user_pct, 0.0, 1e-9);
+	cr_expect_float_eq(thread(41)->gil_pct, 0.0, 1e-9);
+	/* No report in a window: the last figures stay. */
+	take();
+	cr_expect_float_eq(thread(40)->cpu_user_pct, 60.0, 1e-9);
+	cr_expect_float_eq(thread(40)->gil_pct, 100.0, 1e-9);
+	/* A TID whose CPU time went down names another thread now. */
+	REPORT(350, { 40, 'S', 0, 5, 5 });
+	take();
+	cr_expect_float_eq(thread(40)->cpu_user_pct, 0.0, 1e-9);
+	cr_expect_float_eq(thread(40)->cpu_sys_pct, 0.0, 1e-9);
+	REPORT(450, { 40, 'S', 0, 25, 15 });
+	take();
+	cr_expect_float_eq(thread(40)->cpu_user_pct, 20.0, 1e-9);
+	cr_expect_float_eq(thread(40)->cpu_sys_pct, 10.0, 1e-9);
+	cr_expect_eq(thread(40)->state, THREAD_IDLE);
+}
+
+Test(aggregator, first_window_with_one_report_has_no_cpu_yet)
+{
+	REPORT(500, { 50, 'R', GIL, 900, 100 });
+	take();
+	cr_expect_float_eq(thread(50)->cpu_user_pct, 0.0, 1e-9);
+	cr_expect_float_eq(thread(50)->gil_pct, 100.0, 1e-9);
+	REPORT(600, { 50, 'R', GIL, 990, 100 });
+	take();
+	cr_expect_float_eq(thread(50)->cpu_user_pct, 90.0, 1e-9);
+}
+
+Test(aggregator, odd_thread_reports)
+{
+	/* A TID listed twice counts once; unbound threads (tid <= 0) are
+	 * skipped. */
+	REPORT(0, { 60, 'R', GIL, 0, 0 }, { 0, 'R', GIL, 0, 0 },
+	       { -1, 'R', 0, 0, 0 });
+	REPORT(100, { 60, 'R', GIL, 10, 0 }, { 60, 'S', GIL, 99, 0 });
+	take();
+	cr_assert_eq(snap.nthreads, 1);
+	cr_expect_float_eq(thread(60)->gil_pct, 100.0, 1e-9);
+	cr_expect_float_eq(thread(60)->cpu_user_pct, 10.0, 1e-9);
+	cr_expect_eq(thread(60)->os_state, 'R');
+	cr_expect_eq(aggregator_bad(agg), 0);
+	/* An empty report: every thread is gone. */
+	REPORT(200);
+	take();
+	cr_expect_eq(thread(60)->state, THREAD_GONE);
+	cr_expect_eq(aggregator_bad(agg), 0);
+}
+
+/* ---- per-thread functions and lines --------------------------------------- */
+
+Test(aggregator, filter_shows_one_threads_functions_and_lines)
+{
+	/* Thread 1: b <- a twice, a alone once; thread 2: C.c, and a frame-
+	 * less sample; thread 3 recurses a -> b -> a. */
+	SAMPLE(1, 0, 2 * MS, F(CODE_B, 2), F(CODE_A, 0));
+	SAMPLE(1, 0, 2 * MS, F(CODE_B, 2), F(CODE_A, 0));
+	SAMPLE(1, 0, 2 * MS, F(CODE_A, 2));
+	SAMPLE(2, 0, MS, F(CODE_C, 0));
+	sample(2, 0, MS, NULL, 0);
+	SAMPLE(3, 0, MS, F(CODE_A, 0), F(CODE_B, 0), F(CODE_A, 0));
+	aggregator_filter_thread(agg, 1);
+	take();
+	cr_expect_eq(snap.samples, 3);
+	cr_expect_eq(snap.samples_win, 3);
+	cr_assert_eq(snap.nfuncs, 2);
+	cr_expect_str_eq(snap.funcs[0].name, "b");
+	expect_counts(FUNC_C("b"), 2, 2, 2, 2, "b in 1");
+	expect_counts(FUNC_C("a"), 1, 3, 1, 3, "a in 1");
+	cr_expect_float_eq(func("a")->c.total_s, 0.006, 1e-12);
+	cr_expect_float_eq(func("a")->c.own_s, 0.002, 1e-12);
+	cr_assert_eq(snap.nlines, 3);
+	expect_counts(LINE_C("m.py", 22), 2, 2, 2, 2, "m.py:22 in 1");
+	expect_counts(LINE_C("m.py", 11), 0, 2, 0, 2, "m.py:11 in 1");
+	expect_counts(LINE_C("m.py", 12), 1, 1, 1, 1, "m.py:12 in 1");
+	/* Every thread is still listed. */
+	cr_expect_eq(snap.nthreads, 3);
+
+	aggregator_filter_thread(agg, 3);
+	SAMPLE(3, 0, MS, F(CODE_A, 0));
+	take();
+	cr_expect_eq(snap.samples, 2);
+	cr_expect_eq(snap.samples_win, 1); /* the window closed at the last take */
+	expect_counts(FUNC_C("a"), 2, 2, 1, 1, "a in 3: once per sample");
+	expect_counts(FUNC_C("b"), 0, 1, 0, 0, "b in 3");
+	expect_counts(LINE_C("m.py", 11), 2, 2, 1, 1, "m.py:11 in 3");
+	cr_expect_null(func("C.c"));
+
+	aggregator_filter_thread(agg, 2);
+	take();
+	cr_expect_eq(snap.samples, 1); /* the frameless sample is not one */
+	cr_assert_eq(snap.nfuncs, 1);
+	expect_counts(FUNC_C("C.c"), 1, 1, 0, 0, "C.c in 2");
+
+	aggregator_filter_thread(agg, 999); /* no such thread */
+	take();
+	cr_expect_eq(snap.samples, 0);
+	cr_expect_eq(snap.nfuncs, 0);
+	cr_expect_eq(snap.nlines, 0);
+
+	aggregator_filter_thread(agg, 0);
+	take();
+	cr_expect_eq(snap.samples, 6);
+	expect_counts(FUNC_C("a"), 3, 5, 0, 0, "a, all threads");
+	cr_expect_eq(aggregator_bad(agg), 0);
+}
+
+Test(aggregator, threads_sharing_functions_keep_their_own_counts)
+{
+	/* Alternating threads on the same rows (the per-row cache of the
+	 * last thread misses every time). */
+	for (int i = 0; i < 10; i++) {
+		SAMPLE(1, 0, MS, F(CODE_B, 0), F(CODE_A, 0));
+		SAMPLE(2, 0, MS, F(CODE_A, 0));
+		SAMPLE(2, 0, MS, F(CODE_A, 0));
+	}
+	aggregator_filter_thread(agg, 1);
+	take();
+	expect_counts(FUNC_C("a"), 0, 10, 0, 10, "a in 1");
+	expect_counts(FUNC_C("b"), 10, 10, 10, 10, "b in 1");
+	aggregator_filter_thread(agg, 2);
+	take();
+	expect_counts(FUNC_C("a"), 20, 20, 0, 0, "a in 2");
+	cr_expect_null(func("b"));
+	cr_expect_eq(snap.samples, 20);
+}
+
+Test(aggregator, filter_survives_reset_counts_do_not)
+{
+	REPORT(0, { 1, 'R', GIL, 0, 0 });
+	SAMPLE(1, 0, MS, F(CODE_B, 0), F(CODE_A, 0));
+	aggregator_filter_thread(agg, 1);
+	aggregator_reset(agg);
+	take();
+	cr_expect_eq(snap.samples, 0);
+	cr_expect_eq(snap.nfuncs, 0);
+	SAMPLE(1, 0, MS, F(CODE_A, 0));
+	SAMPLE(2, 0, MS, F(CODE_B, 0));
+	take();
+	cr_expect_eq(snap.samples, 1);
+	cr_assert_eq(snap.nfuncs, 1);
+	expect_counts(FUNC_C("a"), 1, 1, 1, 1, "a in 1 after reset");
+}
+
 /* ---- malformed input ----------------------------------------------------- */
 
 static uint64_t bad_after(const void *rec, size_t len)
@@ -477,6 +777,14 @@ Test(aggregator, truncated_and_garbage_records_are_bad)
 	cr_expect_eq(bad_after(raw, 16), 1, "short thread record");
 	*h = (struct rec_header){ .type = REC_CODE_DEF, .size = 16 };
 	cr_expect_eq(bad_after(raw, 16), 1, "short code def");
+	*h = (struct rec_header){ .type = REC_THREADS, .size = 16 };
+	cr_expect_eq(bad_after(raw, 16), 1, "short threads record");
+	size_t tlen = mk_threads(raw, 0, (struct ts[]){ { 5, 'R', 0, 0, 0 } },
+	                         1);
+	((struct rec_threads *)raw)->nthreads = 2;
+	cr_expect_eq(bad_after(raw, tlen), 1, "nthreads beyond size");
+	((struct rec_threads *)raw)->nthreads = 0xffffffffu;
+	cr_expect_eq(bad_after(raw, tlen), 1, "nthreads huge");
 
 	/* nframes beyond the record's size (and beyond len). */
 	size_t len = mk_sample(raw, 1, 0, MS, (struct rec_frame[]){ F(CODE_A, 0),
@@ -642,9 +950,10 @@ static double now_ns(void)
 }
 
 /* Mean ns per ingested sample of `depth` frames, over `n` samples cycling
- * through 64 distinct stacks (50 functions, recursion included), measured
- * after one warm-up pass so that the frame cache is full. */
-static double ns_per_sample(int depth, int n)
+ * through 64 distinct stacks (50 functions, recursion included) spread
+ * over `nthreads` threads, measured after one warm-up pass so that the
+ * frame cache and the per-thread rows are full. */
+static double ns_per_sample(int depth, int n, int nthreads)
 {
 	enum { NSTACKS = 64, NFUNCS = 50 };
 	static const int l[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
@@ -661,8 +970,8 @@ static double ns_per_sample(int depth, int n)
 		for (int d = 0; d < depth; d++)
 			fr[d] = F(5000 + (uint32_t)(rng_next(&seed) % NFUNCS),
 			          (int32_t)(2 * (rng_next(&seed) % 8)));
-		lens[s] = mk_sample(recbuf, 1, SAMPLE_RUNNING, MS, fr,
-		                    (uint16_t)depth);
+		lens[s] = mk_sample(recbuf, 1 + s % nthreads, SAMPLE_RUNNING,
+		                    MS, fr, (uint16_t)depth);
 		recs[s] = malloc(lens[s]);
 		memcpy(recs[s], recbuf, lens[s]);
 	}
@@ -681,12 +990,14 @@ static double ns_per_sample(int depth, int n)
 
 Test(aggregator, ingest_speed, .timeout = 60)
 {
-	double shallow = ns_per_sample(10, 100000);
-	double deep = ns_per_sample(400, 5000);
+	double shallow = ns_per_sample(10, 100000, 1);
+	double deep = ns_per_sample(400, 5000, 1);
+	double shared = ns_per_sample(10, 100000, 8);
 	note("aggregator_ingest: %.0f ns/sample at 10 frames, %.0f ns/sample "
-	     "at 400 frames", shallow, deep);
+	     "at 400 frames, %.0f ns/sample at 10 frames over 8 threads "
+	     "sharing functions", shallow, deep, shared);
 	take();
-	cr_expect_eq(snap.samples, 64 + 100000 + 64 + 5000);
+	cr_expect_eq(snap.samples, 64 + 100000 + 64 + 5000 + 64 + 100000);
 	/* Generous bounds (sanitizer builds are several times slower): this
 	 * only catches accidental O(depth^2) or per-sample allocation storms. */
 	cr_expect_lt(deep, 2e6, "%.0f ns per 400-frame sample", deep);

@@ -17,11 +17,16 @@
 #include "snapshot.h"
 #include "../ui/batch_text.h"
 #include "../ui/crt.h"
+#include "../ui/function_bar.h"
 #include "../ui/functions_screen.h"
+#include "../ui/header.h"
+#include "../ui/help_screen.h"
 #include "../ui/json_out.h"
 #include "../ui/keys.h"
 #include "../ui/profile_table.h"
 #include "../ui/text.h"
+#include "../ui/thread_table.h"
+#include "../ui/threads_screen.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -54,6 +59,9 @@ static struct snapshot make_snapshot(const struct fn *fns, size_t n)
 	s.threads_running = 1;
 	s.threads_total = 3;
 	s.pytop_cpu_pct = 1.94;
+	s.gil_held_pct = 91.6;
+	s.active_pct = 99.2;
+	s.window_s = 1.0;
 	s.funcs = calloc(n + 1, sizeof *s.funcs);
 	s.lines = calloc(n + 1, sizeof *s.lines);
 	s.threads = calloc(1, sizeof *s.threads);
@@ -68,8 +76,12 @@ static struct snapshot make_snapshot(const struct fn *fns, size_t n)
 		                                 fns[i].line + 2, c };
 	}
 	s.nfuncs = s.nlines = n;
-	s.threads[0] = (struct snap_thread){ 4242, "MainThread", 1000, 0,
-	                                     true, "hot" };
+	s.threads[0] = (struct snap_thread){
+		.tid = 4242, .name = "MainThread", .samples = 1000,
+		.running = true, .top_func = "hot",
+		.state = THREAD_RUNNING_GIL, .os_state = 'R',
+		.cpu_user_pct = 95.0, .cpu_sys_pct = 2.0, .gil_pct = 90.0,
+	};
 	s.nthreads = 1;
 	return s;
 }
@@ -78,6 +90,34 @@ static const struct fn three[] = {
 	{ "warm", "/srv/app/pkg/io.py", 5, 200, 250 },
 	{ "hot", "/srv/app/pkg/viz.py", 12, 600, 610 },
 	{ "Klass.cold", "/srv/app/main.py", 40, 100, 930 },
+};
+
+/* Replace s's threads with these (the strings are static). */
+static void set_threads(struct snapshot *s, const struct snap_thread *t,
+                        size_t n)
+{
+	free(s->threads);
+	s->threads = calloc(n + 1, sizeof *s->threads);
+	cr_assert_not_null(s->threads);
+	memcpy(s->threads, t, n * sizeof *t);
+	s->nthreads = n;
+}
+
+#define THREAD(tid_, name_, state_, usr, sys, gil, samples_, top)         \
+	((struct snap_thread){ .tid = (tid_), .name = (name_),             \
+	                       .state = (state_), .cpu_user_pct = (usr),   \
+	                       .cpu_sys_pct = (sys), .gil_pct = (gil),     \
+	                       .samples = (samples_), .top_func = (top) })
+
+/* A GIL-bound thread, a native one, a sleeper, one gone, one not yet
+ * reported. */
+static const struct snap_thread five[] = {
+	THREAD(4242, "MainThread", THREAD_IDLE, 0.0, 0.0, 0.0, 10, ""),
+	THREAD(4250, "loader", THREAD_RUNNING, 71.0, 3.0, 4.0, 700, "load"),
+	THREAD(4251, "cruncher", THREAD_RUNNING_GIL, 96.4, 1.2, 95.0, 980,
+	       "hot"),
+	THREAD(4252, "old", THREAD_GONE, 0.0, 0.0, 0.0, 50, "warm"),
+	THREAD(4253, "", THREAD_UNKNOWN, 0.0, 0.0, 0.0, 0, ""),
 };
 
 static void utf8_locale(void)
@@ -267,7 +307,177 @@ Test(table, seconds)
 	cr_assert_str_eq(buf, "0.00s");
 }
 
+/* ---- header ------------------------------------------------------------- */
+
+TestSuite(header, .init = utf8_locale);
+
+static int health(const struct snapshot *s, int width, int max,
+                  char lines[][HEADER_LINE_MAX])
+{
+	return header_health(s, width, true, lines, max);
+}
+
+Test(header, health_line_fits_80_columns_dropping_the_least_first)
+{
+	struct snapshot s = make_snapshot(three, 3);
+	char l[3][HEADER_LINE_MAX];
+
+	s.samples = 97004;
+	cr_assert_eq(health(&s, -1, 1, l), 1);
+	cr_assert_str_eq(l[0], "Samples 97,004 (999/s of 1000)  err 0.0%  "
+	                 "drop 0.0%  threads 1/3  GIL 92%  active 99%  "
+	                 "pytop 1.9% CPU");
+	/* 80 columns: error and drop shares that show as 0.0% say nothing,
+	 * so they go first. */
+	cr_assert_eq(health(&s, 80, 2, l), 1);
+	cr_assert_str_eq(l[0], "Samples 97,004 (999/s of 1000)  threads 1/3  "
+	                 "GIL 92%  active 99%  pytop 1.9% CPU");
+	/* Errors and drops that show stay; short forms and pytop's CPU give
+	 * way. */
+	s.errors = 500;
+	s.dropped = 200;
+	cr_assert_eq(health(&s, 80, 2, l), 1);
+	cr_assert_str_eq(l[0], "Samples 97,004 (999/s)  err 0.5%  drop 0.2%  "
+	                 "threads 1/3  GIL 92%  active 99%");
+	cr_assert_leq(text_width(l[0], true), 80);
+	cr_assert_eq(health(&s, 60, 2, l), 1);
+	cr_assert_str_eq(l[0], "Samples 97,004 (999/s)  err 0.5%  GIL 92%  "
+	                 "active 99%");
+	/* Under a thread filter, samples is the thread's: the health line
+	 * counts every thread's. */
+	s.thread_filter = 4242;
+	s.samples = 1000;
+	set_threads(&s, five, 5);
+	health(&s, -1, 1, l);
+	cr_assert_eq(strncmp(l[0], "Samples 1,740 (999/s of 1000)  err 22.3%  ",
+	                     42), 0, "%s", l[0]);
+	s.thread_filter = 0;
+	s.samples = 97004;
+	/* Below what the essentials need: they wrap. */
+	cr_assert_eq(health(&s, 30, 2, l), 2);
+	cr_assert_str_eq(l[0], "Samples 97,004 (999/s)");
+	cr_assert_str_eq(l[1], "GIL 92%  active 99%");
+	cr_assert_eq(health(&s, 30, 1, l), 1);
+	cr_assert_eq(text_width(l[0], true), 30);
+	snapshot_free(&s);
+}
+
+/* ---- the threads table --------------------------------------------------- */
+
+TestSuite(threads, .init = utf8_locale);
+
+static pid_t tid_at(const struct thread_table *tt, size_t i)
+{
+	return thread_table_row(tt, i)->tid;
+}
+
+Test(threads, columns_at_80_and_states)
+{
+	struct snapshot s = make_snapshot(three, 3);
+	struct thread_table tt;
+	char line[512];
+
+	set_threads(&s, five, 5);
+	thread_table_build(&tt, &s, NULL, THREAD_COL_CPU, true);
+	cr_assert_eq(tt.n, 5);
+	table_format_title(&tt.table, 80, line, sizeof line, NULL);
+	cr_assert_str_eq(line, "    TID Name            State    CPU%\u25bc "
+	                 "usr/sys  GIL%   Samples Top function");
+	static const char *const want[] = {
+		"   4251 cruncher        run+GIL   97.6    96/1  95.0       "
+		"980 hot",
+		"   4250 loader          run       74.0    71/3   4.0       "
+		"700 load",
+		"   4252 old             gone       0.0     0/0   0.0        "
+		"50 warm",
+		"   4242 MainThread      idle       0.0     0/0   0.0        "
+		"10 \u2014",
+		"   4253                 ?          0.0     0/0   0.0         "
+		"0 \u2014",
+	};
+	for (size_t i = 0; i < 5; i++) {
+		table_format_row(&tt.table, thread_table_row(&tt, i), 80, line,
+		                 sizeof line, NULL);
+		cr_assert_str_eq(line, want[i], "row %zu", i);
+		cr_assert_leq(text_width(line, true), 80);
+	}
+	thread_table_free(&tt);
+	cr_assert_str_eq(thread_state_label(THREAD_GIL_WAIT), "GIL wait");
+	snapshot_free(&s);
+}
+
+Test(threads, sorts_by_each_column_but_usr_sys)
+{
+	struct snapshot s = make_snapshot(three, 3);
+	struct thread_table tt;
+	static const struct {
+		enum thread_col col;
+		pid_t order[5];
+	} want[] = {
+		{ THREAD_COL_TID, { 4242, 4250, 4251, 4252, 4253 } },
+		{ THREAD_COL_NAME, { 4253, 4242, 4251, 4250, 4252 } },
+		{ THREAD_COL_STATE, { 4251, 4250, 4242, 4252, 4253 } },
+		{ THREAD_COL_CPU, { 4251, 4250, 4252, 4242, 4253 } },
+		{ THREAD_COL_GIL, { 4251, 4250, 4252, 4242, 4253 } },
+		{ THREAD_COL_SAMPLES, { 4251, 4250, 4252, 4242, 4253 } },
+		{ THREAD_COL_TOP, { 4242, 4253, 4251, 4250, 4252 } },
+	};
+
+	set_threads(&s, five, 5);
+	for (size_t c = 0; c < sizeof want / sizeof want[0]; c++) {
+		thread_table_build(&tt, &s, NULL, want[c].col, true);
+		for (size_t i = 0; i < 5; i++)
+			cr_assert_eq(tid_at(&tt, i), want[c].order[i],
+			             "column %s row %zu",
+			             thread_col_name(want[c].col), i);
+		thread_table_free(&tt);
+	}
+	/* Cycling skips usr/sys, both ways, and wraps. */
+	cr_assert_eq(thread_col_step(THREAD_COL_CPU, 1), THREAD_COL_GIL);
+	cr_assert_eq(thread_col_step(THREAD_COL_GIL, -1), THREAD_COL_CPU);
+	cr_assert_eq(thread_col_step(THREAD_COL_TOP, 1), THREAD_COL_TID);
+	cr_assert_eq(thread_col_step(THREAD_COL_TID, -1), THREAD_COL_TOP);
+	/* Asking for usr/sys sorts by CPU%. */
+	thread_table_build(&tt, &s, NULL, THREAD_COL_USR_SYS, true);
+	cr_assert_eq(tt.sort, THREAD_COL_CPU);
+	thread_table_free(&tt);
+	snapshot_free(&s);
+}
+
+Test(threads, filter_by_name_function_or_tid)
+{
+	struct snapshot s = make_snapshot(three, 3);
+	struct thread_table tt;
+
+	set_threads(&s, five, 5);
+	thread_table_build(&tt, &s, "LOAD", THREAD_COL_TID, true);
+	cr_assert_eq(tt.n, 1);
+	cr_assert_eq(tid_at(&tt, 0), 4250);
+	thread_table_free(&tt);
+	thread_table_build(&tt, &s, "hot", THREAD_COL_TID, true);
+	cr_assert_eq(tt.n, 1);
+	cr_assert_eq(tid_at(&tt, 0), 4251);
+	thread_table_free(&tt);
+	thread_table_build(&tt, &s, "425", THREAD_COL_TID, true);
+	cr_assert_eq(tt.n, 4);
+	thread_table_free(&tt);
+	thread_table_build(&tt, &s, "42", THREAD_COL_TID, true);
+	cr_assert_eq(tt.n, 5);
+	thread_table_free(&tt);
+	snapshot_free(&s);
+}
+
 /* ---- batch text --------------------------------------------------------- */
+
+/* Non-empty lines of s. */
+static int h_lines(const char *s)
+{
+	int n = 0;
+
+	for (const char *p = s; *p != '\0'; p++)
+		n += *p == '\n' && p > s && p[-1] != '\n';
+	return n;
+}
 
 /* Run a printer into memory; returns the text (caller frees). */
 static char *capture(int (*print)(FILE *, const struct snapshot *),
@@ -297,7 +507,7 @@ Test(batch, one_block_per_refresh)
 	         "pytop %s  pid 4242  python3 app.py --big   "
 	         "Python 3.11.7   00:01:37 elapsed\n"
 	         "Samples 1,000 (999/s of 1000)  err 1.0%%  drop 0.0%%  "
-	         "threads 1/3  pytop 1.9%% CPU\n"
+	         "threads 1/3  GIL 92%%  active 99%%  pytop 1.9%% CPU\n"
 	         "Functions since start, %% of 1,000 samples of running "
 	         "threads, by %%Own  [target exited, status 3]\n"
 	         " %%Own  %%Total  OwnTime  TotalTime Function (file:line)\n"
@@ -307,6 +517,11 @@ Test(batch, one_block_per_refresh)
 	         "(/srv/app/pkg/io.py:5)\n"
 	         " 10.0    93.0    0.10s      0.93s Klass.cold "
 	         "(/srv/app/main.py:40)\n"
+	         "Threads: 1, CPU and GIL %% over the last 1.0 s, by CPU%%\n"
+	         "    TID Name            State     CPU%% usr/sys  GIL%%   "
+	         "Samples Top function\n"
+	         "   4242 MainThread      run+GIL   97.0    95/2  90.0     "
+	         "1,000 hot\n"
 	         "\n", PACKAGE_VERSION);
 	cr_assert_str_eq(out, want);
 	free(out);
@@ -332,6 +547,32 @@ Test(batch, at_most_thirty_rows)
 	cr_assert_eq(rows, BATCH_TEXT_ROWS);
 	cr_assert_not_null(strstr(out, "f00 (x.py:0)"));
 	cr_assert_null(strstr(out, "f30 (x.py:30)"));
+	free(out);
+	snapshot_free(&s);
+}
+
+Test(batch, threads_block_busiest_first_at_most_twenty)
+{
+	struct snapshot s = make_snapshot(three, 3);
+	struct snap_thread many[25];
+	char *out, *block, line[64];
+
+	for (int i = 0; i < 25; i++)
+		many[i] = THREAD(1000 + i, "w", THREAD_RUNNING, (double)i, 0.0,
+		                 0.0, 1, "f");
+	set_threads(&s, many, 25);
+	out = capture(batch_text_print, &s);
+	block = strstr(out, "Threads: 25, CPU and GIL % over the last 1.0 s, "
+	               "by CPU%\n");
+	cr_assert_not_null(block, "%s", out);
+	/* The busiest first, the 20th busiest last, then the blank line. */
+	cr_assert_not_null(strstr(block, "\n   1024 w               run       "
+	                          "24.0"), "%s", block);
+	cr_assert_not_null(strstr(block, "\n   1005 w"), "%s", block);
+	cr_assert_null(strstr(block, "\n   1004 w"), "%s", block);
+	snprintf(line, sizeof line, "f\n\n");
+	cr_assert_eq(strstr(block, line) + strlen(line), out + strlen(out));
+	cr_assert_eq(h_lines(block), 1 + 1 + 20);
 	free(out);
 	snapshot_free(&s);
 }
@@ -362,7 +603,7 @@ Test(json, schema_and_order)
 		"elapsed", "pid", "python", "command", "samples", "ticks",
 		"errors", "dropped", "rate_hz", "requested_hz",
 		"threads_running", "threads_total", "pytop_cpu", "exited",
-		"functions", "lines", "threads",
+		"functions", "lines", "threads", "gil_held_pct", "active_pct",
 	};
 
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -410,6 +651,52 @@ Test(json, exit_status_bad_strings_and_nan)
 	snapshot_free(&s);
 }
 
+Test(json, thread_states_cpu_and_gil)
+{
+	struct snapshot s = make_snapshot(three, 3);
+	struct snap_thread t[6];
+	json_t *j, *arr;
+	static const char *const names[] = {
+		"idle", "running", "running_gil", "gone", "unknown", "gil_wait",
+	};
+
+	memcpy(t, five, sizeof five);
+	t[0].os_state = 'S';
+	t[1].os_state = 'R';
+	t[5] = THREAD(4260, "waiter", THREAD_GIL_WAIT, 0.5, 0.25, 0.0, 3, "");
+	set_threads(&s, t, 6);
+	j = json_of(&s);
+	cr_assert_float_eq(json_real_value(json_object_get(j, "gil_held_pct")),
+	                   91.6, 1e-9);
+	cr_assert_float_eq(json_real_value(json_object_get(j, "active_pct")),
+	                   99.2, 1e-9);
+	arr = json_object_get(j, "threads");
+	cr_assert_eq(json_array_size(arr), 6);
+	for (size_t i = 0; i < 6; i++)
+		cr_assert_str_eq(json_string_value(json_object_get(
+		                 json_array_get(arr, i), "state")), names[i],
+		                 "thread %zu", i);
+	json_t *loader = json_array_get(arr, 1);
+	cr_assert_str_eq(json_string_value(json_object_get(loader, "os_state")),
+	                 "R");
+	cr_assert_str_eq(json_string_value(json_object_get(
+	                 json_array_get(arr, 4), "os_state")), "");
+	cr_assert_float_eq(json_real_value(json_object_get(loader, "cpu_user")),
+	                   71.0, 1e-9);
+	cr_assert_float_eq(json_real_value(json_object_get(loader, "cpu_sys")),
+	                   3.0, 1e-9);
+	cr_assert_float_eq(json_real_value(json_object_get(loader, "gil_pct")),
+	                   4.0, 1e-9);
+	/* The fields that were there before are still there. */
+	cr_assert_eq(json_integer_value(json_object_get(loader, "tid")), 4250);
+	cr_assert_str_eq(json_string_value(json_object_get(loader, "top")),
+	                 "load");
+	cr_assert_not_null(json_object_get(loader, "running"));
+	cr_assert_not_null(json_object_get(loader, "samples"));
+	json_decref(j);
+	snapshot_free(&s);
+}
+
 /* ---- the TUI, headless -------------------------------------------------- */
 
 static SCREEN *screen;
@@ -449,10 +736,21 @@ static const char *row(int y)
 	return buf;
 }
 
+/* Draw what app.c draws below the header: the screen in view, and the
+ * key legend on the last row. */
 static void draw(struct tui_state *st, const char *status)
 {
+	struct legend_item legend[16];
+
 	erase();
-	fscreen_draw(&st->fs, &mono, 0, LINES - 1, status);
+	if (st->view == VIEW_THREADS) {
+		tscreen_sync(&st->ts, fscreen_snapshot(&st->fs), st->fs.shown);
+		tscreen_draw(&st->ts, &mono, 0, LINES - 1, status);
+	} else {
+		fscreen_draw(&st->fs, &mono, 0, LINES - 1, status);
+	}
+	function_bar_draw(&mono, LINES - 1, legend,
+	                  keys_legend(st, legend, 16));
 }
 
 static void start(struct tui_state *st, const struct fn *fns, size_t n)
@@ -461,8 +759,15 @@ static void start(struct tui_state *st, const struct fn *fns, size_t n)
 
 	memset(st, 0, sizeof *st);
 	fscreen_init(&st->fs, true);
+	tscreen_init(&st->ts, true);
 	fscreen_show(&st->fs, &s);
 	draw(st, "");
+}
+
+static void stop(struct tui_state *st)
+{
+	tscreen_free(&st->ts);
+	fscreen_free(&st->fs);
 }
 
 TestSuite(tui, .init = curses_up, .fini = curses_down);
@@ -479,7 +784,7 @@ Test(tui, draws_the_table_at_80x24)
 	cr_assert_str_eq(row(2), " 60.0    61.0    0.60s      0.61s hot "
 	                 "(/srv/app/pkg/viz.py:12)");
 	cr_assert_str_eq(row(5), "");
-	fscreen_free(&st.fs);
+	stop(&st);
 }
 
 Test(tui, keys_sort_switch_and_filter)
@@ -524,7 +829,7 @@ Test(tui, keys_sort_switch_and_filter)
 	keys_handle(&st, '\r');
 	cr_assert_str_eq(st.fs.filter, "");
 	cr_assert_eq(st.fs.table.n, 3);
-	fscreen_free(&st.fs);
+	stop(&st);
 }
 
 Test(tui, pause_reset_help_quit)
@@ -546,7 +851,7 @@ Test(tui, pause_reset_help_quit)
 	cr_assert_eq(keys_handle(&st, CRT_KEYCODE(KEY_F(10))), REACT_QUIT);
 	st.exited = true;
 	cr_assert_eq(keys_handle(&st, 'r'), REACT_NONE);
-	fscreen_free(&st.fs);
+	stop(&st);
 }
 
 Test(tui, selection_follows_the_function)
@@ -557,16 +862,16 @@ Test(tui, selection_follows_the_function)
 
 	start(&st, three, 3);
 	keys_handle(&st, CRT_KEYCODE(KEY_DOWN));
-	cr_assert_str_eq(row_name(&st.fs.table, st.fs.sel), "warm");
+	cr_assert_str_eq(row_name(&st.fs.table, st.fs.pos.sel), "warm");
 	/* warm becomes the hottest: the bar moves with it. */
 	memcpy(moved, three, sizeof moved);
 	moved[0].own = 900;
 	moved[0].total = 900;
 	s = make_snapshot(moved, 3);
 	fscreen_show(&st.fs, &s);
-	cr_assert_eq(st.fs.sel, 0);
-	cr_assert_str_eq(row_name(&st.fs.table, st.fs.sel), "warm");
-	fscreen_free(&st.fs);
+	cr_assert_eq(st.fs.pos.sel, 0);
+	cr_assert_str_eq(row_name(&st.fs.table, st.fs.pos.sel), "warm");
+	stop(&st);
 }
 
 Test(tui, tiny_and_empty_screens)
@@ -579,5 +884,167 @@ Test(tui, tiny_and_empty_screens)
 	draw(&st, "[paused]");
 	cr_assert_str_eq(row(0), "Functions \u2026 [paused]");
 	cr_assert_leq(strlen(row(1)), 20 * 3);
-	fscreen_free(&st.fs);
+	stop(&st);
+}
+
+Test(tui, legend_fits_80_columns)
+{
+	struct tui_state st;
+
+	start(&st, three, 3);
+	cr_assert_str_eq(row(23), "F1Help  F4Filter F6Sort  l Lines t Threads "
+	                 "p Pause r Reset F10Quit");
+	st.thread_filter = 4251;
+	st.view = VIEW_THREADS;
+	draw(&st, "");
+	cr_assert_str_eq(row(23), "F1Help  F4Filter F6Sort  Enter Funcs t Back  "
+	                 "a All   p Pause r Reset F10Quit");
+	cr_assert_leq(text_width(row(23), true), 80);
+	stop(&st);
+}
+
+Test(tui, threads_screen_enter_filters_and_a_returns)
+{
+	struct tui_state st;
+	struct snapshot s;
+
+	start(&st, three, 3);
+	/* The next snapshot has five threads. */
+	s = make_snapshot(three, 3);
+	set_threads(&s, five, 5);
+	fscreen_show(&st.fs, &s);
+	cr_assert_eq(keys_handle(&st, 't'), REACT_REDRAW);
+	cr_assert_eq(st.view, VIEW_THREADS);
+	draw(&st, "");
+	cr_assert_str_eq(row(0), "Threads: 5, CPU and GIL % over the last "
+	                 "1.0 s, by CPU%");
+	cr_assert_str_eq(row(1), "    TID Name            State    CPU%\u25bc "
+	                 "usr/sys  GIL%   Samples Top function");
+	cr_assert_str_eq(row(2), "   4251 cruncher        run+GIL   97.6    "
+	                 "96/1  95.0       980 hot");
+	cr_assert_not_null(strstr(row(3), "loader          run "));
+	cr_assert_not_null(strstr(row(4), "gone"));
+
+	/* The bar moves and sorts like the function table's. */
+	keys_handle(&st, CRT_KEYCODE(KEY_DOWN));
+	cr_assert_eq(tscreen_selected(&st.ts), 4250);
+	keys_handle(&st, '<'); /* by State: same order */
+	keys_handle(&st, '<'); /* by Name: cruncher after MainThread */
+	cr_assert_eq(st.ts.sort, THREAD_COL_NAME);
+	cr_assert_eq(tscreen_selected(&st.ts), 4250, "the bar follows loader");
+	keys_handle(&st, '>');
+	keys_handle(&st, CRT_KEYCODE(KEY_F(6)));
+	cr_assert_eq(st.ts.sort, THREAD_COL_CPU);
+
+	/* Enter: loader's functions; the source is asked, the view goes
+	 * back to the functions. */
+	cr_assert_eq(keys_handle(&st, '\r'),
+	             REACT_THREAD_FILTER | REACT_REDRAW);
+	cr_assert_eq(st.thread_filter, 4250);
+	cr_assert_eq(st.view, VIEW_PROFILE);
+	/* What the source then returns: loader's rows and sample count. */
+	static const struct fn loads[] = {
+		{ "load", "/srv/app/pkg/io.py", 5, 600, 700 },
+	};
+	s = make_snapshot(loads, 1);
+	set_threads(&s, five, 5);
+	s.samples = 700;
+	s.thread_filter = 4250;
+	fscreen_show(&st.fs, &s);
+	draw(&st, "");
+	cr_assert_str_eq(row(0), "Functions since start, % of 700 running "
+	                 "samples of thread 4250 loader, by %Own");
+	cr_assert_str_eq(row(2), " 85.7   100.0    0.60s      0.70s load "
+	                 "(/srv/app/pkg/io.py:5)");
+	cr_assert_not_null(strstr(row(23), "a All"), "%s", row(23));
+
+	/* a: all threads again (and again: nothing to do). */
+	cr_assert_eq(keys_handle(&st, 'a'), REACT_THREAD_FILTER | REACT_REDRAW);
+	cr_assert_eq(st.thread_filter, 0);
+	cr_assert_eq(keys_handle(&st, 'a'), REACT_NONE);
+	/* Esc: the same from the filtered functions, and back from the
+	 * threads screen. */
+	st.thread_filter = 4250;
+	cr_assert_eq(keys_handle(&st, 27), REACT_THREAD_FILTER | REACT_REDRAW);
+	cr_assert_eq(st.thread_filter, 0);
+	keys_handle(&st, CRT_KEYCODE(KEY_F(7)));
+	cr_assert_eq(st.view, VIEW_THREADS);
+	cr_assert_eq(keys_handle(&st, 27), REACT_REDRAW);
+	cr_assert_eq(st.view, VIEW_PROFILE);
+	keys_handle(&st, '\t');
+	cr_assert_eq(st.view, VIEW_THREADS);
+	/* l from the threads screen: the line table. */
+	keys_handle(&st, 'l');
+	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.fs.mode, PROFILE_LINES);
+	/* Enter in the functions view does nothing yet. */
+	cr_assert_eq(keys_handle(&st, '\r'), REACT_NONE);
+	stop(&st);
+}
+
+Test(tui, threads_filter_prompt_is_its_own)
+{
+	struct tui_state st;
+	struct snapshot s;
+
+	start(&st, three, 3);
+	s = make_snapshot(three, 3);
+	set_threads(&s, five, 5);
+	fscreen_show(&st.fs, &s);
+	keys_handle(&st, 't');
+	keys_handle(&st, '/');
+	keys_handle(&st, 'h');
+	keys_handle(&st, 'o');
+	keys_handle(&st, 't');
+	keys_handle(&st, '\r');
+	cr_assert_str_eq(st.ts.filter, "hot");
+	cr_assert_str_eq(st.fs.filter, "");
+	draw(&st, "");
+	cr_assert_not_null(strstr(row(0), "[filter: hot]"), "%s", row(0));
+	cr_assert_not_null(strstr(row(2), "cruncher"));
+	cr_assert_str_eq(row(3), "");
+	/* Enter takes the one thread left. */
+	keys_handle(&st, '\r');
+	cr_assert_eq(st.thread_filter, 4251);
+	stop(&st);
+}
+
+Test(tui, selection_survives_new_snapshots_on_the_threads_screen)
+{
+	struct tui_state st;
+	struct snapshot s;
+	struct snap_thread t[5];
+
+	start(&st, three, 3);
+	s = make_snapshot(three, 3);
+	set_threads(&s, five, 5);
+	fscreen_show(&st.fs, &s);
+	keys_handle(&st, 't');
+	keys_handle(&st, CRT_KEYCODE(KEY_DOWN)); /* loader */
+	/* loader becomes the busiest: the bar goes with it. */
+	memcpy(t, five, sizeof t);
+	t[1].cpu_user_pct = 99.5;
+	s = make_snapshot(three, 3);
+	set_threads(&s, t, 5);
+	fscreen_show(&st.fs, &s);
+	draw(&st, "");
+	cr_assert_eq(st.ts.pos.sel, 0);
+	cr_assert_eq(tscreen_selected(&st.ts), 4250);
+	stop(&st);
+}
+
+Test(tui, help_fits_80x24_for_both_screens)
+{
+	erase();
+	help_screen_draw(&mono, false);
+	cr_assert_str_eq(row(1), "  Up Down    select the row above / below");
+	cr_assert_not_null(strstr(row(22), "Percentages are of the samples"),
+	                   "%s", row(22));
+	cr_assert_str_eq(row(23), "Press any key to return.");
+	erase();
+	help_screen_draw(&mono, true);
+	cr_assert_not_null(strstr(row(18), "State      run+GIL"), "%s",
+	                   row(18));
+	cr_assert_not_null(strstr(row(22), "Enter shows only the selected"),
+	                   "%s", row(22));
 }

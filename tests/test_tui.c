@@ -72,14 +72,14 @@ static void write_script(struct tui *u, const char *py, const char *env,
 	free(path);
 }
 
-static void tui_start_sized(const char *env, const char *extra_args, int w,
-                            int h)
+static void tui_start_workload(const char *workload, const char *env,
+                               const char *extra_args, int w, int h)
 {
 	struct tui *u = &g_tui;
 	h_need_program("tmux");
 	const char *py = h_need_python(H_PY_DEBIAN);
 	u->dir = h_tmpdir();
-	u->wl = h_workload("cpu_split.py");
+	u->wl = h_workload(workload);
 	write_script(u, py, env, extra_args);
 	char *script = h_path(u->dir, "run.sh");
 	bool ok = h_tmux_start(&u->tmux, w, h, script, SERVER_LIFETIME_S);
@@ -95,6 +95,12 @@ static void tui_start_sized(const char *env, const char *extra_args, int w,
 	u->target = (pid_t)atoi(pid);
 	snprintf(u->target_pid, sizeof u->target_pid, "%d", (int)u->target);
 	free(pid);
+}
+
+static void tui_start_sized(const char *env, const char *extra_args, int w,
+                            int h)
+{
+	tui_start_workload("cpu_split.py", env, extra_args, w, h);
 }
 
 static void tui_start(const char *env)
@@ -482,6 +488,58 @@ Test(tui, target_exit_keeps_final_figures)
 	cr_assert(status && atoi(status) == 3,
 	          "pytop's exit status %s, the target's 3", status);
 	free(status), free(status_path);
+}
+
+/* The TID the thread_states.py workload reports for one of its threads
+ * (its truth file is written before it says it is ready). */
+static int workload_tid(const char *role)
+{
+	char *path = h_path(g_tui.dir, "truth.json");
+	json_t *truth = h_json_file(path);
+	cr_assert_not_null(truth, "no truth file %s", path);
+	json_t *t = json_object_get(json_object_get(truth, "threads"), role);
+	cr_assert_not_null(t, "no %s thread in the truth", role);
+	int tid = (int)h_num(t, "tid");
+	json_decref(truth);
+	free(path);
+	return tid;
+}
+
+Test(tui, threads_screen_selects_a_thread)
+{
+	tui_start_workload("thread_states.py", NULL, "--idle", 100, 30);
+	see("hash_loop", "the native thread's function");
+	see("spin", "the GIL-bound thread's function");
+	see("GIL ", "GIL share in the header");
+	see("active ", "active share in the header");
+	int spinner = workload_tid("gil_bound");
+
+	key("t");
+	see("Top function", "the threads screen's titles");
+	see("run+GIL", "the GIL-bound thread's state");
+	see(" run ", "the native thread's state");
+	see("idle", "the sleeping threads' state");
+	see("gone", "the thread that ended");
+	see("Enter Funcs", "the threads screen's legend");
+
+	/* Keep only the thread whose top function is spin, and choose it. */
+	key("/");
+	cr_assert(h_tmux_literal(&g_tui.tmux, "spin"));
+	key("Enter");
+	wait_without("hash_loop", "threads filtered to spin's");
+	key("Enter");
+	char what[64];
+	snprintf(what, sizeof what, "samples of thread %d", spinner);
+	see(what, "the functions view names the chosen thread");
+	const char *s = wait_without("hash_loop", "functions of one thread");
+	cr_assert_not_null(strstr(s, "spin"), "the thread's own function is "
+	                   "missing:\n%s", s);
+	see("a All", "the legend offers all threads again");
+
+	key("a");
+	see("samples of all threads", "all threads again");
+	see("hash_loop", "the other thread's function is back");
+	quit();
 }
 
 /* One at a time: each session burns a core. */

@@ -218,7 +218,7 @@ static void draw(struct tui_state *st, const struct crt *crt, bool repaint)
 	else
 		erase();
 	if (st->help) {
-		help_screen_draw(crt);
+		help_screen_draw(crt, st->view == VIEW_THREADS);
 		refresh();
 		return;
 	}
@@ -227,7 +227,12 @@ static void draw(struct tui_state *st, const struct crt *crt, bool repaint)
 	snprintf(status, sizeof status, "%s%s%s",
 	         st->paused ? "[paused]" : "",
 	         st->paused && note[0] != '\0' ? " " : "", note);
-	fscreen_draw(&st->fs, crt, y, LINES - 1 - y, status);
+	if (st->view == VIEW_THREADS) {
+		tscreen_sync(&st->ts, fscreen_snapshot(&st->fs), st->fs.shown);
+		tscreen_draw(&st->ts, crt, y, LINES - 1 - y, status);
+	} else {
+		fscreen_draw(&st->fs, crt, y, LINES - 1 - y, status);
+	}
 	if (st->prompt.active)
 		prompt_draw(&st->prompt, crt, LINES - 1);
 	else
@@ -279,8 +284,14 @@ static bool react_to(struct tui_state *st, struct snapshot_source *src,
 		return false;
 	if ((react & REACT_RESET) && !st->exited)
 		src->reset(src->ctx);
-	if ((react & REACT_REFRESH) && !st->exited)
+	/* Choosing a thread still works once the target is gone: the
+	 * counts are all there, only figures per window stop. */
+	if ((react & REACT_THREAD_FILTER) && src->filter_thread != NULL) {
+		src->filter_thread(src->ctx, st->thread_filter);
 		take_snapshot(st, src, true);
+	} else if ((react & REACT_REFRESH) && !st->exited) {
+		take_snapshot(st, src, true);
+	}
 	if (react & (REACT_REDRAW | REACT_CLEAR))
 		draw(st, crt, (react & REACT_CLEAR) != 0);
 	return true;
@@ -297,6 +308,7 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 		return -1;
 	memset(&st, 0, sizeof st);
 	fscreen_init(&st.fs, crt.utf8);
+	tscreen_init(&st.ts, crt.utf8);
 	schedule_init(&sc, o);
 	/* Something to show at once: the header and an empty table. */
 	take_snapshot(&st, src, true);
@@ -313,6 +325,7 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 		key = crt_read_key(schedule_wait_ms(&sc, now_s()));
 		react = keys_handle(&st, key);
 	}
+	tscreen_free(&st.ts);
 	fscreen_free(&st.fs);
 	crt_done();
 	return 0;

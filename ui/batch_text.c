@@ -7,6 +7,7 @@
 
 #include "header.h"
 #include "profile_table.h"
+#include "thread_table.h"
 
 /* Unlimited width: a file or pipe has no edge, so nothing is cut. */
 #define NO_LIMIT (-1)
@@ -27,23 +28,45 @@ static void print_header(FILE *out, const struct snapshot *s,
 	fprintf(out, "%s\n", line);
 }
 
+/* The title row, then up to max rows. */
+static void print_table(FILE *out, const struct table *t, const void **rows,
+                        size_t n, size_t max)
+{
+	char line[4096];
+
+	table_format_title(t, NO_LIMIT, line, sizeof line, NULL);
+	fprintf(out, "%s\n", line);
+	for (size_t i = 0; i < n && i < max; i++) {
+		table_format_row(t, rows[i], NO_LIMIT, line, sizeof line, NULL);
+		fprintf(out, "%s\n", line);
+	}
+}
+
+/* The busiest threads: what the TUI's threads screen shows first. */
+static void print_threads(FILE *out, const struct snapshot *s)
+{
+	struct thread_table tt;
+	char what[512];
+
+	thread_table_build(&tt, s, NULL, THREAD_COL_CPU, true);
+	tt.table.sort_col = -1;
+	thread_table_describe(&tt, s, what, sizeof what);
+	fprintf(out, "%s\n", what);
+	print_table(out, &tt.table, tt.order, tt.n, BATCH_TEXT_THREADS);
+	thread_table_free(&tt);
+}
+
 int batch_text_print(FILE *out, const struct snapshot *s)
 {
 	struct profile_table pt;
-	char line[4096];
 
 	profile_table_build(&pt, s, PROFILE_FUNCTIONS, NULL, PROFILE_COL_OWN,
 	                    true);
 	pt.table.sort_col = -1; /* the mark is for the TUI's < > keys */
 	print_header(out, s, &pt);
-	table_format_title(&pt.table, NO_LIMIT, line, sizeof line, NULL);
-	fprintf(out, "%s\n", line);
-	for (size_t i = 0; i < pt.n && i < BATCH_TEXT_ROWS; i++) {
-		table_format_row(&pt.table, profile_table_row(&pt, i),
-		                 NO_LIMIT, line, sizeof line, NULL);
-		fprintf(out, "%s\n", line);
-	}
-	fputc('\n', out);
+	print_table(out, &pt.table, pt.order, pt.n, BATCH_TEXT_ROWS);
 	profile_table_free(&pt);
+	print_threads(out, s);
+	fputc('\n', out);
 	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

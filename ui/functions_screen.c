@@ -9,18 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "header.h"
-#include "text.h"
-
-#define LINE_BYTES 4096
-
 void fscreen_init(struct functions_screen *fs, bool utf8)
 {
 	memset(fs, 0, sizeof *fs);
 	fs->mode = PROFILE_FUNCTIONS;
 	fs->sort = PROFILE_COL_OWN;
 	fs->utf8 = utf8;
-	fs->page = 1;
+	fs->pos.page = 1;
 }
 
 static void row_id_clear(struct row_id *id)
@@ -59,7 +54,7 @@ static void remember_selection(struct functions_screen *fs)
 	row_id_clear(&fs->sel_id);
 	if (fs->table.n == 0)
 		return;
-	r = profile_table_row(&fs->table, fs->sel);
+	r = profile_table_row(&fs->table, fs->pos.sel);
 	fs->sel_id.name = strdup(r->name != NULL ? r->name : "");
 	fs->sel_id.file = strdup(r->file != NULL ? r->file : "");
 	fs->sel_id.line = r->line;
@@ -92,26 +87,6 @@ static bool find_selection(const struct functions_screen *fs, size_t *out)
 	return found_fn;
 }
 
-/* Keep the selection inside the table and on screen. */
-static void clamp_view(struct functions_screen *fs)
-{
-	size_t page = fs->page > 0 ? (size_t)fs->page : 1;
-
-	if (fs->table.n == 0) {
-		fs->sel = fs->top = 0;
-		return;
-	}
-	if (fs->sel >= fs->table.n)
-		fs->sel = fs->table.n - 1;
-	if (fs->sel < fs->top)
-		fs->top = fs->sel;
-	if (fs->sel >= fs->top + page)
-		fs->top = fs->sel - page + 1;
-	/* No blank space at the bottom while rows are scrolled away. */
-	if (fs->top + page > fs->table.n)
-		fs->top = fs->table.n > page ? fs->table.n - page : 0;
-}
-
 /* Rebuild the rows from the snapshot with the current mode, filter and
  * sort, then put the selection back on the same row. */
 static void rebuild(struct functions_screen *fs)
@@ -124,8 +99,8 @@ static void rebuild(struct functions_screen *fs)
 	profile_table_build(&fs->table, &fs->snap, fs->mode, fs->filter,
 	                    fs->sort, fs->utf8);
 	if (find_selection(fs, &found))
-		fs->sel = found;
-	clamp_view(fs);
+		fs->pos.sel = found;
+	list_pos_clamp(&fs->pos, fs->table.n);
 	/* An exact identity keeps following; a fallback becomes the new
 	 * choice only when the user moves. */
 }
@@ -138,27 +113,19 @@ void fscreen_show(struct functions_screen *fs, struct snapshot *s)
 	fs->snap = *s;
 	memset(s, 0, sizeof *s);
 	fs->have_snap = true;
+	fs->shown++;
 	rebuild(fs);
 }
 
 void fscreen_move(struct functions_screen *fs, long delta)
 {
-	long target = (long)fs->sel + delta;
-
-	if (fs->table.n == 0)
-		return;
-	if (target < 0)
-		target = 0;
-	if (target >= (long)fs->table.n)
-		target = (long)fs->table.n - 1;
-	fs->sel = (size_t)target;
-	clamp_view(fs);
-	remember_selection(fs);
+	if (list_pos_move(&fs->pos, fs->table.n, delta))
+		remember_selection(fs);
 }
 
 void fscreen_page(struct functions_screen *fs, int dir)
 {
-	fscreen_move(fs, (long)dir * (fs->page > 1 ? fs->page - 1 : 1));
+	fscreen_move(fs, dir * list_pos_page_rows(&fs->pos));
 }
 
 void fscreen_home(struct functions_screen *fs)
@@ -190,65 +157,27 @@ void fscreen_set_filter(struct functions_screen *fs, const char *filter)
 {
 	snprintf(fs->filter, sizeof fs->filter, "%s",
 	         filter != NULL ? filter : "");
-	fs->sel = fs->top = 0;
+	fs->pos.sel = fs->pos.top = 0;
 	rebuild(fs);
 }
 
 /* ---- drawing ----------------------------------------------------------- */
 
-/* Draw line[span] at its column on row y. */
-static void put_span(const struct crt *crt, int y, const char *line,
-                     size_t start, size_t end, enum crt_elem elem)
-{
-	char part[LINE_BYTES], prefix[LINE_BYTES];
-	size_t n = end - start;
-
-	if (end <= start || n >= sizeof part || start >= sizeof prefix)
-		return;
-	memcpy(prefix, line, start);
-	prefix[start] = '\0';
-	memcpy(part, line + start, n);
-	part[n] = '\0';
-	crt_put(crt, y, text_width(prefix, crt->utf8), elem, part);
-}
-
 static void draw_description(const struct functions_screen *fs,
                              const struct crt *crt, int y,
                              const char *status)
 {
-	char left[512], right[512], line[LINE_BYTES];
-	size_t n;
+	char left[512], right[512];
+	size_t n = 0;
 
 	profile_table_describe(&fs->table, fs->since_reset, left, sizeof left);
-	n = 0;
 	right[0] = '\0';
 	if (fs->filter[0] != '\0')
 		n += (size_t)snprintf(right, sizeof right, "[filter: %s] ",
 		                      fs->filter);
 	if (n < sizeof right)
 		snprintf(right + n, sizeof right - n, "%s", status);
-	header_left_right(left, right, COLS, crt->utf8, line, sizeof line);
-	crt_put(crt, y, 0, CRT_NORMAL, line);
-	/* The status half is what changes state: make it stand out. */
-	if (right[0] != '\0') {
-		char fitted[512];
-		int w = text_fit(fitted, sizeof fitted, right, COLS,
-		                 TEXT_CUT_RIGHT, crt->utf8);
-		crt_put(crt, y, COLS - w, CRT_STATUS, fitted);
-	}
-}
-
-static void draw_titles(const struct functions_screen *fs,
-                        const struct crt *crt, int y)
-{
-	struct table_span spans[PROFILE_NCOLS];
-	char line[LINE_BYTES];
-
-	table_format_title(&fs->table.table, COLS, line, sizeof line, spans);
-	crt_fill(crt, y, 0, CRT_TITLE);
-	crt_put(crt, y, 0, CRT_TITLE, line);
-	put_span(crt, y, line, spans[fs->sort].start, spans[fs->sort].end,
-	         CRT_TITLE_SORTED);
+	table_view_description(crt, y, left, right);
 }
 
 /* The last " (" of the Function cell starts the file part. */
@@ -266,18 +195,18 @@ static void draw_row(const struct functions_screen *fs,
                      const struct crt *crt, int y, size_t i)
 {
 	struct table_span spans[PROFILE_NCOLS];
-	char line[LINE_BYTES];
+	char line[TABLE_VIEW_LINE];
 	const struct table_span *fn = &spans[PROFILE_COL_NAME];
 
 	table_format_row(&fs->table.table, profile_table_row(&fs->table, i),
 	                 COLS, line, sizeof line, spans);
-	if (i == fs->sel) {
-		crt_fill(crt, y, 0, CRT_SELECTED);
-		crt_put(crt, y, 0, CRT_SELECTED, line);
+	if (i == fs->pos.sel) {
+		table_view_selected(crt, y, line);
 		return;
 	}
 	crt_put(crt, y, 0, CRT_NORMAL, line);
-	put_span(crt, y, line, file_part_start(line, fn), fn->end, CRT_FILE);
+	table_view_span(crt, y, line, file_part_start(line, fn), fn->end,
+	                CRT_FILE);
 }
 
 static void draw_empty(const struct functions_screen *fs,
@@ -299,11 +228,12 @@ void fscreen_draw(struct functions_screen *fs, const struct crt *crt,
 	draw_description(fs, crt, y, status);
 	if (h <= 1)
 		return;
-	draw_titles(fs, crt, y + 1);
-	fs->page = h - 2 > 0 ? h - 2 : 1;
-	clamp_view(fs);
+	table_view_titles(crt, y + 1, &fs->table.table, (int)fs->sort);
+	fs->pos.page = h - 2 > 0 ? h - 2 : 1;
+	list_pos_clamp(&fs->pos, fs->table.n);
 	if (fs->table.n == 0 && h > 2)
 		draw_empty(fs, crt, y + 2);
-	for (int r = 0; r < h - 2 && fs->top + (size_t)r < fs->table.n; r++)
-		draw_row(fs, crt, y + 2 + r, fs->top + (size_t)r);
+	for (int r = 0; r < h - 2 && fs->pos.top + (size_t)r < fs->table.n;
+	     r++)
+		draw_row(fs, crt, y + 2 + r, fs->pos.top + (size_t)r);
 }

@@ -12,6 +12,7 @@
 #include "profile_table.h"
 #include "prompt.h"
 #include "snapshot.h"
+#include "table_view.h"
 
 /* Which row is selected, by what it is rather than where it is, so the
  * selection stays on the same function while rows move around. */
@@ -30,17 +31,19 @@ struct functions_screen {
 	char filter[PROMPT_MAX];     /* "" = no filter */
 	bool utf8;
 	bool since_reset;            /* counts start at the last `r` */
-	size_t sel;                  /* selected row (index into table) */
-	size_t top;                  /* first row on screen */
+	struct list_pos pos;         /* selected row (index into table), first
+	                                row on screen, rows on screen */
 	struct row_id sel_id;
-	int page;                    /* table rows visible at the last draw */
+	unsigned long shown;         /* snapshots shown so far: screens that
+	                                borrow snap notice a new one by it */
 };
 
 void fscreen_init(struct functions_screen *fs, bool utf8);
 void fscreen_free(struct functions_screen *fs);
 
 /* Display s, taking ownership of its arrays (*s is emptied).  The
- * selection follows the selected row's identity. */
+ * selection follows the selected row's identity.  The previous snapshot
+ * is freed: anything borrowing it must rebuild (see `shown`). */
 void fscreen_show(struct functions_screen *fs, struct snapshot *s);
 
 /* The snapshot on display, or NULL before the first one. */

@@ -15,33 +15,58 @@
 
 #define KEY_COLS 10 /* width of the key column */
 
-static const char *const column_help[] = {
+static const char *const function_help[] = {
 	"%Own       share of samples whose innermost frame is here",
 	"%Total     share of samples with this anywhere on the stack",
 	"OwnTime    sampled time spent here (samples x interval)",
 	"TotalTime  sampled time with this on the stack",
 	"Percentages are of the samples named on the line above the titles.",
+	NULL,
 };
 
-void help_screen_draw(const struct crt *crt)
+static const char *const thread_help[] = {
+	"State      run+GIL: on a CPU running Python; run: on a CPU without",
+	"           the GIL (native code); GIL wait (3.15+); idle; gone",
+	"CPU%       user + system CPU over the last refresh, % of one CPU",
+	"GIL%       share of the thread reports (10 a second) holding the GIL",
+	"Enter shows only the selected thread's functions and lines; a: all.",
+	NULL,
+};
+
+/* One line per binding, a binding without help text joining the line
+ * before ("Up Down"); returns the next free row. */
+static int draw_bindings(const struct crt *crt, int y)
 {
 	size_t n;
 	const struct binding *b = keys_bindings(&n);
+	char keys[64], line[256];
+
+	for (size_t i = 0; i < n && y < LINES - 1; y++) {
+		const char *help = b[i].help;
+		size_t len = (size_t)snprintf(keys, sizeof keys, "%s",
+		                              b[i].keys_text);
+
+		for (i++; i < n && b[i].help == NULL && len < sizeof keys; i++)
+			len += (size_t)snprintf(keys + len, sizeof keys - len,
+			                        " %s", b[i].keys_text);
+		snprintf(line, sizeof line, "  %-*s", KEY_COLS, keys);
+		crt_put(crt, y, 0, CRT_KEY, line);
+		crt_put(crt, y, KEY_COLS + 3, CRT_NORMAL, help);
+	}
+	return y;
+}
+
+void help_screen_draw(const struct crt *crt, bool threads)
+{
+	const char *const *columns = threads ? thread_help : function_help;
 	char line[256];
 	int y = 0;
 
 	snprintf(line, sizeof line, "pytop %s - keys", PACKAGE_VERSION);
 	crt_put(crt, y++, 0, CRT_HEADER, line);
-	y++;
-	for (size_t i = 0; i < n && y < LINES - 1; i++, y++) {
-		snprintf(line, sizeof line, "  %-*s", KEY_COLS, b[i].keys_text);
-		crt_put(crt, y, 0, CRT_KEY, line);
-		crt_put(crt, y, KEY_COLS + 3, CRT_NORMAL, b[i].help);
-	}
-	y++;
-	for (size_t i = 0; i < sizeof column_help / sizeof column_help[0] &&
-	                   y < LINES - 1; i++, y++) {
-		snprintf(line, sizeof line, "  %s", column_help[i]);
+	y = draw_bindings(crt, y) + 1;
+	for (size_t i = 0; columns[i] != NULL && y < LINES - 1; i++, y++) {
+		snprintf(line, sizeof line, "  %s", columns[i]);
 		crt_put(crt, y, 0, CRT_NORMAL, line);
 	}
 	crt_put(crt, LINES - 1, 0, CRT_STATUS, "Press any key to return.");

@@ -4,8 +4,12 @@
 #ifndef PYTOP_UI_HELP_SCREEN_H
 #define PYTOP_UI_HELP_SCREEN_H
 
+#include <stdbool.h>
+
 #include "crt.h"
 
-void help_screen_draw(const struct crt *crt);
+/* threads: explain the threads screen's columns instead of the function
+ * table's. */
+void help_screen_draw(const struct crt *crt, bool threads);
 
 #endif

@@ -3,13 +3,18 @@
  * One object per refresh:
  *   elapsed (s), pid, python, command, samples, ticks, errors, dropped,
  *   rate_hz, requested_hz, threads_running, threads_total,
- *   pytop_cpu (% of one CPU), exited, exit_status (only when exited),
+ *   pytop_cpu (% of one CPU), gil_held_pct, active_pct (% of the last
+ *   window's ticks), exited, exit_status (only when exited),
  *   functions: [{name, file, line, own, total, own_s, total_s}]
  *              every function, by own samples, most first
  *   lines:     [{file, line, name, own, total}] every line, same order
- *   threads:   [{tid, name, samples, running, top}]
+ *   threads:   [{tid, name, samples, running, top, state, os_state,
+ *                cpu_user, cpu_sys, gil_pct}] by TID; state is one of
+ *              running_gil running gil_wait idle gone (unknown until the
+ *              thread's first report); os_state the /proc letter or "";
+ *              cpu_* % of one CPU and gil_pct % of the window's reports
  * Counts are since start; own/total are sample counts (the percentages
- * are count / samples). */
+ * are count / samples).  Fields are only ever added. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -101,17 +106,47 @@ static json_t *profile_rows(const struct snapshot *s, enum profile_mode m)
 	return arr;
 }
 
+static const char *state_name(enum snap_thread_state st)
+{
+	switch (st) {
+	case THREAD_RUNNING_GIL:
+		return "running_gil";
+	case THREAD_RUNNING:
+		return "running";
+	case THREAD_GIL_WAIT:
+		return "gil_wait";
+	case THREAD_IDLE:
+		return "idle";
+	case THREAD_GONE:
+		return "gone";
+	case THREAD_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+static json_t *thread_json(const struct snap_thread *t)
+{
+	char os_state[2] = { t->os_state, '\0' };
+
+	return json_pack("{s:i, s:o, s:o, s:b, s:o, s:s, s:o, s:o, s:o, s:o}",
+	                 "tid", (int)t->tid, "name", jstr(t->name),
+	                 "samples", jcount(t->samples),
+	                 "running", t->running,
+	                 "top", jstr(t->top_func),
+	                 "state", state_name(t->state),
+	                 "os_state", jstr(os_state),
+	                 "cpu_user", jreal(t->cpu_user_pct),
+	                 "cpu_sys", jreal(t->cpu_sys_pct),
+	                 "gil_pct", jreal(t->gil_pct));
+}
+
 static json_t *thread_rows(const struct snapshot *s)
 {
 	json_t *arr = json_array();
 
 	for (size_t i = 0; arr != NULL && i < s->nthreads; i++) {
-		const struct snap_thread *t = &s->threads[i];
-		json_t *o = json_pack("{s:i, s:o, s:o, s:b, s:o}",
-		                      "tid", (int)t->tid, "name", jstr(t->name),
-		                      "samples", jcount(t->samples),
-		                      "running", t->running,
-		                      "top", jstr(t->top_func));
+		json_t *o = thread_json(&s->threads[i]);
 
 		if (o == NULL || json_array_append_new(arr, o) != 0) {
 			json_decref(arr);
@@ -125,7 +160,7 @@ static json_t *snapshot_object(const struct snapshot *s)
 {
 	json_t *o = json_pack(
 		"{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i,"
-		" s:o, s:b}",
+		" s:o, s:o, s:o, s:b}",
 		"elapsed", jreal(s->elapsed_s), "pid", (int)s->pid,
 		"python", jstr(s->python_version), "command", jstr(s->command),
 		"samples", jcount(s->samples), "ticks", jcount(s->ticks),
@@ -134,6 +169,8 @@ static json_t *snapshot_object(const struct snapshot *s)
 		"threads_running", s->threads_running,
 		"threads_total", s->threads_total,
 		"pytop_cpu", jreal(s->pytop_cpu_pct),
+		"gil_held_pct", jreal(s->gil_held_pct),
+		"active_pct", jreal(s->active_pct),
 		"exited", s->target_exited);
 
 	if (o == NULL)

@@ -1,4 +1,6 @@
-/* keys.c - the key table and its actions. */
+/* keys.c - the key table and its actions.  Table keys (moving, sorting,
+ * filtering) act on the screen on display: the functions / lines table or
+ * the threads table. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -8,6 +10,14 @@
 #include "crt.h"
 
 #define K(k) CRT_KEYCODE(k)
+#define KEY_ESCAPE 27
+#define KEY_TAB '\t'
+#define LEGEND_ITEMS_MAX 10
+
+static bool on_threads(const struct tui_state *st)
+{
+	return st->view == VIEW_THREADS;
+}
 
 static unsigned act_quit(struct tui_state *st)
 {
@@ -21,58 +31,132 @@ static unsigned act_help(struct tui_state *st)
 	return REACT_REDRAW;
 }
 
+static unsigned move_by(struct tui_state *st, long delta)
+{
+	if (on_threads(st))
+		tscreen_move(&st->ts, delta);
+	else
+		fscreen_move(&st->fs, delta);
+	return REACT_REDRAW;
+}
+
 static unsigned act_up(struct tui_state *st)
 {
-	fscreen_move(&st->fs, -1);
-	return REACT_REDRAW;
+	return move_by(st, -1);
 }
 
 static unsigned act_down(struct tui_state *st)
 {
-	fscreen_move(&st->fs, 1);
+	return move_by(st, 1);
+}
+
+static unsigned page(struct tui_state *st, int dir)
+{
+	if (on_threads(st))
+		tscreen_page(&st->ts, dir);
+	else
+		fscreen_page(&st->fs, dir);
 	return REACT_REDRAW;
 }
 
 static unsigned act_page_up(struct tui_state *st)
 {
-	fscreen_page(&st->fs, -1);
-	return REACT_REDRAW;
+	return page(st, -1);
 }
 
 static unsigned act_page_down(struct tui_state *st)
 {
-	fscreen_page(&st->fs, 1);
-	return REACT_REDRAW;
+	return page(st, 1);
 }
 
 static unsigned act_home(struct tui_state *st)
 {
-	fscreen_home(&st->fs);
+	if (on_threads(st))
+		tscreen_home(&st->ts);
+	else
+		fscreen_home(&st->fs);
 	return REACT_REDRAW;
 }
 
 static unsigned act_end(struct tui_state *st)
 {
-	fscreen_end(&st->fs);
+	if (on_threads(st))
+		tscreen_end(&st->ts);
+	else
+		fscreen_end(&st->fs);
+	return REACT_REDRAW;
+}
+
+static unsigned sort(struct tui_state *st, int dir)
+{
+	if (on_threads(st))
+		tscreen_cycle_sort(&st->ts, dir);
+	else
+		fscreen_cycle_sort(&st->fs, dir);
 	return REACT_REDRAW;
 }
 
 static unsigned act_sort_next(struct tui_state *st)
 {
-	fscreen_cycle_sort(&st->fs, 1);
-	return REACT_REDRAW;
+	return sort(st, 1);
 }
 
 static unsigned act_sort_prev(struct tui_state *st)
 {
-	fscreen_cycle_sort(&st->fs, -1);
+	return sort(st, -1);
+}
+
+/* From the threads screen: the line table at once. */
+static unsigned act_lines(struct tui_state *st)
+{
+	if (on_threads(st)) {
+		st->view = VIEW_PROFILE;
+		if (st->fs.mode != PROFILE_LINES)
+			fscreen_toggle_mode(&st->fs);
+	} else {
+		fscreen_toggle_mode(&st->fs);
+	}
 	return REACT_REDRAW;
 }
 
-static unsigned act_lines(struct tui_state *st)
+static unsigned act_threads(struct tui_state *st)
 {
-	fscreen_toggle_mode(&st->fs);
+	st->view = on_threads(st) ? VIEW_PROFILE : VIEW_THREADS;
 	return REACT_REDRAW;
+}
+
+/* Ask the source for one thread's functions (0: all threads'). */
+static unsigned set_thread_filter(struct tui_state *st, pid_t tid)
+{
+	st->thread_filter = tid;
+	return REACT_THREAD_FILTER | REACT_REDRAW;
+}
+
+/* Enter on a thread: its functions and lines only. */
+static unsigned act_enter(struct tui_state *st)
+{
+	pid_t tid = on_threads(st) ? tscreen_selected(&st->ts) : 0;
+
+	if (tid == 0)
+		return REACT_NONE;
+	st->view = VIEW_PROFILE;
+	return set_thread_filter(st, tid);
+}
+
+static unsigned act_all_threads(struct tui_state *st)
+{
+	return st->thread_filter != 0 ? set_thread_filter(st, 0) : REACT_NONE;
+}
+
+/* Esc backs out one step: threads screen -> functions, one thread -> all
+ * threads. */
+static unsigned act_escape(struct tui_state *st)
+{
+	if (on_threads(st)) {
+		st->view = VIEW_PROFILE;
+		return REACT_REDRAW;
+	}
+	return act_all_threads(st);
 }
 
 static unsigned act_pause(struct tui_state *st)
@@ -95,7 +179,8 @@ static unsigned act_reset(struct tui_state *st)
 
 static unsigned act_filter(struct tui_state *st)
 {
-	prompt_open(&st->prompt, "Filter", st->fs.filter);
+	prompt_open(&st->prompt, "Filter",
+	            on_threads(st) ? st->ts.filter : st->fs.filter);
 	return REACT_REDRAW;
 }
 
@@ -106,20 +191,30 @@ static unsigned act_repaint(struct tui_state *st)
 }
 
 static const struct binding bindings[] = {
-	{ { K(KEY_UP) }, "Up", "select the row above", act_up },
-	{ { K(KEY_DOWN) }, "Down", "select the row below", act_down },
-	{ { K(KEY_PPAGE) }, "PgUp", "one page up", act_page_up },
-	{ { K(KEY_NPAGE) }, "PgDn", "one page down", act_page_down },
-	{ { K(KEY_HOME) }, "Home", "first row", act_home },
-	{ { K(KEY_END) }, "End", "last row", act_end },
+	{ { K(KEY_UP) }, "Up", "select the row above / below", act_up },
+	{ { K(KEY_DOWN) }, "Down", NULL, act_down },
+	{ { K(KEY_PPAGE) }, "PgUp", "one page up / down", act_page_up },
+	{ { K(KEY_NPAGE) }, "PgDn", NULL, act_page_down },
+	{ { K(KEY_HOME) }, "Home", "first / last row", act_home },
+	{ { K(KEY_END) }, "End", NULL, act_end },
 	{ { '>', '.', K(KEY_F(6)) }, "> . F6",
-	  "sort by the next column (%Own %Total OwnTime TotalTime Function)",
-	  act_sort_next },
+	  "sort by the next column", act_sort_next },
 	{ { '<', ',' }, "< ,", "sort by the previous column", act_sort_prev },
 	{ { 'l' }, "l", "switch between function rows and line rows",
 	  act_lines },
+	{ { 't', K(KEY_F(7)), KEY_TAB }, "t F7 Tab",
+	  "switch between the functions and the threads screen",
+	  act_threads },
+	{ { '\r', '\n', K(KEY_ENTER) }, "Enter",
+	  "on a thread: show only its functions and lines", act_enter },
+	{ { 'a' }, "a", "functions and lines of all threads again",
+	  act_all_threads },
+	{ { KEY_ESCAPE }, "Esc",
+	  "back: threads screen to functions, one thread to all",
+	  act_escape },
 	{ { '/', K(KEY_F(4)) }, "/ F4",
-	  "filter by name or file; Enter applies, empty clears", act_filter },
+	  "filter rows by a substring (Enter applies, empty clears)",
+	  act_filter },
 	{ { ' ', 'p' }, "Space p",
 	  "pause the display (sampling goes on); again to resume",
 	  act_pause },
@@ -149,6 +244,14 @@ static const struct binding *find_binding(int key)
 	return NULL;
 }
 
+static void apply_filter(struct tui_state *st, const char *text)
+{
+	if (on_threads(st))
+		tscreen_set_filter(&st->ts, text);
+	else
+		fscreen_set_filter(&st->fs, text);
+}
+
 unsigned keys_handle(struct tui_state *st, int key)
 {
 	const struct binding *b;
@@ -162,9 +265,12 @@ unsigned keys_handle(struct tui_state *st, int key)
 		st->help = false;
 		return REACT_REDRAW;
 	}
+	/* The threads rows borrow the snapshot on display: rebuild them if
+	 * it changed since. */
+	tscreen_sync(&st->ts, fscreen_snapshot(&st->fs), st->fs.shown);
 	if (st->prompt.active) {
 		if (prompt_key(&st->prompt, key) == PROMPT_ACCEPTED)
-			fscreen_set_filter(&st->fs, st->prompt.text);
+			apply_filter(st, st->prompt.text);
 		return REACT_REDRAW;
 	}
 	b = find_binding(key);
@@ -174,17 +280,26 @@ unsigned keys_handle(struct tui_state *st, int key)
 size_t keys_legend(const struct tui_state *st, struct legend_item *out,
                    size_t max)
 {
-	const struct legend_item items[] = {
-		{ "F1", "Help" },
-		{ "F4", "Filter" },
-		{ "F6", "Sort" },
-		{ "l", st->fs.mode == PROFILE_LINES ? "Funcs" : "Lines" },
-		{ "p", st->paused ? "Resume" : "Pause" },
-		{ "r", "Reset" },
-		{ "F10", "Quit" },
-	};
-	size_t n = sizeof items / sizeof items[0];
+	struct legend_item items[LEGEND_ITEMS_MAX];
+	size_t n = 0;
 
+	items[n++] = (struct legend_item){ "F1", "Help" };
+	items[n++] = (struct legend_item){ "F4", "Filter" };
+	items[n++] = (struct legend_item){ "F6", "Sort" };
+	if (on_threads(st)) {
+		items[n++] = (struct legend_item){ "Enter", "Funcs" };
+		items[n++] = (struct legend_item){ "t", "Back" };
+	} else {
+		items[n++] = (struct legend_item){ "l",
+			st->fs.mode == PROFILE_LINES ? "Funcs" : "Lines" };
+		items[n++] = (struct legend_item){ "t", "Threads" };
+	}
+	if (st->thread_filter != 0)
+		items[n++] = (struct legend_item){ "a", "All" };
+	items[n++] = (struct legend_item){ "p",
+	                                   st->paused ? "Resume" : "Pause" };
+	items[n++] = (struct legend_item){ "r", "Reset" };
+	items[n++] = (struct legend_item){ "F10", "Quit" };
 	if (n > max)
 		n = max;
 	for (size_t i = 0; i < n; i++)

@@ -15,6 +15,8 @@ enum reaction {
 	REACT_RESET = 1 << 2,   /* forget all counts */
 	REACT_REFRESH = 1 << 3, /* take and show a snapshot now */
 	REACT_QUIT = 1 << 4,
+	REACT_THREAD_FILTER = 1 << 5, /* ask the source for st->thread_filter's
+	                                 functions, then take a snapshot */
 };
 
 #define KEYS_PER_BINDING 4
@@ -22,7 +24,8 @@ enum reaction {
 struct binding {
 	int keys[KEYS_PER_BINDING]; /* crt_read_key values; 0 ends the list */
 	const char *keys_text;      /* how the help screen names them */
-	const char *help;           /* what the action does */
+	const char *help;           /* what the action does; NULL: shown on
+	                               the line of the binding before */
 	unsigned (*action)(struct tui_state *st);
 };
 

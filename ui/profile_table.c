@@ -271,6 +271,15 @@ static void collect(struct profile_table *pt, const struct snapshot *s,
 	}
 }
 
+/* The OS name of thread tid in s, "" if it is not listed. */
+static const char *thread_name(const struct snapshot *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].tid == tid)
+			return or_empty(s->threads[i].name);
+	return "";
+}
+
 int profile_table_build(struct profile_table *pt, const struct snapshot *s,
                         enum profile_mode mode, const char *filter,
                         enum profile_col sort, bool utf8)
@@ -280,6 +289,8 @@ int profile_table_build(struct profile_table *pt, const struct snapshot *s,
 	*pt = (struct profile_table){
 		.samples = s->samples,
 		.idle_mode = s->idle_mode,
+		.thread = s->thread_filter,
+		.thread_name = thread_name(s, s->thread_filter),
 		.mode = mode,
 		.sort = sort < PROFILE_NCOLS ? sort : PROFILE_COL_OWN,
 	};
@@ -312,10 +323,19 @@ void profile_table_describe(const struct profile_table *pt, bool since_reset,
 {
 	char n[32];
 
+	const char *what = pt->mode == PROFILE_LINES ? "Lines" : "Functions";
+	const char *since = since_reset ? "reset" : "start";
+
 	text_thousands(n, sizeof n, pt->samples);
-	snprintf(buf, size, "%s since %s, %% of %s samples of %s, by %s",
-	         pt->mode == PROFILE_LINES ? "Lines" : "Functions",
-	         since_reset ? "reset" : "start", n,
-	         pt->idle_mode ? "all threads" : "running threads",
-	         profile_col_name(pt->sort));
+	if (pt->thread != 0)
+		snprintf(buf, size, "%s since %s, %% of %s %ssamples of thread "
+		         "%d%s%s, by %s", what, since, n,
+		         pt->idle_mode ? "" : "running ", (int)pt->thread,
+		         pt->thread_name[0] != '\0' ? " " : "",
+		         pt->thread_name, profile_col_name(pt->sort));
+	else
+		snprintf(buf, size, "%s since %s, %% of %s samples of %s, by %s",
+		         what, since, n,
+		         pt->idle_mode ? "all threads" : "running threads",
+		         profile_col_name(pt->sort));
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "snapshot.h"
 #include "table.h"
@@ -43,6 +44,8 @@ struct profile_table {
 	size_t n;                 /* rows in order */
 	uint64_t samples;         /* what 100 % means */
 	bool idle_mode;
+	pid_t thread;             /* the snapshot's thread filter, 0 = all */
+	const char *thread_name;  /* its OS name, borrowed; "" if unknown */
 	enum profile_mode mode;
 	enum profile_col sort;
 	struct table table;       /* the columns, ready for table_format_* */
@@ -67,7 +70,8 @@ const char *profile_col_name(enum profile_col col);
 
 /* "Functions since start, % of 97,004 samples of running threads, by
  * %Own" - the line that names what the percentages are of.  since_reset
- * says "since reset" instead. */
+ * says "since reset" instead; under a thread filter, "of 1,200 running
+ * samples of thread 4250 worker". */
 void profile_table_describe(const struct profile_table *pt, bool since_reset,
                             char *buf, size_t size);
 

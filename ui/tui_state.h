@@ -5,12 +5,24 @@
 #define PYTOP_UI_TUI_STATE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "functions_screen.h"
 #include "prompt.h"
+#include "threads_screen.h"
+
+enum tui_view {
+	VIEW_PROFILE, /* the function or line table */
+	VIEW_THREADS, /* the threads table */
+};
 
 struct tui_state {
-	struct functions_screen fs; /* the table on display */
+	struct functions_screen fs; /* owns the snapshot on display */
+	struct threads_screen ts;   /* borrows fs's snapshot (tscreen_sync) */
+	enum tui_view view;
+	pid_t thread_filter;        /* the functions and lines of this thread
+	                               only; 0 = all (what the source was last
+	                               asked for) */
 	struct prompt prompt;       /* the filter prompt, when active */
 	bool paused;                /* keep sampling, stop replacing fs.snap */
 	bool help;                  /* the help screen covers the table */

@@ -1,0 +1,152 @@
+/* threads_screen.c - state and drawing of the threads table. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "threads_screen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void tscreen_init(struct threads_screen *ts, bool utf8)
+{
+	memset(ts, 0, sizeof *ts);
+	ts->sort = THREAD_COL_CPU;
+	ts->utf8 = utf8;
+	ts->pos.page = 1;
+}
+
+void tscreen_free(struct threads_screen *ts)
+{
+	thread_table_free(&ts->table);
+	ts->snap = NULL;
+}
+
+/* Rows again from the snapshot with the current filter and sort; the bar
+ * stays on the same thread while rows move. */
+static void rebuild(struct threads_screen *ts)
+{
+	thread_table_free(&ts->table);
+	if (ts->snap == NULL)
+		return;
+	thread_table_build(&ts->table, ts->snap, ts->filter, ts->sort,
+	                   ts->utf8);
+	for (size_t i = 0; i < ts->table.n; i++)
+		if (thread_table_row(&ts->table, i)->tid == ts->sel_tid) {
+			ts->pos.sel = i;
+			break;
+		}
+	list_pos_clamp(&ts->pos, ts->table.n);
+}
+
+void tscreen_sync(struct threads_screen *ts, const struct snapshot *s,
+                  unsigned long shown)
+{
+	if (s == ts->snap && shown == ts->synced)
+		return;
+	ts->snap = s;
+	ts->synced = shown;
+	rebuild(ts);
+}
+
+static void remember_selection(struct threads_screen *ts)
+{
+	ts->sel_tid = tscreen_selected(ts);
+}
+
+void tscreen_move(struct threads_screen *ts, long delta)
+{
+	if (list_pos_move(&ts->pos, ts->table.n, delta))
+		remember_selection(ts);
+}
+
+void tscreen_page(struct threads_screen *ts, int dir)
+{
+	tscreen_move(ts, dir * list_pos_page_rows(&ts->pos));
+}
+
+void tscreen_home(struct threads_screen *ts)
+{
+	tscreen_move(ts, -(long)ts->table.n);
+}
+
+void tscreen_end(struct threads_screen *ts)
+{
+	tscreen_move(ts, (long)ts->table.n);
+}
+
+void tscreen_cycle_sort(struct threads_screen *ts, int dir)
+{
+	ts->sort = thread_col_step(ts->sort, dir);
+	rebuild(ts);
+}
+
+void tscreen_set_filter(struct threads_screen *ts, const char *filter)
+{
+	snprintf(ts->filter, sizeof ts->filter, "%s",
+	         filter != NULL ? filter : "");
+	ts->pos.sel = ts->pos.top = 0;
+	rebuild(ts);
+	remember_selection(ts);
+}
+
+pid_t tscreen_selected(const struct threads_screen *ts)
+{
+	if (ts->table.n == 0 || ts->pos.sel >= ts->table.n)
+		return 0;
+	return thread_table_row(&ts->table, ts->pos.sel)->tid;
+}
+
+/* ---- drawing ----------------------------------------------------------- */
+
+static void draw_description(const struct threads_screen *ts,
+                             const struct crt *crt, int y,
+                             const char *status)
+{
+	char left[512], right[512];
+	size_t n = 0;
+
+	thread_table_describe(&ts->table, ts->snap, left, sizeof left);
+	right[0] = '\0';
+	if (ts->filter[0] != '\0')
+		n += (size_t)snprintf(right, sizeof right, "[filter: %s] ",
+		                      ts->filter);
+	if (n < sizeof right)
+		snprintf(right + n, sizeof right - n, "%s", status);
+	table_view_description(crt, y, left, right);
+}
+
+static void draw_row(const struct threads_screen *ts, const struct crt *crt,
+                     int y, size_t i)
+{
+	char line[TABLE_VIEW_LINE];
+
+	table_format_row(&ts->table.table, thread_table_row(&ts->table, i),
+	                 COLS, line, sizeof line, NULL);
+	if (i == ts->pos.sel)
+		table_view_selected(crt, y, line);
+	else
+		crt_put(crt, y, 0, CRT_NORMAL, line);
+}
+
+void tscreen_draw(struct threads_screen *ts, const struct crt *crt, int y,
+                  int h, const char *status)
+{
+	if (h <= 0 || ts->snap == NULL)
+		return;
+	draw_description(ts, crt, y, status);
+	if (h <= 1)
+		return;
+	table_view_titles(crt, y + 1, &ts->table.table, (int)ts->sort);
+	ts->pos.page = h - 2 > 0 ? h - 2 : 1;
+	list_pos_clamp(&ts->pos, ts->table.n);
+	if (ts->table.n == 0 && h > 2)
+		crt_put(crt, y + 2, 0, CRT_NORMAL,
+		        ts->filter[0] != '\0'
+		        ? "  (no thread matches the filter; / then Enter on "
+		          "an empty line clears it)"
+		        : "  (no threads yet)");
+	for (int r = 0; r < h - 2 && ts->pos.top + (size_t)r < ts->table.n;
+	     r++)
+		draw_row(ts, crt, y + 2 + r, ts->pos.top + (size_t)r);
+}

@@ -1,0 +1,55 @@
+/* threads_screen.h - the TUI's threads screen: every thread of the
+ * snapshot on display with its state, CPU and GIL share, sortable and
+ * filterable like the functions table, with a selection bar that follows
+ * the selected thread.
+ *
+ * It borrows the snapshot the functions screen owns: call tscreen_sync
+ * with that snapshot and its `shown` count before using the screen, so
+ * that a new snapshot rebuilds the rows before any of them is read. */
+#ifndef PYTOP_UI_THREADS_SCREEN_H
+#define PYTOP_UI_THREADS_SCREEN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "crt.h"
+#include "prompt.h"
+#include "snapshot.h"
+#include "table_view.h"
+#include "thread_table.h"
+
+struct threads_screen {
+	const struct snapshot *snap; /* borrowed; NULL before the first */
+	unsigned long synced;        /* the `shown` count rows were built for */
+	struct thread_table table;   /* owns; its rows borrow snap */
+	enum thread_col sort;
+	char filter[PROMPT_MAX];     /* "" = no filter */
+	bool utf8;
+	struct list_pos pos;
+	pid_t sel_tid;               /* the selected thread; 0 = none chosen */
+};
+
+void tscreen_init(struct threads_screen *ts, bool utf8);
+void tscreen_free(struct threads_screen *ts);
+
+/* Rebuild the rows when shown differs from the last call (s may be NULL
+ * before the first snapshot). */
+void tscreen_sync(struct threads_screen *ts, const struct snapshot *s,
+                  unsigned long shown);
+
+void tscreen_move(struct threads_screen *ts, long delta);
+void tscreen_page(struct threads_screen *ts, int dir);
+void tscreen_home(struct threads_screen *ts);
+void tscreen_end(struct threads_screen *ts);
+void tscreen_cycle_sort(struct threads_screen *ts, int dir);
+void tscreen_set_filter(struct threads_screen *ts, const char *filter);
+
+/* The TID under the selection bar, 0 when the table is empty. */
+pid_t tscreen_selected(const struct threads_screen *ts);
+
+/* Draw into rows [y, y + h): the description (with status at its right),
+ * the column titles, then the rows. */
+void tscreen_draw(struct threads_screen *ts, const struct crt *crt, int y,
+                  int h, const char *status);
+
+#endif

@@ -25,10 +25,10 @@
 #include "harness.h"
 
 #define RUN_S 4.0           /* the workload's run after it is ready */
-#define DELAY_S "0.5"       /* pytop's refresh interval */
+#define DELAY_S "0.25"      /* pytop's refresh interval */
 #define STEADY_FROM_S 2.0   /* first steady snapshot (pytop's elapsed) */
 #define STEADY_UNTIL_S (RUN_S - 0.1)
-#define MIN_STEADY 3        /* steady snapshots needed */
+#define MIN_STEADY 6        /* steady snapshots needed */
 #define CPU_TOLERANCE_PP 15.0
 #define IDLE_CPU_MAX 3.0
 #define TIMEOUT_S 40.0

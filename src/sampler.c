@@ -15,9 +15,16 @@
 #include "py_reader.h"
 #include "record.h"
 
-#define MAX_SEEN_TIDS 4096
+#define MAX_KNOWN_TIDS 4096
+#define NAMES_EVERY_REPORTS 10 /* re-read thread names every ~1 s */
 #define CATCH_UP_PERIODS 10
 #define THREADS_EVERY_NS 100000000ull /* REC_THREADS period */
+
+struct known_thread {
+	pid_t tid;
+	bool named;
+	char name[16];
+};
 
 struct sampler {
 	struct sampler_config cfg;
@@ -31,8 +38,9 @@ struct sampler {
 	uint8_t *buf;          /* record scratch, owned */
 	size_t buf_cap;
 	uint64_t threads_due;  /* when the next REC_THREADS is due */
-	pid_t seen[MAX_SEEN_TIDS];
-	size_t nseen;
+	struct known_thread known[MAX_KNOWN_TIDS]; /* names already sent */
+	size_t nknown;
+	unsigned reports;      /* REC_THREADS sent so far */
 	uint64_t rng;
 };
 
@@ -91,16 +99,37 @@ static bool define_codes(struct sampler *s, const struct py_thread_sample *t)
 	return true;
 }
 
+static bool known_thread(const struct sampler *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->nknown; i++)
+		if (s->known[i].tid == tid)
+			return s->known[i].named;
+	return false;
+}
+
+/* Send a thread's OS name when it is new or has changed (threads often
+ * rename themselves after they start; 3.14+ threading names them). */
 static void announce_thread(struct sampler *s, pid_t tid)
 {
 	struct rec_thread r = { .h = { REC_THREAD, sizeof(r) }, .tid = tid };
+	struct known_thread *k = NULL;
 
-	for (size_t i = 0; i < s->nseen; i++)
-		if (s->seen[i] == tid)
-			return;
+	for (size_t i = 0; i < s->nknown && k == NULL; i++)
+		if (s->known[i].tid == tid)
+			k = &s->known[i];
+	if (k == NULL) {
+		if (s->nknown == MAX_KNOWN_TIDS)
+			s->nknown = 0; /* forget them all: names are merely re-sent */
+		k = &s->known[s->nknown++];
+		*k = (struct known_thread){ .tid = tid };
+	}
 	proc_threads_name(s->cfg.pid, tid, r.name);
-	if (ring_push(s->cfg.ring, &r, sizeof(r)) && s->nseen < MAX_SEEN_TIDS)
-		s->seen[s->nseen++] = tid;
+	if (k->named && strcmp(k->name, r.name) == 0)
+		return;
+	if (ring_push(s->cfg.ring, &r, sizeof(r))) {
+		memcpy(k->name, r.name, sizeof(k->name));
+		k->named = true;
+	}
 }
 
 static void push_sample(struct sampler *s, const struct py_thread_sample *t,
@@ -140,12 +169,15 @@ static void push_thread_states(struct sampler *s, int n, uint64_t now)
 	for (int i = 0; i < n; i++) {
 		const struct py_thread_sample *t = py_reader_thread(s->reader, (size_t)i);
 
+		if (s->reports % NAMES_EVERY_REPORTS == 0 && t->tid > 0)
+			announce_thread(s, t->tid);
 		r->threads[i] = (struct rec_thread_state){
 			.tid = t->tid, .state = t->state,
 			.flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT)),
 			.utime_ns = t->utime_ns, .stime_ns = t->stime_ns,
 		};
 	}
+	s->reports++;
 	ring_push(s->cfg.ring, r, size);
 }
 
@@ -169,7 +201,8 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 			errors++;
 		if (t->status != PY_THREAD_OK)
 			continue;
-		announce_thread(s, t->tid);
+		if (!known_thread(s, t->tid))
+			announce_thread(s, t->tid);
 		push_sample(s, t, now, interval);
 	}
 	push_thread_states(s, n, now);

@@ -18,12 +18,15 @@ struct sampler_stats {
 	atomic_uint_fast64_t ticks;     /* ticks taken */
 	atomic_uint_fast64_t samples;   /* thread samples pushed */
 	atomic_uint_fast64_t errors;    /* thread samples that were torn/unreadable */
-	atomic_uint_fast64_t work_ns;   /* sampler thread CPU time spent reading */
+	atomic_uint_fast64_t work_ns;   /* sampler thread CPU time spent reading
+	                                   (measured on every WORK_EVERY-th tick,
+	                                   scaled: the clock costs a system call) */
 	atomic_uint_fast64_t late;      /* ticks that started a whole period late */
 	atomic_uint_fast64_t gil_ticks;    /* ticks at which some thread held the GIL */
 	atomic_uint_fast64_t active_ticks; /* ticks at which some thread was on a CPU */
 	atomic_int threads_total;       /* Python threads at the last tick */
 	atomic_int threads_running;     /* ... of which on a CPU */
+	atomic_uint_fast64_t last_tick_ns; /* CLOCK_MONOTONIC of the latest tick */
 	atomic_bool finished;           /* the target is gone; thread exited */
 };
 

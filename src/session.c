@@ -42,9 +42,15 @@ struct session {
 static struct window_mark take_mark(const struct session *s)
 {
 	const struct sampler_stats *st = sampler_stats(s->sampler);
+	uint64_t now = clock_now_ns();
 
+	/* Once the sampler has stopped, time stops with its last tick, so the
+	 * rate is not diluted by the wait for the target's exit status. */
+	if (atomic_load_explicit(&st->finished, memory_order_acquire) &&
+	    atomic_load(&st->last_tick_ns) != 0)
+		now = atomic_load(&st->last_tick_ns);
 	return (struct window_mark){
-		.wall_ns = clock_now_ns(),
+		.wall_ns = now,
 		.cpu_ns = clock_process_cpu_ns(),
 		.ticks = atomic_load(&st->ticks),
 		.work_ns = atomic_load(&st->work_ns),

@@ -3,7 +3,8 @@
  * One object per refresh:
  *   elapsed (s), pid, python, command, samples, ticks, errors, dropped,
  *   rate_hz, requested_hz, threads_running, threads_total,
- *   pytop_cpu (% of one CPU), gil_held_pct, active_pct (% of the last
+ *   pytop_cpu (% of one CPU), sample_work_us (mean sampler CPU time per
+ *   tick in the last window), gil_held_pct, active_pct (% of the last
  *   window's ticks), exited, exit_status (only when exited),
  *   functions: [{name, file, line, own, total, own_s, total_s}]
  *              every function, by own samples, most first
@@ -160,7 +161,7 @@ static json_t *snapshot_object(const struct snapshot *s)
 {
 	json_t *o = json_pack(
 		"{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i,"
-		" s:o, s:o, s:o, s:b}",
+		" s:o, s:o, s:o, s:o, s:b}",
 		"elapsed", jreal(s->elapsed_s), "pid", (int)s->pid,
 		"python", jstr(s->python_version), "command", jstr(s->command),
 		"samples", jcount(s->samples), "ticks", jcount(s->ticks),
@@ -169,6 +170,7 @@ static json_t *snapshot_object(const struct snapshot *s)
 		"threads_running", s->threads_running,
 		"threads_total", s->threads_total,
 		"pytop_cpu", jreal(s->pytop_cpu_pct),
+		"sample_work_us", jreal(s->sample_work_us),
 		"gil_held_pct", jreal(s->gil_held_pct),
 		"active_pct", jreal(s->active_pct),
 		"exited", s->target_exited);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "aggregator.h"
+#include "tap_note.h"
 #include "record.h"
 
 /* ---- record builders ----------------------------------------------------- */
@@ -877,40 +878,6 @@ Test(aggregator, random_records_never_crash)
 
 /* ---- scale and speed ----------------------------------------------------- */
 
-/* A "# ..." diagnostic line for the test log.  Under TAP, Criterion's
- * runner dup()s its stdout and stderr to fds 3 and 4, points 1 and 2 (which
- * the test workers inherit) at /dev/null, and writes TAP through the saved
- * copies; so write to the runner's saved stderr, if it looks like one. */
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void note(const char *fmt, ...)
-{
-	char line[512] = "# ";
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line + 2, sizeof line - 3, fmt, ap);
-	va_end(ap);
-	size_t len = strlen(line);
-	line[len++] = '\n';
-
-	struct stat err, null, st;
-	int fd = STDERR_FILENO, runner = -1;
-	if (fstat(STDERR_FILENO, &err) == 0 && stat("/dev/null", &null) == 0 &&
-	    S_ISCHR(err.st_mode) && err.st_rdev == null.st_rdev) {
-		char path[64];
-		snprintf(path, sizeof path, "/proc/%d/fd/4", (int)getppid());
-		if (stat(path, &st) == 0 &&
-		    (S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) ||
-		     (S_ISCHR(st.st_mode) && st.st_rdev != null.st_rdev)))
-			runner = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-		if (runner < 0)
-			return;
-		fd = runner;
-	}
-	ssize_t w = write(fd, line, len); /* one write: whole lines */
-	(void)w;
-	if (runner >= 0)
-		close(runner);
-}
 
 
 Test(aggregator, hundred_thousand_lines, .timeout = 30)
@@ -993,7 +960,7 @@ Test(aggregator, ingest_speed, .timeout = 60)
 	double shallow = ns_per_sample(10, 100000, 1);
 	double deep = ns_per_sample(400, 5000, 1);
 	double shared = ns_per_sample(10, 100000, 8);
-	note("aggregator_ingest: %.0f ns/sample at 10 frames, %.0f ns/sample "
+	test_note("aggregator_ingest: %.0f ns/sample at 10 frames, %.0f ns/sample "
 	     "at 400 frames, %.0f ns/sample at 10 frames over 8 threads "
 	     "sharing functions", shallow, deep, shared);
 	take();

@@ -18,43 +18,10 @@
 #include <unistd.h>
 
 #include "linetable.h"
+#include "tap_note.h"
 
 /* ---- against CPython ----------------------------------------------------- */
 
-/* A "# ..." diagnostic line for the test log.  Under TAP, Criterion's
- * runner dup()s its stdout and stderr to fds 3 and 4, points 1 and 2 (which
- * the test workers inherit) at /dev/null, and writes TAP through the saved
- * copies; so write to the runner's saved stderr, if it looks like one. */
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void note(const char *fmt, ...)
-{
-	char line[512] = "# ";
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line + 2, sizeof line - 3, fmt, ap);
-	va_end(ap);
-	size_t len = strlen(line);
-	line[len++] = '\n';
-
-	struct stat err, null, st;
-	int fd = STDERR_FILENO, runner = -1;
-	if (fstat(STDERR_FILENO, &err) == 0 && stat("/dev/null", &null) == 0 &&
-	    S_ISCHR(err.st_mode) && err.st_rdev == null.st_rdev) {
-		char path[64];
-		snprintf(path, sizeof path, "/proc/%d/fd/4", (int)getppid());
-		if (stat(path, &st) == 0 &&
-		    (S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) ||
-		     (S_ISCHR(st.st_mode) && st.st_rdev != null.st_rdev)))
-			runner = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-		if (runner < 0)
-			return;
-		fd = runner;
-	}
-	ssize_t w = write(fd, line, len); /* one write: whole lines */
-	(void)w;
-	if (runner >= 0)
-		close(runner);
-}
 
 
 struct lt_stats {
@@ -115,7 +82,7 @@ static void check_one(struct lt_stats *st, const uint8_t *table, size_t len,
 {
 	int got = linetable_addr2line(table, len, first, u);
 	if (got != want && st->mismatches++ < 10)
-		note("addr2line: first=%d unit=%d: got %d want %d", first, u,
+		test_note("addr2line: first=%d unit=%d: got %d want %d", first, u,
 		     got, want);
 	st->offsets++;
 }
@@ -141,7 +108,7 @@ static void check_code(struct lt_stats *st, char *cline, char *lline)
 		int got2 = linetable_line(lt, 2 * u);
 		int got3 = linetable_line(lt, 2 * u + 1);
 		if ((got2 != want || got3 != want) && st->mismatches++ < 10)
-			note("linetable_line: first=%d unit=%d: got %d/%d "
+			test_note("linetable_line: first=%d unit=%d: got %d/%d "
 			     "want %ld", first, u, got2, got3, want);
 	}
 	/* Outside the code: before it is the first line, after it nothing. */
@@ -186,7 +153,7 @@ static void check_against(const char *python)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	          "%s %s failed (status %d)", python, script, status);
 
-	note("linetable vs CPython %s (%s): %zu code objects, %zu offsets, "
+	test_note("linetable vs CPython %s (%s): %zu code objects, %zu offsets, "
 	     "%zu mismatches", st.version, python, st.codes, st.offsets,
 	     st.mismatches);
 	cr_expect_eq(st.mismatches, 0, "%zu mismatches against %s",

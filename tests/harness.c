@@ -958,3 +958,17 @@ pid_t h_find_child(pid_t parent, const char *comm)
 	closedir(d);
 	return found;
 }
+
+int h_main_one_at_a_time(int argc, char *argv[])
+{
+	h_keep_notes();
+	struct criterion_test_set *tests = criterion_initialize();
+	int result = 0;
+	if (criterion_handle_args(argc, argv, true)) {
+		if (!getenv("CRITERION_JOBS"))
+			criterion_options.jobs = 1;
+		result = !criterion_run_all_tests(tests);
+	}
+	criterion_finalize(tests);
+	return result;
+}

@@ -75,6 +75,12 @@ void h_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * the test processes and tells them where (env PYTOP_NOTES). */
 void h_keep_notes(void);
 
+/* The main() of the end-to-end test binaries: keeps notes, then runs the
+ * tests one at a time unless CRITERION_JOBS says otherwise (each one keeps
+ * a CPU-bound target and pytop busy; accuracy and rate figures need the
+ * machine's cores to themselves). */
+int h_main_one_at_a_time(int argc, char *argv[]);
+
 /* Non-empty lines in s. */
 int h_count_lines(const char *s);
 

@@ -827,18 +827,7 @@ ON_MINORS(launch_code_reuse, 40)
 ON_MINORS(launch_exit_status, 30)
 ON_MINORS(launch_reliability, 120)
 
-/* One test at a time unless CRITERION_JOBS says otherwise: accuracy and
- * rate figures need the machine's two cores to themselves. */
 int main(int argc, char *argv[])
 {
-	h_keep_notes();
-	struct criterion_test_set *tests = criterion_initialize();
-	int result = 0;
-	if (criterion_handle_args(argc, argv, true)) {
-		if (!getenv("CRITERION_JOBS"))
-			criterion_options.jobs = 1;
-		result = !criterion_run_all_tests(tests);
-	}
-	criterion_finalize(tests);
-	return result;
+	return h_main_one_at_a_time(argc, argv);
 }

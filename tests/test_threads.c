@@ -345,17 +345,7 @@ Test(threads, idle_threads_listed_without_idle_mode, .timeout = TIMEOUT_S)
 	expect_mostly(&seen[NATIVE], NATIVE, "running", n);
 }
 
-/* One at a time unless CRITERION_JOBS says otherwise. */
 int main(int argc, char *argv[])
 {
-	h_keep_notes();
-	struct criterion_test_set *tests = criterion_initialize();
-	int result = 0;
-	if (criterion_handle_args(argc, argv, true)) {
-		if (!getenv("CRITERION_JOBS"))
-			criterion_options.jobs = 1;
-		result = !criterion_run_all_tests(tests);
-	}
-	criterion_finalize(tests);
-	return result;
+	return h_main_one_at_a_time(argc, argv);
 }

@@ -542,16 +542,7 @@ Test(tui, threads_screen_selects_a_thread)
 	quit();
 }
 
-/* One at a time: each session burns a core. */
 int main(int argc, char *argv[])
 {
-	struct criterion_test_set *tests = criterion_initialize();
-	int result = 0;
-	if (criterion_handle_args(argc, argv, true)) {
-		if (!getenv("CRITERION_JOBS"))
-			criterion_options.jobs = 1;
-		result = !criterion_run_all_tests(tests);
-	}
-	criterion_finalize(tests);
-	return result;
+	return h_main_one_at_a_time(argc, argv);
 }

@@ -12,102 +12,94 @@
  * every version: PyObject ob_type at 8, _PyStackChunk {previous, size,
  * top, data} at 0/8/16/24, PyBytesObject ob_size/ob_sval at 16/32,
  * PyASCIIObject length/state at 16/32. */
+#define COMMON_TO_ALL \
+	.ts_next = 8, .ts_interp = 16, \
+	.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136, \
+	.str_length = 16, .str_state = 32, \
+	.bytes_size = 16, .bytes_data = 32, \
+	.chunk_size = 8, .chunk_data = 24
+
 static const struct py_offsets v3_11 = {
+	COMMON_TO_ALL,
 	.minor = 11,
 	.gil_in_runtime = true, .gil_holder = 368,
 	.rt_interp_head = 40,
 	.is_next = 0, .is_threads_head = 16,
-	.ts_next = 8, .ts_interp = 16,
 	.ts_cframe = 56, .cf_current_frame = 8, .ts_current_frame = 0,
 	.ts_native_tid = 160,
 	.ts_datastack_chunk = 296, .ts_datastack_top = 304,
 	.ts_read_size = 320,
 	.if_code = 32, .if_previous = 48, .if_instr = 56, .if_owner = 69,
 	.if_size = 72, .owner_not_python = 255, .code_tagged = false,
-	.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136,
 	.co_firstlineno = 72, .co_code_adaptive = 184,
-	.str_length = 16, .str_state = 32, .str_ascii_data = 48, .str_compact_data = 72,
-	.bytes_size = 16, .bytes_data = 32,
-	.chunk_size = 8, .chunk_data = 24,
+	.str_ascii_data = 48, .str_compact_data = 72,
 };
 
 static const struct py_offsets v3_12 = {
+	COMMON_TO_ALL,
 	.minor = 12,
 	.gil_holder = 1048,
 	.rt_interp_head = 40,
 	.is_next = 0, .is_threads_head = 72,
-	.ts_next = 8, .ts_interp = 16,
 	.ts_cframe = 56, .cf_current_frame = 0, .ts_current_frame = 0,
 	.ts_native_tid = 144,
 	.ts_datastack_chunk = 232, .ts_datastack_top = 240,
 	.ts_read_size = 256,
 	.if_code = 0, .if_previous = 8, .if_instr = 56, .if_owner = 70,
 	.if_size = 72, .owner_not_python = 3, .code_tagged = false,
-	.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136,
 	.co_firstlineno = 68, .co_code_adaptive = 192,
-	.str_length = 16, .str_state = 32, .str_ascii_data = 40, .str_compact_data = 56,
-	.bytes_size = 16, .bytes_data = 32,
-	.chunk_size = 8, .chunk_data = 24,
+	.str_ascii_data = 40, .str_compact_data = 56,
 };
 
 static const struct py_offsets v3_13 = {
+	COMMON_TO_ALL,
 	.minor = 13,
 	.gil_holder = 7760,
 	.rt_interp_head = 632,
 	.is_next = 7264, .is_threads_head = 7344,
-	.ts_next = 8, .ts_interp = 16,
 	.ts_cframe = 0, .cf_current_frame = 0, .ts_current_frame = 72,
 	.ts_native_tid = 160,
 	.ts_datastack_chunk = 232, .ts_datastack_top = 240,
 	.ts_read_size = 256,
 	.if_code = 0, .if_previous = 8, .if_instr = 56, .if_owner = 70,
 	.if_size = 72, .owner_not_python = 3, .code_tagged = false,
-	.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136,
 	.co_firstlineno = 68, .co_code_adaptive = 200,
-	.str_length = 16, .str_state = 32, .str_ascii_data = 40, .str_compact_data = 56,
-	.bytes_size = 16, .bytes_data = 32,
-	.chunk_size = 8, .chunk_data = 24,
+	.str_ascii_data = 40, .str_compact_data = 56,
 };
 
 /* 3.14 and 3.15: values as their own _Py_DebugOffsets report them (3.14.10,
  * 3.15.2); used as they are only where the table has no entry.  f_executable
  * is a tagged _PyStackRef from 3.14 on. */
 static const struct py_offsets v3_14 = {
+	COMMON_TO_ALL,
 	.minor = 14,
 	.gil_holder = 7792,
 	.rt_interp_head = 808,
 	.is_next = 7272, .is_threads_head = 7344,
-	.ts_next = 8, .ts_interp = 16,
 	.ts_cframe = 0, .cf_current_frame = 0, .ts_current_frame = 72,
 	.ts_native_tid = 160,
 	.ts_datastack_chunk = 232, .ts_datastack_top = 240,
 	.ts_read_size = 256,
 	.if_code = 0, .if_previous = 8, .if_instr = 56, .if_owner = 74,
 	.if_size = 80, .owner_not_python = 3, .code_tagged = true,
-	.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136,
 	.co_firstlineno = 68, .co_code_adaptive = 208,
-	.str_length = 16, .str_state = 32, .str_ascii_data = 40, .str_compact_data = 56,
-	.bytes_size = 16, .bytes_data = 32,
-	.chunk_size = 8, .chunk_data = 24,
+	.str_ascii_data = 40, .str_compact_data = 56,
 };
 
 static const struct py_offsets v3_15 = {
+	COMMON_TO_ALL,
 	.minor = 15,
 	.gil_holder = 7744, .ts_gil_requested = 40,
 	.rt_interp_head = 936,
 	.is_next = 7264, .is_threads_head = 7336,
-	.ts_next = 8, .ts_interp = 16,
 	.ts_cframe = 0, .cf_current_frame = 0, .ts_current_frame = 72,
 	.ts_native_tid = 184,
 	.ts_datastack_chunk = 256, .ts_datastack_top = 264,
 	.ts_read_size = 280,
 	.if_code = 0, .if_previous = 8, .if_instr = 56, .if_owner = 74,
 	.if_size = 80, .owner_not_python = 3, .code_tagged = true,
-	.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136,
 	.co_firstlineno = 68, .co_code_adaptive = 208,
-	.str_length = 16, .str_state = 32, .str_ascii_data = 40, .str_compact_data = 56,
-	.bytes_size = 16, .bytes_data = 32,
-	.chunk_size = 8, .chunk_data = 24,
+	.str_ascii_data = 40, .str_compact_data = 56,
 };
 
 static const struct py_offsets *const tables[] = { &v3_11, &v3_12, &v3_13, &v3_14, &v3_15 };

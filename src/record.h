@@ -51,6 +51,8 @@ enum rec_sample_flags {
 	SAMPLE_TRUNCATED = 1u << 1, /* stack deeper than the sampler's limit */
 	SAMPLE_HAS_GIL = 1u << 2,   /* thread held the GIL */
 	SAMPLE_GIL_WAIT = 1u << 3,  /* thread asked for the GIL (3.15+ only) */
+	SAMPLE_IN_CALL = 1u << 4,   /* the leaf frame's instruction is a call
+	                               (CALL family): running native code */
 };
 
 /* Followed by nframes struct rec_frame, innermost (leaf) first. */
@@ -61,7 +63,19 @@ struct rec_sample {
 	int32_t tid;          /* Linux TID (as seen from pytop) */
 	uint16_t nframes;
 	uint16_t flags;       /* enum rec_sample_flags */
-	uint32_t pad;
+	int32_t pid;          /* the process the thread belongs to */
+	/* The thread's kernel counters from the same /proc read as its state.
+	 * CPU times are cumulative (clock-tick resolution: the aggregator
+	 * splits system from user time over the samples between changes);
+	 * faults are this thread's since its previous read. */
+	uint64_t cpu_user_ns;
+	uint64_t cpu_sys_ns;
+	uint32_t minflt;
+	uint32_t majflt;
+	/* Bytes of process RSS growth since the previous tick charged to this
+	 * sample (the tick's growth is split over its running samples by
+	 * their minor faults). */
+	uint64_t mem_growth;
 	struct rec_frame frames[];
 };
 

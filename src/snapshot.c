@@ -19,3 +19,15 @@ void snapshot_free(struct snapshot *s)
 	s->threads = NULL;
 	s->nfuncs = s->nlines = s->nthreads = 0;
 }
+
+const char *snapshot_verdict_word(enum snap_verdict v)
+{
+	switch (v) {
+	case VERDICT_CPU: return "CPU-bound";
+	case VERDICT_SYSTEM: return "system-bound";
+	case VERDICT_MEMORY: return "memory-bound";
+	case VERDICT_WAITING: return "waiting";
+	case VERDICT_NONE: break;
+	}
+	return "";
+}

@@ -14,6 +14,25 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* What the own samples of a row were doing, and what memory they cost.
+ * The four classes split the row's own samples (fractions of a sample:
+ * a thread's system time is only known per clock tick, so it is shared
+ * out over the samples it spans; see aggregator.h):
+ *  python  - on a CPU, running bytecode;
+ *  native  - on a CPU in user mode, in native code called from Python
+ *            (the leaf frame is in a call, or the thread runs without the
+ *            GIL);
+ *  system  - on a CPU in the kernel on the thread's behalf;
+ *  waiting - off CPU (only counted with --idle).
+ * python + native + system + waiting == own (up to rounding).
+ * mem_growth: bytes of RSS growth charged to these samples; minflt and
+ * majflt: the sampled threads' page faults charged to them. */
+struct snap_split {
+	double python, native, system, waiting;
+	uint64_t mem_growth;
+	uint64_t minflt, majflt;
+};
+
 /* Counters for one function or one line.  "own" = the leaf frame was here;
  * "total" = somewhere on the stack (once per sample, even under recursion).
  * *_win = during the last refresh window only.  Times are the summed
@@ -22,6 +41,7 @@ struct snap_counts {
 	uint64_t own, total;
 	uint64_t own_win, total_win;
 	double own_s, total_s;
+	struct snap_split split, split_win; /* of the own samples */
 };
 
 struct snap_func {
@@ -60,6 +80,30 @@ struct snap_thread {
 	double gil_pct;     /* share of the window's thread reports holding the GIL */
 };
 
+/* The target process as a whole, from /proc (libproc2), read at each
+ * snapshot.  Rates and percentages are over the snapshot's window. */
+struct snap_gauges {
+	bool valid;                 /* false until the first read succeeded */
+	uint64_t rss, rss_peak;     /* bytes; peak = the kernel's high-water mark */
+	uint64_t mem_limit;         /* bytes: the cgroup's memory.max if set,
+	                               else the machine's RAM */
+	uint64_t minflt, majflt;    /* cumulative, whole process */
+	double minflt_rate, majflt_rate; /* per second */
+	double cpu_user, cpu_system;     /* seconds, cumulative */
+	double cpu_user_pct, cpu_system_pct; /* % of one CPU */
+	int threads;                /* OS threads of the process */
+	uint64_t mem_unattributed;  /* RSS growth seen while no sampled
+	                               thread was running (not in any row) */
+};
+
+enum snap_verdict {
+	VERDICT_NONE = 0,   /* too little data to say */
+	VERDICT_CPU,        /* user time ~ wall x busy threads */
+	VERDICT_SYSTEM,     /* a large share of the CPU time is in the kernel */
+	VERDICT_MEMORY,     /* major faults, or RSS near the memory limit */
+	VERDICT_WAITING,    /* mostly off CPU: sleeping, I/O, locks */
+};
+
 struct snapshot {
 	/* target */
 	pid_t pid;
@@ -89,12 +133,20 @@ struct snapshot {
 	 * Python stack, so percentages are shares of the thread's samples. */
 	pid_t thread_filter;
 
+	struct snap_gauges gauges;
+	struct snap_split split, split_win; /* all counted samples */
+	enum snap_verdict verdict;  /* over the last window */
+	char verdict_reason[96];    /* e.g. "user 97% of 1.0 busy thread" */
+
 	struct snap_func *funcs;     size_t nfuncs;
 	struct snap_line *lines;     size_t nlines;
 	struct snap_thread *threads; size_t nthreads;
 };
 
 void snapshot_free(struct snapshot *s); /* frees the arrays, not strings */
+
+/* "CPU-bound", "system-bound", "memory-bound", "waiting", "" (none). */
+const char *snapshot_verdict_word(enum snap_verdict v);
 
 /* What a view pulls snapshots from.  The engine provides one backed by the
  * live pipeline; tests provide fixed ones. */

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "code_table.h"
+#include "cpu_split.h"
 #include "hashmap.h"
 #include "record.h"
 #include "strtab.h"
@@ -45,6 +46,7 @@ struct agg_counts {
 	uint64_t own, total, own_win, total_win;
 	uint64_t own_ns, total_ns;
 	uint64_t stamp; /* serial of the last sample that counted total */
+	struct snap_split split, split_win; /* of the own samples */
 };
 
 /* The per-thread row a global row fed last: most functions run on one
@@ -91,6 +93,9 @@ struct agg_thread {
 	char os_state;        /* at that report */
 	uint8_t flags;        /* SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT, likewise */
 	struct agg_cpu cpu;
+	struct split_queue queue;           /* running samples awaiting their
+	                                       system share (cpu_split.h) */
+	struct snap_split split, split_win; /* of its samples with a stack */
 };
 
 /* One thread's counters for one function or line row. */
@@ -143,6 +148,7 @@ struct aggregator {
 
 	uint64_t serial;          /* samples counted so far, for stamps */
 	uint64_t samples, samples_win;
+	struct snap_split split, split_win; /* of every sample with a stack */
 	uint64_t bad;
 };
 
@@ -222,6 +228,8 @@ void aggregator_free(struct aggregator *a)
 		return;
 	free(a->funcs.items);
 	free(a->lines.items);
+	for (size_t i = 0; i < a->threads.n; i++)
+		split_queue_free(&agg_threads(a)[i].queue);
 	free(a->threads.items);
 	free(a->tfuncs.items);
 	free(a->tlines.items);
@@ -341,6 +349,96 @@ static struct agg_counts *agg_trow(struct agg_ttable tt,
 	}
 	*tc = (struct agg_tcache){ .tid = tid, .idx = (uint32_t)idx + 1 };
 	return &agg_trows(tt.v)[idx].c;
+}
+
+/* ---- the Python / native / system split ------------------------------- */
+
+static void agg_split_add(struct snap_split *to, const struct snap_split *d)
+{
+	to->python += d->python;
+	to->native += d->native;
+	to->system += d->system;
+	to->waiting += d->waiting;
+	to->mem_growth += d->mem_growth;
+	to->minflt += d->minflt;
+	to->majflt += d->majflt;
+}
+
+static void agg_counts_split(struct agg_counts *c, const struct snap_split *d)
+{
+	agg_split_add(&c->split, d);
+	agg_split_add(&c->split_win, d);
+}
+
+/* Add d to every row the sample of `it` fed, its thread and the total. */
+static void agg_split_apply(struct aggregator *a, struct agg_thread *t,
+                            const struct split_item *it,
+                            const struct snap_split *d)
+{
+	agg_counts_split(&agg_funcs(a)[it->func].c, d);
+	agg_counts_split(&agg_lines(a)[it->line].c, d);
+	if (it->tfunc < a->tfuncs.n)
+		agg_counts_split(&agg_trows(&a->tfuncs)[it->tfunc].c, d);
+	if (it->tline < a->tlines.n)
+		agg_counts_split(&agg_trows(&a->tlines)[it->tline].c, d);
+	agg_split_add(&t->split, d);
+	agg_split_add(&t->split_win, d);
+	agg_split_add(&a->split, d);
+	agg_split_add(&a->split_win, d);
+}
+
+/* Share system fraction f out over the thread's queued samples. */
+static void agg_settle(struct aggregator *a, struct agg_thread *t, double f)
+{
+	struct split_queue *q = &t->queue;
+	struct split_share nat, py;
+	cpu_split_shares(q->n, q->n_native, f, &nat, &py);
+	for (size_t i = 0; i < q->n; i++) {
+		const struct split_share *sh = q->items[i].native ? &nat : &py;
+		struct snap_split d = { .python = sh->python,
+		                        .native = sh->native,
+		                        .system = sh->system };
+		agg_split_apply(a, t, &q->items[i], &d);
+	}
+	split_queue_clear(q);
+}
+
+/* The thread's row index behind a global row's cache, if it is tid's. */
+static uint32_t agg_tindex(const struct agg_tcache *tc, pid_t tid)
+{
+	return tc->idx != 0 && tc->tid == tid ? tc->idx - 1 : UINT32_MAX;
+}
+
+/* Charge the sample's memory at once; classify its time: off CPU it is
+ * waiting, on CPU it waits in the thread's queue for the system share. */
+static void agg_split_sample(struct aggregator *a, struct agg_thread *t,
+                             const struct rec_sample *s,
+                             const struct agg_frame *leaf)
+{
+	struct split_item it = {
+		.func = leaf->func, .line = leaf->line,
+		.tfunc = agg_tindex(&agg_funcs(a)[leaf->func].tc, s->tid),
+		.tline = agg_tindex(&agg_lines(a)[leaf->line].tc, s->tid),
+		.native = (s->flags & SAMPLE_IN_CALL) ||
+		          ((s->flags & SAMPLE_GIL_KNOWN) &&
+		           !(s->flags & SAMPLE_HAS_GIL)),
+	};
+	struct snap_split d = { .mem_growth = s->mem_growth,
+	                        .minflt = s->minflt, .majflt = s->majflt };
+	double f;
+	if (!(s->flags & SAMPLE_RUNNING)) {
+		d.waiting = 1;
+		agg_split_apply(a, t, &it, &d);
+		return;
+	}
+	agg_split_apply(a, t, &it, &d);
+	if (!split_queue_push(&t->queue, it)) {
+		d = (struct snap_split){ .python = !it.native, .native = it.native };
+		agg_split_apply(a, t, &it, &d);
+		return;
+	}
+	if (split_queue_due(&t->queue, s->cpu_user_ns, s->cpu_sys_ns, &f))
+		agg_settle(a, t, f);
 }
 
 /* ---- ingest ------------------------------------------------------------ */
@@ -479,6 +577,7 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 	struct agg_ttable tl = { &a->tlines, &a->tline_by_key };
 	agg_thread_leaf(tf, &funcs[leaf->func].tc, s.tid, leaf->func, w);
 	agg_thread_leaf(tl, &lines[leaf->line].tc, s.tid, leaf->line, w);
+	agg_split_sample(a, t, &s, leaf);
 	for (size_t i = 1; i < s.nframes; i++) {
 		const struct agg_frame *f = &a->scratch[i];
 		if (agg_count_total(&funcs[f->func].c, serial, w))
@@ -617,6 +716,8 @@ static struct snap_counts agg_snap_counts(const struct agg_counts *c)
 		.total_win = c->total_win,
 		.own_s = (double)c->own_ns / 1e9,
 		.total_s = (double)c->total_ns / 1e9,
+		.split = c->split,
+		.split_win = c->split_win,
 	};
 }
 
@@ -697,8 +798,10 @@ static const struct agg_counts *agg_view_get(const struct agg_view *v,
 static void agg_close_row_windows(struct agg_vec *trows)
 {
 	struct agg_trow *r = agg_trows(trows);
-	for (size_t i = 0; i < trows->n; i++)
+	for (size_t i = 0; i < trows->n; i++) {
 		r[i].c.own_win = r[i].c.total_win = 0;
+		r[i].c.split_win = (struct snap_split){ 0 };
+	}
 }
 
 static void agg_snap_funcs(struct aggregator *a, const struct agg_view *v,
@@ -722,6 +825,7 @@ static void agg_snap_funcs(struct aggregator *a, const struct agg_view *v,
 				.c = agg_snap_counts(c),
 			};
 		f[i].c.own_win = f[i].c.total_win = 0;
+		f[i].c.split_win = (struct snap_split){ 0 };
 	}
 	agg_close_row_windows(&a->tfuncs);
 	if (out->nfuncs > 1)
@@ -750,6 +854,7 @@ static void agg_snap_lines(struct aggregator *a, const struct agg_view *v,
 				.c = agg_snap_counts(c),
 			};
 		l[i].c.own_win = l[i].c.total_win = 0;
+		l[i].c.split_win = (struct snap_split){ 0 };
 	}
 	agg_close_row_windows(&a->tlines);
 	if (out->nlines > 1)
@@ -842,17 +947,26 @@ static void agg_snap_samples(struct aggregator *a, struct snapshot *out)
 	uint64_t idx;
 	out->samples = a->samples;
 	out->samples_win = a->samples_win;
+	out->split = a->split;
+	out->split_win = a->split_win;
 	if (a->filter != 0) {
 		out->samples = out->samples_win = 0;
+		out->split = out->split_win = (struct snap_split){ 0 };
 		if (hashmap_get(&a->thread_by_tid, (uint32_t)a->filter, &idx)) {
-			out->samples = agg_threads(a)[idx].py_samples;
-			out->samples_win = agg_threads(a)[idx].py_samples_win;
+			const struct agg_thread *ft = &agg_threads(a)[idx];
+			out->samples = ft->py_samples;
+			out->samples_win = ft->py_samples_win;
+			out->split = ft->split;
+			out->split_win = ft->split_win;
 		}
 	}
 	a->samples_win = 0;
+	a->split_win = (struct snap_split){ 0 };
 	struct agg_thread *t = agg_threads(a);
-	for (size_t i = 0; i < a->threads.n; i++)
+	for (size_t i = 0; i < a->threads.n; i++) {
 		t[i].py_samples_win = 0;
+		t[i].split_win = (struct snap_split){ 0 };
+	}
 }
 
 void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
@@ -886,11 +1000,16 @@ static void agg_reset_threads(struct aggregator *a)
 	size_t kept = 0;
 	hashmap_clear(&a->thread_by_tid);
 	for (size_t i = 0; i < a->threads.n; i++) {
-		if (a->report_serial == 0 || t[i].report != a->report_serial)
+		/* Queued samples point at rows whose counts are going. */
+		split_queue_clear(&t[i].queue);
+		if (a->report_serial == 0 || t[i].report != a->report_serial) {
+			split_queue_free(&t[i].queue);
 			continue;
+		}
 		t[kept] = t[i];
 		t[kept].samples = t[kept].samples_win = 0;
 		t[kept].py_samples = t[kept].py_samples_win = 0;
+		t[kept].split = t[kept].split_win = (struct snap_split){ 0 };
 		/* Cannot fail: the table already held more keys. */
 		(void)hashmap_put(&a->thread_by_tid, (uint32_t)t[kept].tid,
 		                  kept);
@@ -920,6 +1039,15 @@ void aggregator_reset(struct aggregator *a)
 	hashmap_clear(&a->tline_by_key);
 	agg_reset_threads(a);
 	a->samples = a->samples_win = 0;
+	a->split = a->split_win = (struct snap_split){ 0 };
+}
+
+void aggregator_settle(struct aggregator *a)
+{
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++)
+		if (t[i].queue.n > 0)
+			agg_settle(a, &t[i], split_queue_lifetime(&t[i].queue));
 }
 
 void aggregator_filter_thread(struct aggregator *a, pid_t tid)

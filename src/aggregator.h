@@ -33,6 +33,14 @@
  *    without reports keeps the previous figures.
  *  - Per-thread function and line counts follow the same rules as the
  *    global ones (see aggregator_filter_thread).
+ *  - The split (snap_split) belongs to the leaf's function and line.  A
+ *    sample off CPU is waiting.  On CPU it is native when its leaf frame
+ *    is in a call instruction or its thread runs without the GIL, else
+ *    Python; it is queued until its thread's CPU counters move, and then
+ *    the system share of that movement is taken from the queued samples,
+ *    native ones first (cpu_split.h).  Memory growth and faults are
+ *    charged at once.  aggregator_settle() shares out what is still
+ *    queued (at the end of a run).
  */
 #ifndef PYTOP_AGGREGATOR_H
 #define PYTOP_AGGREGATOR_H
@@ -78,5 +86,10 @@ void aggregator_filter_thread(struct aggregator *a, pid_t tid);
 void aggregator_reset(struct aggregator *a);
 
 uint64_t aggregator_bad(const struct aggregator *a);
+
+/* Split the samples still queued for their system share with each
+ * thread's lifetime ratio: for the final figures, once the target is gone
+ * and the ring drained. */
+void aggregator_settle(struct aggregator *a);
 
 #endif

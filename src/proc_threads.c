@@ -16,11 +16,14 @@ struct thread_fd {
 	pid_t tid;
 	int fd;
 	bool touched;
+	bool read_once;          /* minflt/majflt below are from a real read */
+	uint64_t minflt, majflt; /* at the previous read, for the deltas */
 };
 
 struct proc_threads {
 	pid_t pid;
 	uint64_t ns_per_tick; /* 1e9 / sysconf(_SC_CLK_TCK) */
+	uint64_t page_size;
 	struct thread_fd *v; /* owned */
 	size_t n, cap;
 };
@@ -34,6 +37,7 @@ struct proc_threads *proc_threads_new(pid_t pid)
 	if (pt != NULL) {
 		pt->pid = pid;
 		pt->ns_per_tick = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
+		pt->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	}
 	return pt;
 }
@@ -75,13 +79,38 @@ static struct thread_fd *lookup(struct proc_threads *pt, pid_t tid)
 	return &pt->v[pt->n++];
 }
 
+/* The fields after "state", numbered as in proc(5) from 4 (ppid) on. */
+enum { F_MINFLT = 10, F_MAJFLT = 12, F_UTIME = 14, F_STIME = 15, F_RSS = 24 };
+
+/* Parse the numeric fields 4..24 that follow the state letter.  sscanf
+ * would do, but this runs for every thread at every tick. */
+static bool parse_fields(const char *p, uint64_t f[F_RSS + 1])
+{
+	for (int i = 4; i <= F_RSS; i++) {
+		char *end;
+
+		while (*p == ' ')
+			p++;
+		if (*p == '-') { /* tty_nr, tpgid, priority, nice can be negative */
+			strtoll(p, &end, 10);
+			f[i] = 0;
+		} else {
+			f[i] = strtoull(p, &end, 10);
+		}
+		if (end == p)
+			return false;
+		p = end;
+	}
+	return true;
+}
+
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
 {
 	struct thread_fd *t = lookup(pt, tid);
 	char buf[512];
 	ssize_t n;
 	char *paren;
-	unsigned long long utime, stime;
+	uint64_t f[F_RSS + 1];
 
 	*out = (struct proc_thread_stat){ 0 };
 	if (t == NULL)
@@ -92,16 +121,25 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 		return;
 	buf[n] = '\0';
 	/* comm may contain spaces and parentheses: the fields follow the
-	 * last ')'.  utime and stime are fields 14 and 15. */
+	 * last ')'. */
 	paren = strrchr(buf, ')');
 	if (paren == NULL || paren[1] != ' ' || paren[2] == '\0')
 		return;
 	out->state = paren[2];
-	if (sscanf(paren + 3, " %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-	           &utime, &stime) == 2) {
-		out->utime_ns = utime * pt->ns_per_tick;
-		out->stime_ns = stime * pt->ns_per_tick;
+	if (!parse_fields(paren + 3, f))
+		return;
+	out->utime_ns = f[F_UTIME] * pt->ns_per_tick;
+	out->stime_ns = f[F_STIME] * pt->ns_per_tick;
+	out->rss_bytes = f[F_RSS] * pt->page_size;
+	/* The first read of a thread has no "before": its faults so far are
+	 * not charged to whatever it runs now. */
+	if (t->read_once) {
+		out->minflt = f[F_MINFLT] - t->minflt;
+		out->majflt = f[F_MAJFLT] - t->majflt;
 	}
+	t->minflt = f[F_MINFLT];
+	t->majflt = f[F_MAJFLT];
+	t->read_once = true;
 }
 
 void proc_threads_sweep(struct proc_threads *pt)

@@ -18,9 +18,13 @@ struct proc_thread_stat {
 	char state;        /* 'R', 'S', 'D', ...; 0 when gone or unreadable */
 	uint64_t utime_ns; /* user CPU time (clock-tick resolution) */
 	uint64_t stime_ns; /* system CPU time */
+	uint64_t minflt, majflt; /* the thread's page faults since its previous
+	                            read (0 at the first read) */
+	uint64_t rss_bytes;      /* the whole process's resident set */
 };
 
-/* Read thread tid's /proc stat: one pread on a kept descriptor. */
+/* Read thread tid's /proc stat: one pread on a kept descriptor.  Fault
+ * deltas assume one reader per thread (the sampler). */
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out);
 
 /* The thread's OS name (comm), NUL-terminated, "" when unknown. */

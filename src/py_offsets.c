@@ -19,9 +19,18 @@
 	.bytes_size = 16, .bytes_data = 32, \
 	.chunk_size = 8, .chunk_data = 24
 
+/* From each version's own dis/opcode modules (opmap plus the
+ * specialisations of CALL, CALL_KW, CALL_FUNCTION_EX, PRECALL and their
+ * INSTRUMENTED_ forms), dumped from 3.11.2, 3.12.1, 3.13.0/3.13.18,
+ * 3.14.10 and 3.15.2. */
+#define CALL_OPS(...) \
+	.call_ops = (const uint8_t[]){ __VA_ARGS__ }, \
+	.ncall_ops = sizeof((const uint8_t[]){ __VA_ARGS__ })
+
 static const struct py_offsets v3_11 = {
 	COMMON_TO_ALL,
 	.minor = 11,
+	CALL_OPS(22, 23, 24, 64, 65, 66, 67, 72, 73, 76, 77, 78, 79, 80, 81, 113, 121, 127, 141, 142, 143, 166, 171),
 	.gil_in_runtime = true, .gil_holder = 368,
 	.rt_interp_head = 40,
 	.is_next = 0, .is_threads_head = 16,
@@ -38,6 +47,7 @@ static const struct py_offsets v3_11 = {
 static const struct py_offsets v3_12 = {
 	COMMON_TO_ALL,
 	.minor = 12,
+	CALL_OPS(23, 24, 28, 29, 34, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 56, 142, 171, 241, 244),
 	.gil_holder = 1048,
 	.rt_interp_head = 40,
 	.is_next = 0, .is_threads_head = 72,
@@ -54,6 +64,7 @@ static const struct py_offsets v3_12 = {
 static const struct py_offsets v3_13 = {
 	COMMON_TO_ALL,
 	.minor = 13,
+	CALL_OPS(53, 54, 57, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175, 176, 177, 178, 179, 180, 181, 244, 245, 246),
 	.gil_holder = 7760,
 	.rt_interp_head = 632,
 	.is_next = 7264, .is_threads_head = 7344,
@@ -73,6 +84,7 @@ static const struct py_offsets v3_13 = {
 static const struct py_offsets v3_14 = {
 	COMMON_TO_ALL,
 	.minor = 14,
+	CALL_OPS(4, 52, 55, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164, 165, 250, 251, 252),
 	.gil_holder = 7792,
 	.rt_interp_head = 808,
 	.is_next = 7272, .is_threads_head = 7344,
@@ -89,6 +101,7 @@ static const struct py_offsets v3_14 = {
 static const struct py_offsets v3_15 = {
 	COMMON_TO_ALL,
 	.minor = 15,
+	CALL_OPS(4, 50, 53, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 249, 250, 251),
 	.gil_holder = 7744, .ts_gil_requested = 40,
 	.rt_interp_head = 936,
 	.is_next = 7264, .is_threads_head = 7336,
@@ -223,6 +236,14 @@ const struct py_offsets *py_offsets_for(unsigned major, unsigned minor)
 		if (tables[i]->minor == minor)
 			return tables[i];
 	return NULL;
+}
+
+bool py_offsets_is_call(const struct py_offsets *o, uint8_t opcode)
+{
+	for (uint8_t i = 0; i < o->ncall_ops; i++)
+		if (o->call_ops[i] == opcode)
+			return true;
+	return false;
 }
 
 const struct py_offsets *py_offsets_at(size_t i)

@@ -56,6 +56,13 @@ struct py_offsets {
 
 	uint32_t chunk_size;        /* _PyStackChunk.size */
 	uint32_t chunk_data;        /* _PyStackChunk.data */
+
+	/* Opcodes of the call family (CALL, its specialisations and
+	 * instrumented forms; 3.11's PRECALL, whose specialisations make the C
+	 * call themselves): a leaf frame stopped on one of these is running
+	 * native code.  Numbers change with every minor version. */
+	const uint8_t *call_ops;
+	uint8_t ncall_ops;
 };
 
 /* The table for CPython 3.<minor>, or NULL when unsupported. */
@@ -66,6 +73,9 @@ const struct py_offsets *py_offsets_for(unsigned major, unsigned minor);
  * the table is not one this build understands (cookie, minor, size). */
 int py_offsets_from_debug(const uint8_t *t, size_t len, unsigned minor,
                           struct py_offsets *out);
+
+/* Is `opcode` in the call family of o's version? */
+bool py_offsets_is_call(const struct py_offsets *o, uint8_t opcode);
 
 /* The i-th built-in table (i from 0), NULL past the last: for tests that
  * cover every supported version. */

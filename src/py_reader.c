@@ -195,8 +195,10 @@ static void code_release(struct py_code *c)
 	free(c->qualname);
 	free(c->filename);
 	free(c->linetable);
+	free(c->call_bits);
 	c->qualname = c->filename = NULL;
 	c->linetable = NULL;
+	c->call_bits = NULL;
 	c->valid = false;
 }
 
@@ -357,18 +359,58 @@ static struct py_code *code_append(struct py_reader *r)
 	return &r->codes[r->ncodes++];
 }
 
+/* Bytecode read together with a new code object's header, speculatively:
+ * most functions are shorter, so one read serves both. */
+#define CODE_SPEC_BYTES 1024
+#define MAX_BYTECODE (1u << 20)
+
+/* Which code units are call instructions.  The target specialises its
+ * bytecode as it runs, but only within an instruction's family, so a copy
+ * taken once stays right.  `have` bytes of bytecode are at `bytes`; a
+ * longer code is read whole. */
+static uint8_t *call_bitmap(struct py_reader *r, uintptr_t addr, const uint8_t *bytes,
+                            size_t have, int32_t code_bytes)
+{
+	size_t units = (size_t)code_bytes / 2;
+	uint8_t *bits, *whole = NULL;
+
+	if (r->o->ncall_ops == 0 || (size_t)code_bytes > MAX_BYTECODE)
+		return NULL;
+	if ((size_t)code_bytes > have) {
+		whole = malloc((size_t)code_bytes);
+		if (whole == NULL ||
+		    remote_read(r->pid, addr + r->o->co_code_adaptive, whole, (size_t)code_bytes) != 0) {
+			free(whole);
+			return NULL;
+		}
+		bytes = whole;
+	}
+	bits = calloc((units + 7) / 8, 1);
+	for (size_t i = 0; bits != NULL && i < units; i++)
+		if (py_offsets_is_call(r->o, bytes[2 * i]))
+			bits[i / 8] |= (uint8_t)(1u << (i % 8));
+	free(whole);
+	return bits;
+}
+
 /* Read a code object never seen at this address (or whose old entry failed
  * its check).  NULL if it is not a readable code object. */
 static struct py_code *code_read(struct py_reader *r, uintptr_t addr)
 {
 	const struct py_offsets *o = r->o;
-	uint8_t head[256];
+	uint8_t head[256 + CODE_SPEC_BYTES];
 	struct py_code tmp = { .addr = addr, .valid = true, .verified_tick = r->tick };
 	struct py_code *c, *old;
 	int64_t units, old_id;
+	/* A small code object near the end of a mapping cannot be read with
+	 * the speculative tail: then the header alone. */
+	size_t have = CODE_SPEC_BYTES;
 
-	if (remote_read(r->pid, addr, head, o->co_code_adaptive) != 0)
-		return NULL;
+	if (remote_read(r->pid, addr, head, o->co_code_adaptive + have) != 0) {
+		have = 0;
+		if (remote_read(r->pid, addr, head, o->co_code_adaptive) != 0)
+			return NULL;
+	}
 	if (r->rt.pycode_type != 0 && rd64(head, 8) != r->rt.pycode_type)
 		return NULL;
 	units = (int64_t)rd64(head, 16);
@@ -393,6 +435,7 @@ static struct py_code *code_read(struct py_reader *r, uintptr_t addr)
 		return old;
 	}
 	tmp.linetable = read_bytes(r, tmp.fp[7], &tmp.linetable_len);
+	tmp.call_bits = call_bitmap(r, addr, head + o->co_code_adaptive, have, tmp.code_bytes);
 	old_id = old != NULL ? (int64_t)old->id : -1;
 	c = code_append(r); /* may move r->codes: use ids, not pointers, across it */
 	if (c == NULL || map_put(r, addr, c->id) != 0) {
@@ -874,6 +917,16 @@ static bool frame_to_record(struct py_reader *r, struct thread_slot *t,
 	return true;
 }
 
+static bool leaf_in_call(const struct py_reader *r, const struct rec_frame *f)
+{
+	const struct py_code *c = &r->codes[f->code_id];
+	int32_t unit = f->instr_offset / 2;
+
+	return c->call_bits != NULL && f->instr_offset >= 0 &&
+	       f->instr_offset < c->code_bytes &&
+	       (c->call_bits[unit / 8] >> (unit % 8)) & 1;
+}
+
 static void walk_frames(struct py_reader *r, struct thread_slot *t)
 {
 	const struct py_offsets *o = r->o;
@@ -906,6 +959,8 @@ static void walk_frames(struct py_reader *r, struct thread_slot *t)
 			}
 			if (!frame_to_record(r, t, fb, &t->frames[n]))
 				goto torn;
+			if (n == 0 && leaf_in_call(r, &t->frames[0]))
+				t->out.flags |= SAMPLE_IN_CALL;
 			n++;
 		}
 		if (rd64(fb, o->if_previous) == f)
@@ -1032,8 +1087,13 @@ static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
 		t->out.state = st.state;
 		t->out.utime_ns = st.utime_ns;
 		t->out.stime_ns = st.stime_ns;
+		t->out.minflt = st.minflt;
+		t->out.majflt = st.majflt;
+		t->out.rss_bytes = st.rss_bytes;
 		if (st.state == 'R')
 			t->out.flags |= SAMPLE_RUNNING;
+		if (gil_address(r) != 0)
+			t->out.flags |= SAMPLE_GIL_KNOWN;
 		if ((uint32_t)r->gil[1] != 0 && r->gil[0] == t->tstate)
 			t->out.flags |= SAMPLE_HAS_GIL;
 		if (r->o->ts_gil_requested && rd32(t->buf, r->o->ts_gil_requested) != 0)

@@ -43,6 +43,8 @@ struct py_code {
 	char *filename;        /* owned, UTF-8 */
 	uint8_t *linetable;    /* owned */
 	uint32_t linetable_len;
+	uint8_t *call_bits;    /* owned: bit i set = code unit i (byte offset
+	                          2i) is a call instruction; NULL = unknown */
 };
 
 enum py_thread_status {
@@ -56,6 +58,8 @@ struct py_thread_sample {
 	uintptr_t tstate;
 	char state;            /* /proc scheduler state letter, 0 unknown */
 	uint64_t utime_ns, stime_ns; /* the thread's CPU time so far */
+	uint64_t minflt, majflt;     /* its faults since the previous tick */
+	uint64_t rss_bytes;          /* the process's resident set */
 	enum py_thread_status status;
 	uint16_t flags;        /* enum rec_sample_flags */
 	uint32_t nframes;

@@ -53,6 +53,7 @@ enum rec_sample_flags {
 	SAMPLE_GIL_WAIT = 1u << 3,  /* thread asked for the GIL (3.15+ only) */
 	SAMPLE_IN_CALL = 1u << 4,   /* the leaf frame's instruction is a call
 	                               (CALL family): running native code */
+	SAMPLE_GIL_KNOWN = 1u << 5, /* SAMPLE_HAS_GIL was read, not guessed */
 };
 
 /* Followed by nframes struct rec_frame, innermost (leaf) first. */

@@ -48,6 +48,13 @@ struct sampler {
 	unsigned reports;      /* REC_THREADS sent so far */
 	uint64_t ticks_taken;
 	uint64_t rng;
+	uint64_t rss_prev;     /* process RSS at the previous tick, 0 = none */
+};
+
+/* How a tick's RSS growth is shared among its samples. */
+struct growth_share {
+	uint64_t growth;       /* bytes still to hand out */
+	uint64_t weight;       /* the remaining samples' total weight */
 };
 
 /* xorshift64: jitter needs to be cheap and uncorrelated with the target,
@@ -138,8 +145,56 @@ static void announce_thread(struct sampler *s, pid_t tid)
 	}
 }
 
+/* Growth goes to the threads that were running, in proportion to the page
+ * faults each took since the last tick (faulting is how RSS grows); +1 so
+ * that a tick without faults still shares it evenly. */
+static uint64_t growth_weight(const struct py_thread_sample *t)
+{
+	if (t->status != PY_THREAD_OK || !(t->flags & SAMPLE_RUNNING))
+		return 0;
+	return t->minflt + t->majflt + 1;
+}
+
+static uint64_t take_share(struct growth_share *g, const struct py_thread_sample *t)
+{
+	uint64_t w = growth_weight(t), part;
+
+	if (w == 0 || g->weight == 0)
+		return 0;
+	/* The last sample takes the remainder: nothing is lost to rounding. */
+	part = w == g->weight ? g->growth
+	                      : (uint64_t)((double)g->growth * (double)w / (double)g->weight);
+	g->growth -= part;
+	g->weight -= w;
+	return part;
+}
+
+/* The tick's RSS growth, and the total weight it is shared by. */
+static struct growth_share tick_growth(struct sampler *s, int n)
+{
+	struct growth_share g = { 0, 0 };
+	uint64_t rss = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct py_thread_sample *t = py_reader_thread(s->reader, (size_t)i);
+
+		if (rss == 0)
+			rss = t->rss_bytes;
+		g.weight += growth_weight(t);
+	}
+	if (rss == 0)
+		return (struct growth_share){ 0, 0 };
+	if (s->rss_prev != 0 && rss > s->rss_prev)
+		g.growth = rss - s->rss_prev;
+	s->rss_prev = rss;
+	if (g.weight == 0 && g.growth > 0)
+		atomic_fetch_add_explicit(&s->stats.mem_unattributed, g.growth,
+		                          memory_order_relaxed);
+	return g;
+}
+
 static void push_sample(struct sampler *s, const struct py_thread_sample *t,
-                        uint64_t now, uint64_t interval)
+                        uint64_t now, uint64_t interval, uint64_t growth)
 {
 	struct rec_sample *r = (struct rec_sample *)s->buf;
 	size_t size = sizeof(*r) + t->nframes * sizeof(struct rec_frame);
@@ -153,6 +208,12 @@ static void push_sample(struct sampler *s, const struct py_thread_sample *t,
 		.tid = t->tid,
 		.nframes = (uint16_t)t->nframes,
 		.flags = t->flags,
+		.pid = s->cfg.pid,
+		.cpu_user_ns = t->utime_ns,
+		.cpu_sys_ns = t->stime_ns,
+		.minflt = t->minflt > UINT32_MAX ? UINT32_MAX : (uint32_t)t->minflt,
+		.majflt = t->majflt > UINT32_MAX ? UINT32_MAX : (uint32_t)t->majflt,
+		.mem_growth = growth,
 	};
 	memcpy(r->frames, t->frames, t->nframes * sizeof(struct rec_frame));
 	if (ring_push(s->cfg.ring, r, size))
@@ -198,6 +259,7 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 	int running = 0;
 	bool gil = false;
 	uint64_t errors = 0;
+	struct growth_share growth = tick_growth(s, n);
 
 	for (int i = 0; i < n; i++) {
 		const struct py_thread_sample *t = py_reader_thread(s->reader, (size_t)i);
@@ -212,7 +274,7 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 			continue;
 		if (!known_thread(s, t->tid))
 			announce_thread(s, t->tid);
-		push_sample(s, t, now, interval);
+		push_sample(s, t, now, interval, take_share(&growth, t));
 	}
 	push_thread_states(s, n, now);
 	atomic_fetch_add_explicit(&s->stats.gil_ticks, gil, memory_order_relaxed);

@@ -27,6 +27,8 @@ struct sampler_stats {
 	atomic_int threads_total;       /* Python threads at the last tick */
 	atomic_int threads_running;     /* ... of which on a CPU */
 	atomic_uint_fast64_t last_tick_ns; /* CLOCK_MONOTONIC of the latest tick */
+	atomic_uint_fast64_t mem_unattributed; /* RSS growth (bytes) at ticks
+	                                   where no sampled thread was running */
 	atomic_bool finished;           /* the target is gone; thread exited */
 };
 

@@ -10,10 +10,12 @@
 
 #include "aggregator.h"
 #include "clock.h"
+#include "proc_gauges.h"
 #include "py_runtime.h"
 #include "ring.h"
 #include "sampler.h"
 #include "target.h"
+#include "verdict.h"
 
 /* 16 MiB holds more than a second of 400-frame samples at 10 kHz, so a
  * consumer that stalls for a redraw never costs samples. */
@@ -37,6 +39,10 @@ struct session {
 	uint64_t start_ns;
 	struct window_mark mark;
 	pid_t thread_filter;        /* 0 = all threads */
+	struct proc_gauges *gauges; /* owned */
+	struct proc_gauge_read gauge_prev; /* at the previous snapshot */
+	uint64_t gauge_prev_ns;     /* when it was read; 0 = never */
+	uint64_t mem_limit;
 };
 
 static struct window_mark take_mark(const struct session *s)
@@ -76,6 +82,7 @@ static bool session_poll(void *ctx)
 	/* The sampler stops on its own only when the target's memory is gone,
 	 * which happens before the kernel shows the process as a zombie. */
 	target_wait_exit(&s->target, TARGET_EXIT_GRACE_NS);
+	aggregator_settle(s->agg);
 	return false;
 }
 
@@ -109,6 +116,48 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->thread_filter = s->thread_filter;
 }
 
+static double per_second(uint64_t now, uint64_t before, double seconds)
+{
+	return now > before && seconds > 0 ? (double)(now - before) / seconds : 0;
+}
+
+/* The process gauges: cumulative figures now, rates since the previous
+ * snapshot.  A target that is gone keeps its last figures. */
+static void fill_gauges(struct session *s, struct snapshot *out)
+{
+	struct snap_gauges *g = &out->gauges;
+	const struct proc_gauge_read *p = &s->gauge_prev;
+	struct proc_gauge_read r;
+	uint64_t t = clock_now_ns();
+	double dt;
+
+	if (s->gauges == NULL || !proc_gauges_read(s->gauges, &r)) {
+		if (s->gauge_prev_ns == 0)
+			return;
+		r = s->gauge_prev;
+		t = s->gauge_prev_ns;
+	}
+	dt = s->gauge_prev_ns ? (double)(t - s->gauge_prev_ns) / 1e9 : 0;
+	*g = (struct snap_gauges){
+		.valid = true,
+		.rss = r.rss, .rss_peak = r.rss_peak, .mem_limit = s->mem_limit,
+		.minflt = r.minflt, .majflt = r.majflt,
+		.minflt_rate = per_second(r.minflt, p->minflt, dt),
+		.majflt_rate = per_second(r.majflt, p->majflt, dt),
+		.cpu_user = (double)r.utime_ns / 1e9,
+		.cpu_system = (double)r.stime_ns / 1e9,
+		.cpu_user_pct = 100.0 * per_second(r.utime_ns, p->utime_ns, dt) / 1e9,
+		.cpu_system_pct = 100.0 * per_second(r.stime_ns, p->stime_ns, dt) / 1e9,
+		.threads = r.threads,
+		.mem_unattributed = atomic_load(&sampler_stats(s->sampler)->mem_unattributed),
+	};
+	out->verdict = verdict_decide(g, dt, out->verdict_reason, sizeof(out->verdict_reason));
+	if (t != s->gauge_prev_ns) {
+		s->gauge_prev = r;
+		s->gauge_prev_ns = t;
+	}
+}
+
 static void session_take(void *ctx, struct snapshot *out)
 {
 	struct session *s = ctx;
@@ -118,6 +167,7 @@ static void session_take(void *ctx, struct snapshot *out)
 	session_poll(s);
 	aggregator_snapshot(s->agg, out);
 	fill_header(s, out, &now);
+	fill_gauges(s, out);
 	s->mark = now;
 }
 
@@ -158,6 +208,7 @@ static void free_parts(struct session *s)
 {
 	sampler_stop(s->sampler);
 	aggregator_free(s->agg);
+	proc_gauges_free(s->gauges);
 	ring_free(s->ring);
 	free(s->rec);
 	free(s);
@@ -196,6 +247,11 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	if (s->sampler == NULL)
 		goto fail;
 	s->mark = take_mark(s);
+	/* Without gauges the profile still works: the header just lacks them. */
+	s->gauges = proc_gauges_new(s->target.pid);
+	s->mem_limit = proc_gauges_mem_limit(s->target.pid);
+	if (s->gauges != NULL && proc_gauges_read(s->gauges, &s->gauge_prev))
+		s->gauge_prev_ns = clock_now_ns();
 	return s;
 fail:
 	target_terminate(&s->target);

@@ -1,0 +1,89 @@
+/* cpu_split.c - see cpu_split.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cpu_split.h"
+
+#include <stdlib.h>
+
+void cpu_split_shares(size_t n, size_t n_native, double f,
+                      struct split_share *native_item,
+                      struct split_share *python_item)
+{
+	double sys = (f < 0 ? 0 : f > 1 ? 1 : f) * (double)n;
+	size_t n_python = n - n_native;
+	double on_native = n_native == 0 ? 0 : sys < (double)n_native ? sys : (double)n_native;
+	double on_python = n_python == 0 ? 0 : (sys - on_native) / (double)n_python;
+
+	if (on_python > 1)
+		on_python = 1;
+	*native_item = (struct split_share){
+		.native = n_native ? 1 - on_native / (double)n_native : 0,
+		.system = n_native ? on_native / (double)n_native : 0,
+	};
+	*python_item = (struct split_share){
+		.python = 1 - on_python,
+		.system = on_python,
+	};
+}
+
+bool split_queue_push(struct split_queue *q, struct split_item item)
+{
+	if (q->n == q->cap) {
+		size_t ncap = q->cap ? q->cap * 2 : 16;
+		struct split_item *nv = realloc(q->items, ncap * sizeof(*nv));
+
+		if (nv == NULL)
+			return false;
+		q->items = nv;
+		q->cap = ncap;
+	}
+	q->items[q->n++] = item;
+	q->n_native += item.native;
+	return true;
+}
+
+double split_queue_lifetime(const struct split_queue *q)
+{
+	uint64_t all = q->last_user + q->last_sys;
+
+	return all ? (double)q->last_sys / (double)all : 0;
+}
+
+bool split_queue_due(struct split_queue *q, uint64_t user_ns, uint64_t sys_ns,
+                     double *f)
+{
+	uint64_t du, ds;
+
+	if (!q->has_last || user_ns < q->last_user || sys_ns < q->last_sys) {
+		bool restart = q->has_last;
+
+		q->has_last = true;
+		q->last_user = user_ns;
+		q->last_sys = sys_ns;
+		*f = 0;
+		return restart && q->n > 0;
+	}
+	du = user_ns - q->last_user;
+	ds = sys_ns - q->last_sys;
+	if (du + ds == 0) {
+		*f = split_queue_lifetime(q);
+		return q->n >= SPLIT_QUEUE_MAX;
+	}
+	*f = (double)ds / (double)(du + ds);
+	q->last_user = user_ns;
+	q->last_sys = sys_ns;
+	return true;
+}
+
+void split_queue_clear(struct split_queue *q)
+{
+	q->n = q->n_native = 0;
+}
+
+void split_queue_free(struct split_queue *q)
+{
+	free(q->items);
+	*q = (struct split_queue){ 0 };
+}

@@ -1,0 +1,69 @@
+/* cpu_split.h - how a thread's CPU time is split between Python, native
+ * and system for each of its samples.
+ *
+ * The kernel tells a thread's user and system time only in clock ticks
+ * (/proc/.../stat, 10 ms), and a sample rate of 1 kHz sees ten samples per
+ * tick.  So a running sample is queued until the thread's counters move;
+ * the system share of that movement, f = dsys / (duser + dsys), is then
+ * shared out over the queued samples: first over the native ones (system
+ * calls are made from native code: a C function the leaf frame is
+ * calling, or code running without the GIL), and only what exceeds them
+ * over the Python ones (page faults and signals hit bytecode too).  What
+ * is not system stays the sample's own class.  Counters are cumulative, so
+ * the error of one tick is repaid by the next: totals do not drift. */
+#ifndef PYTOP_CPU_SPLIT_H
+#define PYTOP_CPU_SPLIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A queued sample: the rows it feeds (opaque to this module). */
+struct split_item {
+	uint32_t func, line;   /* global rows */
+	uint32_t tfunc, tline; /* the thread's rows, UINT32_MAX = none */
+	bool native;
+};
+
+/* What one sample of each class becomes: fractions of one sample. */
+struct split_share {
+	double python, native, system;
+};
+
+struct split_queue {
+	struct split_item *items; /* owned */
+	size_t n, cap, n_native;
+	bool has_last;
+	uint64_t last_user, last_sys; /* counters when the queue last emptied */
+};
+
+/* Samples queued beyond this (a thread whose counters never move) are
+ * settled with the thread's lifetime ratio. */
+#define SPLIT_QUEUE_MAX 4096
+
+/* The shares of a native and of a Python item when a fraction f of the
+ * time of n items (n_native of them native) was system time. */
+void cpu_split_shares(size_t n, size_t n_native, double f,
+                      struct split_share *native_item,
+                      struct split_share *python_item);
+
+/* Queue one running sample.  false on OOM (the sample is then not
+ * split: the caller counts it as its class). */
+bool split_queue_push(struct split_queue *q, struct split_item item);
+
+/* The thread's counters at the newest sample.  Returns true when the
+ * queue is due: the counters moved (*f = the system fraction of the
+ * movement) or the queue is full (*f = lifetime ratio).  Then the caller
+ * applies cpu_split_shares to every item and calls split_queue_clear.
+ * Counters that went backwards (the TID names another thread now) start
+ * afresh with f = 0. */
+bool split_queue_due(struct split_queue *q, uint64_t user_ns,
+                     uint64_t sys_ns, double *f);
+
+/* The lifetime system fraction: for settling what is left at the end. */
+double split_queue_lifetime(const struct split_queue *q);
+
+void split_queue_clear(struct split_queue *q);
+void split_queue_free(struct split_queue *q);
+
+#endif

@@ -1,0 +1,38 @@
+/* verdict.c - see verdict.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "verdict.h"
+
+#include <stdio.h>
+
+enum snap_verdict verdict_decide(const struct snap_gauges *g, double window_s,
+                                 char *reason, size_t size)
+{
+	double cpu = g->cpu_user_pct + g->cpu_system_pct;
+
+	reason[0] = '\0';
+	if (!g->valid || window_s < VERDICT_MIN_WINDOW_S)
+		return VERDICT_NONE;
+	if (g->majflt_rate >= VERDICT_MAJFLT_RATE) {
+		snprintf(reason, size, "%.0f major faults/s", g->majflt_rate);
+		return VERDICT_MEMORY;
+	}
+	if (g->mem_limit > 0 && (double)g->rss >= VERDICT_MEM_SHARE * (double)g->mem_limit) {
+		snprintf(reason, size, "RSS at %.0f%% of the memory limit",
+		         100.0 * (double)g->rss / (double)g->mem_limit);
+		return VERDICT_MEMORY;
+	}
+	if (cpu < VERDICT_WAITING_CPU_PCT) {
+		snprintf(reason, size, "on CPU %.0f%% of the time", cpu);
+		return VERDICT_WAITING;
+	}
+	if (g->cpu_system_pct >= VERDICT_SYSTEM_SHARE * cpu) {
+		snprintf(reason, size, "system %.0f%% of CPU time", 100.0 * g->cpu_system_pct / cpu);
+		return VERDICT_SYSTEM;
+	}
+	snprintf(reason, size, "user %.0f%% of CPU time, %.1f busy threads",
+	         100.0 * g->cpu_user_pct / cpu, cpu / 100.0);
+	return VERDICT_CPU;
+}

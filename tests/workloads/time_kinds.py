@@ -1,0 +1,193 @@
+"""time_kinds.py - one thread cycles through phases that spend their time
+in different places, and measures each phase's truth: wall time
+(time.perf_counter) and the thread's own user and system CPU time
+(resource.getrusage(RUSAGE_THREAD)).
+
+Phases (each a function with one hot line marked '# HOT <name>'):
+  py_loop      pure Python arithmetic: user time, all Python
+  hash_blocks  hashlib.sha256 over 1 MiB buffers: native (drops the GIL)
+  sort_list    list.sort() of 50,000 strings: native (keeps the GIL)
+  compress     zlib.compress: native
+  read_file    os.pread of 1 MiB from a cached file: mostly system time
+  sleep_phase  time.sleep: off CPU (only with --sleep)
+  grow_memory  appends fresh 64 KiB bytearrays to a list it keeps: memory
+               growth on one known line (only with --grow MIB)
+
+Rounds of --phase-ms per phase keep the mix stationary, so any window of a
+second or two sees the same shares as the whole run.
+
+Truth (JSON, see workload_common.write_truth):
+  phases: {qualname: {wall, user, sys, file, line, hot_line}}
+  grown:  bytes kept by grow_memory
+"""
+import time
+
+T0 = time.perf_counter()
+
+import hashlib  # noqa: E402
+import os  # noqa: E402
+import random  # noqa: E402
+import resource  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import zlib  # noqa: E402
+
+import workload_common as wc  # noqa: E402
+
+perf_counter = time.perf_counter
+BLOCK = bytes(range(256)) * 4096                 # 1 MiB
+TEXT = b"".join(b"line %d of some log text\n" % i for i in range(12000))
+# Strings compare slowly and copying the list only copies pointers, so the
+# phase is the sort (ints would make the copy's reference counting, a cache
+# miss per object, as long as the sort itself).
+_R = random.Random(7)
+WORDS = ["%016x" % _R.getrandbits(64) for _ in range(50000)]
+KEPT = []
+
+
+def py_loop(budget):
+    x = 1.0
+    deadline = perf_counter() + budget
+    while perf_counter() < deadline:
+        for _ in range(200):
+            x = (x * 1.000001 + 0.25) % 977.0  # HOT py_loop
+    return x
+
+
+def hash_blocks(budget):
+    deadline = perf_counter() + budget
+    while perf_counter() < deadline:
+        hashlib.sha256(BLOCK).digest()  # HOT hash_blocks
+
+
+def sort_list(budget):
+    # Sorting a copy in place: sorted() would also free its result in the
+    # next instruction, C work that no call instruction covers.
+    deadline = perf_counter() + budget
+    while perf_counter() < deadline:
+        work = WORDS[:]
+        work.sort()  # HOT sort_list
+
+
+def compress(budget):
+    deadline = perf_counter() + budget
+    while perf_counter() < deadline:
+        zlib.compress(TEXT, 6)  # HOT compress
+
+
+def read_file(budget, fd):
+    deadline = perf_counter() + budget
+    while perf_counter() < deadline:
+        os.pread(fd, 1 << 20, 0)  # HOT read_file
+
+
+def sleep_phase(budget):
+    deadline = perf_counter() + budget
+    while perf_counter() < deadline:
+        time.sleep(0.01)  # HOT sleep_phase
+
+
+def grow_memory(budget, limit):
+    deadline = perf_counter() + budget
+    while perf_counter() < deadline and len(KEPT) * 65536 < limit:
+        KEPT.append(bytearray(65536))  # HOT grow_memory
+    while perf_counter() < deadline:
+        time.sleep(0.001)
+
+
+def hot_line(fn):
+    """Line number of the '# HOT <name>' comment in fn's source file."""
+    marker = "# HOT " + fn.__name__
+    with open(fn.__code__.co_filename) as f:
+        for number, text in enumerate(f, start=1):
+            if text.rstrip().endswith(marker):
+                return number
+    return None
+
+
+def thread_cpu():
+    r = resource.getrusage(resource.RUSAGE_THREAD)
+    return r.ru_utime, r.ru_stime
+
+
+def run_rounds(plan, seconds, spent):
+    """Run each phase for its budget, round after round, until `seconds`
+    have passed; spent[name] accumulates [wall, user, sys]."""
+    end = perf_counter() + seconds
+    current = None
+
+    def close():
+        name, w0, (u0, s0) = current
+        u1, s1 = thread_cpu()
+        acc = spent[name]
+        acc[0] += perf_counter() - w0
+        acc[1] += u1 - u0
+        acc[2] += s1 - s0
+
+    try:
+        while perf_counter() < end:
+            for name, call, budget in plan:
+                current = (name, perf_counter(), thread_cpu())
+                call(budget)
+                close()
+                current = None
+    finally:
+        if current is not None:
+            close()
+
+
+def main():
+    def extra(ap):
+        ap.add_argument("--phase-ms", type=float, default=250.0,
+                        help="length of each phase in a round")
+        ap.add_argument("--sleep", action="store_true",
+                        help="add a phase that sleeps")
+        ap.add_argument("--grow", type=float, default=0.0, metavar="MIB",
+                        help="add a phase that keeps MIB MiB of new memory")
+        ap.add_argument("--only", default="",
+                        help="comma-separated phase names to run (default all)")
+    args = wc.parse_args(__doc__.splitlines()[0], extra)
+    budget = args.phase_ms / 1000.0
+    fd, path = tempfile.mkstemp(prefix="pytop-kinds-")
+    os.write(fd, BLOCK)
+    os.pread(fd, 1 << 20, 0)  # now in the page cache
+    os.unlink(path)
+    phases = [py_loop, hash_blocks, sort_list, compress, read_file]
+    if args.sleep:
+        phases.append(sleep_phase)
+    if args.grow > 0:
+        phases.append(grow_memory)
+    if args.only:
+        wanted = set(args.only.split(","))
+        phases = [fn for fn in phases if fn.__name__ in wanted]
+    limit = int(args.grow * 1024 * 1024)
+    calls = {
+        "read_file": lambda b: read_file(b, fd),
+        "grow_memory": lambda b: grow_memory(b, limit),
+    }
+    plan = [(fn.__name__, calls.get(fn.__name__, fn), budget) for fn in phases]
+    spent = {name: [0.0, 0.0, 0.0] for name, _, _ in plan}
+    wc.announce_ready(args)
+    reason = "deadline"
+    try:
+        run_rounds(plan, args.seconds, spent)
+    except wc.Stop:
+        reason = "sigterm"
+    out = {}
+    for fn in phases:
+        info = wc.code_info(fn)
+        wall, user, sys_ = spent[fn.__name__]
+        info.update(wall=wall, user=user, sys=sys_, hot_line=hot_line(fn))
+        out[fn.__name__] = info
+    wc.write_truth(args, {
+        "workload": "time_kinds",
+        "reason": reason,
+        "phases": out,
+        "grown": len(KEPT) * 65536,
+        "wall": perf_counter() - T0,
+    })
+    wc.finish(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

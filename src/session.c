@@ -151,7 +151,7 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		.threads = r.threads,
 		.mem_unattributed = atomic_load(&sampler_stats(s->sampler)->mem_unattributed),
 	};
-	out->verdict = verdict_decide(g, dt, out->verdict_reason, sizeof(out->verdict_reason));
+	out->verdict = verdict_decide(g, out->active_pct, dt, out->verdict_reason, sizeof(out->verdict_reason));
 	if (t != s->gauge_prev_ns) {
 		s->gauge_prev = r;
 		s->gauge_prev_ns = t;

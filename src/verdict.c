@@ -7,8 +7,8 @@
 
 #include <stdio.h>
 
-enum snap_verdict verdict_decide(const struct snap_gauges *g, double window_s,
-                                 char *reason, size_t size)
+enum snap_verdict verdict_decide(const struct snap_gauges *g, double active_pct,
+                                 double window_s, char *reason, size_t size)
 {
 	double cpu = g->cpu_user_pct + g->cpu_system_pct;
 
@@ -24,8 +24,8 @@ enum snap_verdict verdict_decide(const struct snap_gauges *g, double window_s,
 		         100.0 * (double)g->rss / (double)g->mem_limit);
 		return VERDICT_MEMORY;
 	}
-	if (cpu < VERDICT_WAITING_CPU_PCT) {
-		snprintf(reason, size, "on CPU %.0f%% of the time", cpu);
+	if (active_pct < VERDICT_ACTIVE_PCT || cpu <= 0) {
+		snprintf(reason, size, "runnable at %.0f%% of ticks", active_pct);
 		return VERDICT_WAITING;
 	}
 	if (g->cpu_system_pct >= VERDICT_SYSTEM_SHARE * cpu) {

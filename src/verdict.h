@@ -3,8 +3,10 @@
  * figures:
  *   memory-bound  major faults at >= VERDICT_MAJFLT_RATE per second, or
  *                 RSS at >= 90% of the memory limit;
- *   waiting       the process used less than half of one CPU (mostly
- *                 sleeping, blocked on I/O or locks);
+ *   waiting       at most ticks no Python thread was runnable (all
+ *                 sleeping, blocked on I/O or locks).  Runnable threads
+ *                 that wait for a CPU the machine cannot give them are
+ *                 not "waiting": the program would run if it could;
  *   system-bound  >= 35% of its CPU time was spent in the kernel;
  *   CPU-bound     otherwise: user time ~ wall time x busy threads.
  * Checked in that order: paging makes everything else slow, so it wins. */
@@ -17,13 +19,14 @@
 
 #define VERDICT_MAJFLT_RATE 50.0
 #define VERDICT_MEM_SHARE 0.90
-#define VERDICT_WAITING_CPU_PCT 50.0
+#define VERDICT_ACTIVE_PCT 50.0
 #define VERDICT_SYSTEM_SHARE 0.35
 #define VERDICT_MIN_WINDOW_S 0.2
 
-/* From the gauges of a window of window_s seconds; reason gets a short
- * explanation ("" for VERDICT_NONE). */
-enum snap_verdict verdict_decide(const struct snap_gauges *g, double window_s,
-                                 char *reason, size_t size);
+/* From the gauges of a window of window_s seconds and the share of its
+ * ticks at which some Python thread was runnable (active_pct); reason gets
+ * a short explanation ("" for VERDICT_NONE). */
+enum snap_verdict verdict_decide(const struct snap_gauges *g, double active_pct,
+                                 double window_s, char *reason, size_t size);
 
 #endif

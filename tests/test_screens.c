@@ -67,9 +67,9 @@ static struct snapshot make_snapshot(const struct fn *fns, size_t n)
 	s.threads = calloc(1, sizeof *s.threads);
 	cr_assert(s.funcs && s.lines && s.threads);
 	for (size_t i = 0; i < n; i++) {
-		struct snap_counts c = { fns[i].own, fns[i].total, 0, 0,
-		                         fns[i].own / 1000.0,
-		                         fns[i].total / 1000.0 };
+		struct snap_counts c = { .own = fns[i].own, .total = fns[i].total,
+		                         .own_s = fns[i].own / 1000.0,
+		                         .total_s = fns[i].total / 1000.0 };
 		s.funcs[i] = (struct snap_func){ fns[i].name, fns[i].file,
 		                                 fns[i].line, c };
 		s.lines[i] = (struct snap_line){ fns[i].name, fns[i].file,

@@ -12,6 +12,9 @@ Phases (each a function with one hot line marked '# HOT <name>'):
   sleep_phase  time.sleep: off CPU (only with --sleep)
   grow_memory  appends fresh 64 KiB bytearrays to a list it keeps: memory
                growth on one known line (only with --grow MIB)
+  page_in      reads one byte per page of a file mapping whose pages it has
+               just dropped from the page cache: major faults (only with
+               --page-in MIB)
 
 Rounds of --phase-ms per phase keep the mix stationary, so any window of a
 second or two sees the same shares as the whole run.
@@ -25,6 +28,7 @@ import time
 T0 = time.perf_counter()
 
 import hashlib  # noqa: E402
+import mmap  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
 import resource  # noqa: E402
@@ -95,6 +99,36 @@ def grow_memory(budget, limit):
         time.sleep(0.001)
 
 
+class PagedFile:
+    """A file mapping whose pages can be pushed out of memory again."""
+
+    def __init__(self, mib):
+        self.size = int(mib * 1024 * 1024)
+        fd, path = tempfile.mkstemp(prefix="pytop-pages-", dir="/var/tmp")
+        os.unlink(path)
+        chunk = b"x" * (1 << 20)
+        for _ in range(self.size >> 20):
+            os.write(fd, chunk)
+        os.fsync(fd)  # clean pages can be dropped
+        self.fd = fd
+        self.map = mmap.mmap(fd, self.size, prot=mmap.PROT_READ)
+        self.evict()
+
+    def evict(self):
+        self.map.madvise(mmap.MADV_DONTNEED)
+        os.posix_fadvise(self.fd, 0, self.size, os.POSIX_FADV_DONTNEED)
+
+
+def page_in(budget, paged):
+    deadline = perf_counter() + budget
+    page = mmap.PAGESIZE
+    m = paged.map
+    while perf_counter() < deadline:
+        for at in range(0, paged.size, page):
+            m[at]  # HOT page_in
+        paged.evict()
+
+
 def hot_line(fn):
     """Line number of the '# HOT <name>' comment in fn's source file."""
     marker = "# HOT " + fn.__name__
@@ -144,6 +178,8 @@ def main():
                         help="add a phase that sleeps")
         ap.add_argument("--grow", type=float, default=0.0, metavar="MIB",
                         help="add a phase that keeps MIB MiB of new memory")
+        ap.add_argument("--page-in", type=float, default=0.0, metavar="MIB",
+                        help="add a phase that faults in a MIB MiB file")
         ap.add_argument("--only", default="",
                         help="comma-separated phase names to run (default all)")
     args = wc.parse_args(__doc__.splitlines()[0], extra)
@@ -157,6 +193,9 @@ def main():
         phases.append(sleep_phase)
     if args.grow > 0:
         phases.append(grow_memory)
+    paged = PagedFile(args.page_in) if args.page_in > 0 else None
+    if paged is not None:
+        phases.append(page_in)
     if args.only:
         wanted = set(args.only.split(","))
         phases = [fn for fn in phases if fn.__name__ in wanted]
@@ -164,6 +203,7 @@ def main():
     calls = {
         "read_file": lambda b: read_file(b, fd),
         "grow_memory": lambda b: grow_memory(b, limit),
+        "page_in": lambda b: page_in(b, paged),
     }
     plan = [(fn.__name__, calls.get(fn.__name__, fn), budget) for fn in phases]
     spent = {name: [0.0, 0.0, 0.0] for name, _, _ in plan}

@@ -136,6 +136,7 @@ struct aggregator {
 	struct agg_vec tlines;    /* struct agg_trow, per thread and line */
 	struct hashmap tline_by_key;  /* (uint32)tid << 32 | line -> index */
 	pid_t filter;             /* 0 = all threads */
+	bool no_split;            /* aggregator_set_split(false) */
 
 	uint64_t report_serial;   /* REC_THREADS ingested so far */
 	uint64_t win_start_ns;    /* time of the window's first report: the
@@ -577,7 +578,8 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 	struct agg_ttable tl = { &a->tlines, &a->tline_by_key };
 	agg_thread_leaf(tf, &funcs[leaf->func].tc, s.tid, leaf->func, w);
 	agg_thread_leaf(tl, &lines[leaf->line].tc, s.tid, leaf->line, w);
-	agg_split_sample(a, t, &s, leaf);
+	if (!a->no_split)
+		agg_split_sample(a, t, &s, leaf);
 	for (size_t i = 1; i < s.nframes; i++) {
 		const struct agg_frame *f = &a->scratch[i];
 		if (agg_count_total(&funcs[f->func].c, serial, w))
@@ -1040,6 +1042,11 @@ void aggregator_reset(struct aggregator *a)
 	agg_reset_threads(a);
 	a->samples = a->samples_win = 0;
 	a->split = a->split_win = (struct snap_split){ 0 };
+}
+
+void aggregator_set_split(struct aggregator *a, bool on)
+{
+	a->no_split = !on;
 }
 
 void aggregator_settle(struct aggregator *a)

@@ -45,6 +45,7 @@
 #ifndef PYTOP_AGGREGATOR_H
 #define PYTOP_AGGREGATOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -86,6 +87,10 @@ void aggregator_filter_thread(struct aggregator *a, pid_t tid);
 void aggregator_reset(struct aggregator *a);
 
 uint64_t aggregator_bad(const struct aggregator *a);
+
+/* Off: samples are counted but not split and no memory is charged (the
+ * split fields stay 0).  On by default. */
+void aggregator_set_split(struct aggregator *a, bool on);
 
 /* Split the samples still queued for their system share with each
  * thread's lifetime ratio: for the final figures, once the target is gone

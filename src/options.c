@@ -27,6 +27,7 @@ enum {
 	OPT_DURATION = 256,
 	OPT_JSON,
 	OPT_IDLE,
+	OPT_NO_SPLIT,
 	OPT_NO_COLOR,
 	OPT_DEMO,
 };
@@ -44,6 +45,7 @@ static const struct option long_opts[] = {
 	{"duration", required_argument, NULL, OPT_DURATION},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"idle", no_argument, NULL, OPT_IDLE},
+	{"no-split", no_argument, NULL, OPT_NO_SPLIT},
 	{"no-color", no_argument, NULL, OPT_NO_COLOR},
 	{"demo", no_argument, NULL, OPT_DEMO},
 	{"help", no_argument, NULL, 'h'},
@@ -251,6 +253,7 @@ static int apply_option(int c, char **argv, struct options *o)
 	case 'b': o->batch = true; return 0;
 	case OPT_JSON: o->json = true; return 0;
 	case OPT_IDLE: o->idle = true; return 0;
+	case OPT_NO_SPLIT: o->no_split = true; return 0;
 	case OPT_NO_COLOR: o->no_color = true; return 0;
 	case OPT_DEMO: o->demo = true; return 0;
 	case 'h': options_print_help(stdout); return 1;
@@ -338,6 +341,9 @@ void options_print_help(FILE *out)
 "  -r, --rate HZ          samples per second, 1 to %d (default %d)\n"
 "      --idle             also count threads that are not running\n"
 "                         (wall-clock mode; default: only threads on a CPU)\n"
+"      --no-split         do not split time into Python/native/system or\n"
+"                         charge memory growth and faults to lines (their\n"
+"                         columns stay empty; for measuring what they cost)\n"
 "\n"
 "Output:\n"
 "  -d, --delay SECONDS    refresh interval, fractions allowed (default 1)\n"

@@ -22,6 +22,8 @@ struct options {
 	double duration_s;  /* --duration: 0 = unlimited */
 	bool json;          /* --json (requires batch) */
 	bool idle;          /* --idle: also count threads that are off CPU */
+	bool no_split;      /* --no-split: no Python/native/system split and no
+	                       memory attribution (for measuring their cost) */
 	bool no_color;      /* NO_COLOR set or --no-color */
 };
 

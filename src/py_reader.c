@@ -102,6 +102,7 @@ struct py_reader {
 
 	uint64_t tick;               /* ticks sampled so far */
 	uint64_t gil[2];             /* last_holder, locked (low 32 bits) */
+	bool no_calls;               /* skip the call bitmaps */
 	struct code_check *checks;   /* owned, MAX_CHECKS: this tick's code checks */
 	size_t nchecks;
 
@@ -374,7 +375,7 @@ static uint8_t *call_bitmap(struct py_reader *r, uintptr_t addr, const uint8_t *
 	size_t units = (size_t)code_bytes / 2;
 	uint8_t *bits, *whole = NULL;
 
-	if (r->o->ncall_ops == 0 || (size_t)code_bytes > MAX_BYTECODE)
+	if (r->no_calls || r->o->ncall_ops == 0 || (size_t)code_bytes > MAX_BYTECODE)
 		return NULL;
 	if ((size_t)code_bytes > have) {
 		whole = malloc((size_t)code_bytes);
@@ -1051,6 +1052,11 @@ struct py_reader *py_reader_new(pid_t pid, const struct py_runtime *rt)
 		return NULL;
 	}
 	return r;
+}
+
+void py_reader_want_calls(struct py_reader *r, bool on)
+{
+	r->no_calls = !on;
 }
 
 void py_reader_free(struct py_reader *r)

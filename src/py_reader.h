@@ -70,6 +70,9 @@ struct py_reader;
 
 struct py_reader *py_reader_new(pid_t pid, const struct py_runtime *rt);
 void py_reader_free(struct py_reader *r);
+/* Whether to find which instructions are calls (SAMPLE_IN_CALL; costs a
+ * read of each new code object's bytecode).  On by default. */
+void py_reader_want_calls(struct py_reader *r, bool on);
 
 /* Sample every Python thread once.  Threads off CPU are skipped unless
  * `idle`.  Returns the number of Python threads (entries), or -1 when the

@@ -182,7 +182,7 @@ static struct growth_share tick_growth(struct sampler *s, int n)
 			rss = t->rss_bytes;
 		g.weight += growth_weight(t);
 	}
-	if (rss == 0)
+	if (rss == 0 || !s->cfg.split)
 		return (struct growth_share){ 0, 0 };
 	if (s->rss_prev != 0 && rss > s->rss_prev)
 		g.growth = rss - s->rss_prev;
@@ -343,6 +343,8 @@ struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_err
 	s->buf = malloc(s->buf_cap);
 	s->reader = py_reader_new(cfg->pid, cfg->rt);
 	s->threads = proc_threads_new(cfg->pid);
+	if (s->reader != NULL)
+		py_reader_want_calls(s->reader, cfg->split);
 	if (s->buf == NULL || s->reader == NULL || s->threads == NULL) {
 		error_set(err, PYTOP_ERR_INTERNAL, "out of memory starting the sampler");
 		goto fail;

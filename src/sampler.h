@@ -37,6 +37,7 @@ struct sampler_config {
 	const struct py_runtime *rt; /* borrowed for the sampler's lifetime */
 	int rate_hz;
 	bool idle;                   /* also sample threads that are off CPU */
+	bool split;                  /* mark samples in calls, share RSS growth */
 	struct ring *ring;           /* borrowed; the sampler is its producer */
 };
 

@@ -114,6 +114,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->gil_held_pct = dticks ? 100.0 * (double)(now->gil_ticks - s->mark.gil_ticks) / (double)dticks : 0;
 	out->active_pct = dticks ? 100.0 * (double)(now->active_ticks - s->mark.active_ticks) / (double)dticks : 0;
 	out->thread_filter = s->thread_filter;
+	out->split_off = s->opts->no_split;
 }
 
 static double per_second(uint64_t now, uint64_t before, double seconds)
@@ -240,8 +241,9 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	}
 	cfg = (struct sampler_config){
 		.pid = s->target.pid, .rt = &s->rt, .rate_hz = o->rate_hz,
-		.idle = o->idle, .ring = s->ring,
+		.idle = o->idle, .ring = s->ring, .split = !o->no_split,
 	};
+	aggregator_set_split(s->agg, !o->no_split);
 	s->start_ns = clock_now_ns();
 	s->sampler = sampler_start(&cfg, err);
 	if (s->sampler == NULL)

@@ -134,6 +134,7 @@ struct snapshot {
 	pid_t thread_filter;
 
 	struct snap_gauges gauges;
+	bool split_off;             /* --no-split: every snap_split is 0 */
 	struct snap_split split, split_win; /* all counted samples */
 	enum snap_verdict verdict;  /* over the last window */
 	char verdict_reason[96];    /* e.g. "user 97% of 1.0 busy thread" */

@@ -119,6 +119,7 @@ Test(options, attach_with_defaults)
 	cr_assert_float_eq(run.o.duration_s, 0.0, 1e-12);
 	cr_assert_not(run.o.json);
 	cr_assert_not(run.o.idle);
+	cr_assert_not(run.o.no_split);
 	cr_assert_not(run.o.no_color);
 }
 
@@ -128,7 +129,7 @@ Test(options, every_long_option_with_equals)
 
 	parse(&run, true, "--pid=77", "--rate=250", "--delay=0.5", "--batch",
 	      "--iterations=3", "--duration=2.5", "--json", "--idle",
-	      "--no-color", NULL);
+	      "--no-color", "--no-split", NULL);
 	cr_assert_eq(run.r, OPTIONS_OK);
 	cr_assert_str_empty(run.err);
 	cr_assert_eq(run.o.pid, 77);
@@ -140,6 +141,7 @@ Test(options, every_long_option_with_equals)
 	cr_assert(run.o.json);
 	cr_assert(run.o.idle);
 	cr_assert(run.o.no_color);
+	cr_assert(run.o.no_split);
 }
 
 Test(options, long_options_with_separate_values)
@@ -315,7 +317,7 @@ Test(options, help_lists_every_option_and_default)
 	static const char *const wanted[] = {
 		"-p, --pid PID", "-r, --rate HZ", "-d, --delay SECONDS",
 		"-b, --batch", "-n, --iterations N", "--duration SECONDS",
-		"--json", "--idle", "--no-color", "--demo", "-h, --help",
+		"--json", "--idle", "--no-split", "--no-color", "--demo", "-h, --help",
 		"-V, --version", "[--] COMMAND [ARGS...]",
 		"1 to 10000 (default 1000)", "(default 1)",
 		"(default: no limit)", "NO_COLOR", "CAP_SYS_PTRACE",

@@ -10,6 +10,7 @@
 
 #include "text.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,47 @@ void text_thousands(char *buf, size_t size, unsigned long long n)
 			buf[pos++] = digits[i];
 	}
 	buf[pos] = '\0';
+}
+
+/* v scaled down by step until below step (at most to the last unit),
+ * then printed with one decimal below 10, none above. */
+static void scaled(char *buf, size_t size, double v, double step,
+                   const char *const *units, size_t nunits)
+{
+	size_t u = 0;
+
+	while (v >= step && u + 1 < nunits) {
+		v /= step;
+		u++;
+	}
+	/* 9.96 would print as "10.0": a decimal only where it stays short. */
+	if (u > 0 && v < 9.95)
+		snprintf(buf, size, "%.1f%s", v, units[u]);
+	else
+		snprintf(buf, size, "%.0f%s", v, units[u]);
+}
+
+void text_bytes(char *buf, size_t size, unsigned long long n)
+{
+	static const char *const units[] = { "B", "K", "M", "G", "T", "P" };
+
+	scaled(buf, size, (double)n, 1024.0, units,
+	       sizeof units / sizeof units[0]);
+}
+
+void text_compact(char *buf, size_t size, double v)
+{
+	static const char *const units[] = { "", "k", "M", "G", "T" };
+
+	if (!(v > 0) || !isfinite(v)) {
+		snprintf(buf, size, "0");
+		return;
+	}
+	if (v < 9.95) {
+		snprintf(buf, size, "%.1f", v);
+		return;
+	}
+	scaled(buf, size, v, 1000.0, units, sizeof units / sizeof units[0]);
 }
 
 char *text_sanitized_copy(const char *s)

@@ -33,6 +33,14 @@ const char *text_ellipsis(bool utf8);
 /* Format n with thousands separators ("97,004"). */
 void text_thousands(char *buf, size_t size, unsigned long long n);
 
+/* A byte count in binary units, at most 5 columns: "830B", "4.0K",
+ * "512M", "1.2G" (one decimal below 10 units). */
+void text_bytes(char *buf, size_t size, unsigned long long n);
+
+/* A non-negative number in at most 4 columns: "0", "0.4", "12", "120",
+ * "1.2k", "12k", "1.2M" (decimal units; NaN and negatives print "0"). */
+void text_compact(char *buf, size_t size, double v);
+
 /* Replace s's invalid UTF-8 bytes and control characters by '?' so the
  * result is valid UTF-8 (for JSON).  Returns a malloc'd copy (caller owns)
  * or NULL on allocation failure. */

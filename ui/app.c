@@ -21,7 +21,6 @@
 #include "tui_state.h"
 
 #define POLL_INTERVAL_S 0.05
-#define MAX_HEADER_LINES 3 /* identity + up to two health lines */
 #define LEGEND_MAX 16
 
 /* ---- schedule: shared by both loops ------------------------------------ */
@@ -193,18 +192,15 @@ int app_run_batch(const struct options *o, struct snapshot_source *src,
 static int draw_header(const struct tui_state *st, const struct crt *crt)
 {
 	const struct snapshot *s = fscreen_snapshot(&st->fs);
-	char line[HEADER_LINE_MAX], health[MAX_HEADER_LINES][HEADER_LINE_MAX];
-	int max = LINES - 2 < MAX_HEADER_LINES ? LINES - 2 : MAX_HEADER_LINES;
+	char lines[HEADER_TUI_MAX_LINES][HEADER_LINE_MAX];
 	int n;
 
-	if (s == NULL || max < 1)
+	if (s == NULL)
 		return 0;
-	header_identity(s, COLS, crt->utf8, line, sizeof line);
-	crt_put(crt, 0, 0, CRT_HEADER, line);
-	n = max > 1 ? header_health(s, COLS, crt->utf8, health, max - 1) : 0;
+	n = header_tui(s, &st->gauges, COLS, LINES, crt->utf8, lines);
 	for (int i = 0; i < n; i++)
-		crt_put(crt, 1 + i, 0, CRT_NORMAL, health[i]);
-	return 1 + n;
+		crt_put(crt, i, 0, i == 0 ? CRT_HEADER : CRT_NORMAL, lines[i]);
+	return n;
 }
 
 static void draw(struct tui_state *st, const struct crt *crt, bool repaint)
@@ -241,7 +237,8 @@ static void draw(struct tui_state *st, const struct crt *crt, bool repaint)
 	refresh();
 }
 
-/* Take a snapshot; show it unless paused (sampling never pauses). */
+/* Take a snapshot; show it, and add its gauges to the sparklines, unless
+ * paused (sampling never pauses). */
 static void take_snapshot(struct tui_state *st, struct snapshot_source *src,
                           bool show)
 {
@@ -249,10 +246,12 @@ static void take_snapshot(struct tui_state *st, struct snapshot_source *src,
 
 	memset(&s, 0, sizeof s);
 	src->take(src->ctx, &s);
-	if (show)
+	if (show) {
+		gauge_history_push(&st->gauges, &s);
 		fscreen_show(&st->fs, &s);
-	else
+	} else {
 		snapshot_free(&s);
+	}
 }
 
 /* Poll and refresh as the schedule says; returns reaction flags. */

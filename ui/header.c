@@ -251,3 +251,297 @@ void header_exit_note(const struct snapshot *s, char *buf, size_t size)
 		snprintf(buf, size, "[target exited, status %d]",
 		         s->exit_status);
 }
+
+/* ---- gauges ------------------------------------------------------------ */
+
+void gauge_history_push(struct gauge_history *h, const struct snapshot *s)
+{
+	const struct snap_gauges *g = &s->gauges;
+
+	if (!g->valid)
+		return;
+	sparkline_push(&h->cpu_user, g->cpu_user_pct);
+	sparkline_push(&h->cpu_sys, g->cpu_system_pct);
+	sparkline_push(&h->threads, (double)g->threads);
+	sparkline_push(&h->rss, (double)g->rss);
+	sparkline_push(&h->minflt, g->minflt_rate);
+	sparkline_push(&h->majflt, g->majflt_rate);
+}
+
+/* A piece of a gauge line: its text, maybe a shorter form, maybe a
+ * sparkline after it. */
+struct gauge_item {
+	char text[SEGMENT_MAX];
+	char short_text[SEGMENT_MAX];   /* "" = none */
+	const struct sparkline *spark;  /* NULL = none */
+	double floor;                   /* the sparkline's least full scale */
+	bool shown, spark_shown;
+};
+
+enum gauge_id {
+	G_USR, G_SYS, G_THREADS, G_BAR, G_RSS, G_PEAK, G_MINFLT, G_MAJFLT,
+	NGAUGES
+};
+
+/* One way to make a line narrower. */
+enum shrink { SHRINK_FORM, SHRINK_SPARK, SHRINK_ITEM };
+
+struct shrink_step {
+	enum gauge_id id;
+	enum shrink what;
+};
+
+/* Least telling first: the long form of the RSS limit, the sparklines
+ * from the thread count's to the user CPU's, then the peak and the
+ * thread count.  Steps for items not on a line are skipped. */
+static const struct shrink_step shrink_order[] = {
+	{ G_RSS, SHRINK_FORM },     { G_THREADS, SHRINK_SPARK },
+	{ G_MAJFLT, SHRINK_SPARK }, { G_SYS, SHRINK_SPARK },
+	{ G_MINFLT, SHRINK_SPARK }, { G_RSS, SHRINK_SPARK },
+	{ G_USR, SHRINK_SPARK },    { G_PEAK, SHRINK_ITEM },
+	{ G_THREADS, SHRINK_ITEM },
+};
+
+static void set_item(struct gauge_item *it, const struct sparkline *spark,
+                     double floor)
+{
+	it->spark = spark;
+	it->floor = floor;
+	it->shown = true;
+	it->spark_shown = spark != NULL;
+}
+
+static void rss_texts(const struct snap_gauges *g, struct gauge_item *it)
+{
+	char rss[16], limit[16];
+
+	text_bytes(rss, sizeof rss, g->rss);
+	text_bytes(limit, sizeof limit, g->mem_limit);
+	if (g->mem_limit == 0) {
+		snprintf(it->text, SEGMENT_MAX, "RSS %s", rss);
+		return;
+	}
+	snprintf(it->text, SEGMENT_MAX, "RSS %s (%.0f%% of %s)", rss,
+	         100.0 * (double)g->rss / (double)g->mem_limit, limit);
+	snprintf(it->short_text, SEGMENT_MAX, "RSS %s (%.0f%%)", rss,
+	         100.0 * (double)g->rss / (double)g->mem_limit);
+}
+
+/* Every gauge item, all shown; h NULL = no sparklines. */
+static void gauge_items(const struct snapshot *s,
+                        const struct gauge_history *h, bool utf8,
+                        struct gauge_item it[NGAUGES])
+{
+	const struct snap_gauges *g = &s->gauges;
+	char n[16];
+
+	memset(it, 0, NGAUGES * sizeof *it);
+	snprintf(it[G_USR].text, SEGMENT_MAX, "CPU usr %.0f%%",
+	         g->cpu_user_pct);
+	set_item(&it[G_USR], h != NULL ? &h->cpu_user : NULL, 100.0);
+	snprintf(it[G_SYS].text, SEGMENT_MAX, "sys %.0f%%", g->cpu_system_pct);
+	set_item(&it[G_SYS], h != NULL ? &h->cpu_sys : NULL, 100.0);
+	snprintf(it[G_THREADS].text, SEGMENT_MAX, "threads %d", g->threads);
+	set_item(&it[G_THREADS], h != NULL ? &h->threads : NULL, 1.0);
+	snprintf(it[G_BAR].text, SEGMENT_MAX, "%s", utf8 ? "\u2502" : "|");
+	set_item(&it[G_BAR], NULL, 0);
+	rss_texts(g, &it[G_RSS]);
+	set_item(&it[G_RSS], h != NULL ? &h->rss : NULL, 1.0);
+	text_bytes(n, sizeof n, g->rss_peak);
+	snprintf(it[G_PEAK].text, SEGMENT_MAX, "peak %s", n);
+	set_item(&it[G_PEAK], NULL, 0);
+	text_compact(n, sizeof n, g->minflt_rate);
+	snprintf(it[G_MINFLT].text, SEGMENT_MAX, "minflt %s/s", n);
+	set_item(&it[G_MINFLT], h != NULL ? &h->minflt : NULL, 1.0);
+	text_compact(n, sizeof n, g->majflt_rate);
+	snprintf(it[G_MAJFLT].text, SEGMENT_MAX, "majflt %s/s", n);
+	set_item(&it[G_MAJFLT], h != NULL ? &h->majflt : NULL, 1.0);
+}
+
+/* Items [from, to) of it make a line. */
+struct gauge_line {
+	struct gauge_item *it;
+	int from, to;
+};
+
+/* Columns of the line's text without its sparklines (a blank before each
+ * shown one included), and how many sparklines are shown. */
+static int line_text_width(const struct gauge_line *l, bool utf8,
+                           int *nsparks)
+{
+	int w = 0, shown = 0;
+
+	*nsparks = 0;
+	for (int i = l->from; i < l->to; i++) {
+		const struct gauge_item *it = &l->it[i];
+
+		if (!it->shown)
+			continue;
+		w += text_width(it->text, utf8) + (shown++ > 0 ? 2 : 0);
+		if (it->spark_shown) {
+			w++;
+			(*nsparks)++;
+		}
+	}
+	return w;
+}
+
+/* Columns each sparkline gets: the spare columns shared out, at most the
+ * history; < SPARK_MIN_COLS means the line is too full for them. */
+static int spark_cols(const struct gauge_line *l, int width, bool utf8)
+{
+	int nsparks, w = line_text_width(l, utf8, &nsparks), cols;
+
+	if (nsparks == 0)
+		return w <= width ? SPARKLINE_HISTORY : -1;
+	cols = (width - w) / nsparks;
+	return cols < SPARKLINE_HISTORY ? cols : SPARKLINE_HISTORY;
+}
+
+static bool line_has(const struct gauge_line *l, enum gauge_id id)
+{
+	return (int)id >= l->from && (int)id < l->to;
+}
+
+static void apply_shrink(struct gauge_line *l, const struct shrink_step *st)
+{
+	struct gauge_item *it = &l->it[st->id];
+
+	switch (st->what) {
+	case SHRINK_FORM:
+		if (it->short_text[0] != '\0')
+			memcpy(it->text, it->short_text, sizeof it->text);
+		break;
+	case SHRINK_SPARK:
+		it->spark_shown = false;
+		break;
+	case SHRINK_ITEM:
+		it->shown = false;
+		break;
+	}
+}
+
+/* Give up pieces in shrink_order until the sparklines get their minimum
+ * width (or there are none and the text fits).  Returns the columns per
+ * sparkline. */
+static int shrink_line(struct gauge_line *l, int width, bool utf8)
+{
+	size_t step = 0;
+	int cols;
+
+	while ((cols = spark_cols(l, width, utf8)) < SPARK_MIN_COLS &&
+	       step < sizeof shrink_order / sizeof shrink_order[0]) {
+		if (line_has(l, shrink_order[step].id))
+			apply_shrink(l, &shrink_order[step]);
+		step++;
+	}
+	return cols;
+}
+
+static void render_line(const struct gauge_line *l, int cols, bool utf8,
+                        char *buf, size_t size)
+{
+	char spark[SPARKLINE_HISTORY * 4 + 1];
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (int i = l->from; i < l->to && pos < size; i++) {
+		const struct gauge_item *it = &l->it[i];
+
+		if (!it->shown)
+			continue;
+		spark[0] = '\0';
+		if (it->spark_shown)
+			sparkline_draw(it->spark, cols, it->floor, utf8, spark,
+			               sizeof spark);
+		pos += (size_t)snprintf(buf + pos, size - pos, "%s%s%s%s",
+		                        pos > 0 ? "  " : "", it->text,
+		                        spark[0] != '\0' ? " " : "", spark);
+	}
+}
+
+/* Items [from, to) as one line of at most width columns (< 0: no
+ * limit, no sparklines). */
+static void gauge_line(struct gauge_item *it, int from, int to, int width,
+                       bool utf8, char *buf, size_t size)
+{
+	struct gauge_line l = { it, from, to };
+	char tmp[HEADER_LINE_MAX];
+	int cols = 0;
+
+	if (width < 0)
+		for (int i = from; i < to; i++)
+			it[i].spark_shown = false;
+	else
+		cols = shrink_line(&l, width, utf8);
+	render_line(&l, cols, utf8, tmp, sizeof tmp);
+	text_fit(buf, size, tmp, width, TEXT_CUT_RIGHT, utf8);
+}
+
+void header_verdict(const struct snapshot *s, bool utf8, char *buf,
+                    size_t size)
+{
+	const char *word = snapshot_verdict_word(s->verdict);
+	const char *dash = utf8 ? " \u2014 " : " - ";
+
+	if (word == NULL || word[0] == '\0')
+		word = "none yet";
+	snprintf(buf, size, "Verdict: %s%s%s", word,
+	         s->verdict_reason[0] != '\0' ? dash : "", s->verdict_reason);
+}
+
+int header_gauges(const struct snapshot *s, const struct gauge_history *h,
+                  int width, bool utf8, char lines[][HEADER_LINE_MAX],
+                  int max_lines)
+{
+	struct gauge_item it[NGAUGES];
+	char verdict[HEADER_LINE_MAX], tmp[HEADER_LINE_MAX];
+	bool one = width < 0 || width >= GAUGES_ONE_LINE_COLS;
+	int n = 0;
+
+	if (!s->gauges.valid || max_lines < 1)
+		return 0;
+	gauge_items(s, h, utf8, it);
+	header_verdict(s, utf8, verdict, sizeof verdict);
+	if (width < 0) {
+		char joined[3 * HEADER_LINE_MAX];
+
+		gauge_line(it, 0, NGAUGES, width, utf8, tmp, sizeof tmp);
+		snprintf(joined, sizeof joined, "%s  %s  %s", tmp,
+		         it[G_BAR].text, verdict);
+		text_fit(lines[0], HEADER_LINE_MAX, joined, -1, TEXT_CUT_RIGHT,
+		         utf8);
+		return 1;
+	}
+	if (max_lines >= 2)
+		gauge_line(it, 0, one ? NGAUGES : G_BAR, width, utf8,
+		           lines[n++], HEADER_LINE_MAX);
+	if (!one && max_lines >= 3)
+		gauge_line(it, G_RSS, NGAUGES, width, utf8, lines[n++],
+		           HEADER_LINE_MAX);
+	text_fit(lines[n++], HEADER_LINE_MAX, verdict, width, TEXT_CUT_RIGHT,
+	         utf8);
+	return n;
+}
+
+int header_tui(const struct snapshot *s, const struct gauge_history *h,
+               int width, int rows, bool utf8,
+               char lines[HEADER_TUI_MAX_LINES][HEADER_LINE_MAX])
+{
+	/* Identity and health leave two rows: what they always did. */
+	int base = rows - 2 < 3 ? rows - 2 : 3;
+	int n, room;
+
+	if (base < 1)
+		return 0;
+	header_identity(s, width, utf8, lines[0], HEADER_LINE_MAX);
+	n = 1;
+	if (base > 1)
+		n += header_health(s, width, utf8, &lines[1], base - 1);
+	room = rows - n - HEADER_TABLE_MIN_ROWS;
+	if (room > HEADER_TUI_MAX_LINES - n)
+		room = HEADER_TUI_MAX_LINES - n;
+	if (room > 0)
+		n += header_gauges(s, h, width, utf8, &lines[n], room);
+	return n;
+}

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "functions_screen.h"
+#include "header.h"
 #include "prompt.h"
 #include "threads_screen.h"
 
@@ -19,6 +20,8 @@ enum tui_view {
 struct tui_state {
 	struct functions_screen fs; /* owns the snapshot on display */
 	struct threads_screen ts;   /* borrows fs's snapshot (tscreen_sync) */
+	struct gauge_history gauges; /* the header's sparklines: one value per
+	                                snapshot shown */
 	enum tui_view view;
 	pid_t thread_filter;        /* the functions and lines of this thread
 	                               only; 0 = all (what the source was last

@@ -22,6 +22,10 @@ static void print_header(FILE *out, const struct snapshot *s,
 	fprintf(out, "%s\n", line);
 	header_health(s, NO_LIMIT, true, health, 1);
 	fprintf(out, "%s\n", health[0]);
+	/* The gauges and the verdict, once /proc has been read: no history
+	 * here, so no sparklines. */
+	if (header_gauges(s, NULL, NO_LIMIT, true, health, 1) == 1)
+		fprintf(out, "%s\n", health[0]);
 	profile_table_describe(pt, false, what, sizeof what);
 	header_exit_note(s, note, sizeof note);
 	header_left_right(what, note, NO_LIMIT, true, line, sizeof line);

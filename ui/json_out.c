@@ -14,8 +14,18 @@
  *              running_gil running gil_wait idle gone (unknown until the
  *              thread's first report); os_state the /proc letter or "";
  *              cpu_* % of one CPU and gil_pct % of the window's reports
- * Counts are since start; own/total are sample counts (the percentages
- * are count / samples).  Fields are only ever added. */
+ *   functions and lines also carry python, native, system, waiting
+ *              (the own samples' split, in samples, to 0.1), mem_growth
+ *              (bytes) and minflt, majflt (page faults) charged to them
+ *   gauges:    {rss, rss_peak, mem_limit (bytes), minflt, majflt
+ *              (cumulative), minflt_rate, majflt_rate (per second),
+ *              cpu_user, cpu_system (seconds), cpu_user_pct,
+ *              cpu_system_pct (% of one CPU, last window), threads,
+ *              mem_unattributed (bytes), verdict (word, "" = none yet),
+ *              verdict_reason}; null until /proc was first read
+ * Counts are since start, the per-row split and memory figures included
+ * (they add up over a run like own does); own/total are sample counts
+ * (the percentages are count / samples).  Fields are only ever added. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -63,22 +73,50 @@ static json_t *jreal(double d)
 	return json_real(isfinite(d) ? d : 0.0);
 }
 
+/* Split shares are fractions of a sample; a tenth is all they are
+ * worth. */
+static json_t *jtenth(double d)
+{
+	return jreal(round(d * 10.0) / 10.0);
+}
+
+/* What the row's own samples were doing and what memory they cost, since
+ * start, like its own and total.  Takes o; NULL on failure. */
+static json_t *with_split(json_t *o, const struct snap_split *sp)
+{
+	json_t *add = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	                        "python", jtenth(sp->python),
+	                        "native", jtenth(sp->native),
+	                        "system", jtenth(sp->system),
+	                        "waiting", jtenth(sp->waiting),
+	                        "mem_growth", jcount(sp->mem_growth),
+	                        "minflt", jcount(sp->minflt),
+	                        "majflt", jcount(sp->majflt));
+
+	if (o == NULL || add == NULL || json_object_update(o, add) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	json_decref(add);
+	return o;
+}
+
 static json_t *function_json(const struct profile_row *r)
 {
-	return json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o}",
+	return with_split(json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o}",
 	                 "name", jstr(r->name), "file", jstr(r->file),
 	                 "line", r->line, "own", jcount(r->c->own),
 	                 "total", jcount(r->c->total),
 	                 "own_s", jreal(r->c->own_s),
-	                 "total_s", jreal(r->c->total_s));
+	                 "total_s", jreal(r->c->total_s)), &r->c->split);
 }
 
 static json_t *line_json(const struct profile_row *r)
 {
-	return json_pack("{s:o, s:i, s:o, s:o, s:o}",
+	return with_split(json_pack("{s:o, s:i, s:o, s:o, s:o}",
 	                 "file", jstr(r->file), "line", r->line,
 	                 "name", jstr(r->name), "own", jcount(r->c->own),
-	                 "total", jcount(r->c->total));
+	                 "total", jcount(r->c->total)), &r->c->split);
 }
 
 /* Every function (or line) of s, most own samples first. */
@@ -157,6 +195,32 @@ static json_t *thread_rows(const struct snapshot *s)
 	return arr;
 }
 
+/* The process gauges and the verdict; null until the first /proc read
+ * succeeded. */
+static json_t *gauges_json(const struct snapshot *s)
+{
+	const struct snap_gauges *g = &s->gauges;
+
+	if (!g->valid)
+		return json_null();
+	return json_pack(
+		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i,"
+		" s:o, s:s, s:o}",
+		"rss", jcount(g->rss), "rss_peak", jcount(g->rss_peak),
+		"mem_limit", jcount(g->mem_limit),
+		"minflt", jcount(g->minflt), "majflt", jcount(g->majflt),
+		"minflt_rate", jreal(g->minflt_rate),
+		"majflt_rate", jreal(g->majflt_rate),
+		"cpu_user", jreal(g->cpu_user),
+		"cpu_system", jreal(g->cpu_system),
+		"cpu_user_pct", jreal(g->cpu_user_pct),
+		"cpu_system_pct", jreal(g->cpu_system_pct),
+		"threads", g->threads,
+		"mem_unattributed", jcount(g->mem_unattributed),
+		"verdict", snapshot_verdict_word(s->verdict),
+		"verdict_reason", jstr(s->verdict_reason));
+}
+
 static json_t *snapshot_object(const struct snapshot *s)
 {
 	json_t *o = json_pack(
@@ -184,7 +248,8 @@ static json_t *snapshot_object(const struct snapshot *s)
 	                        profile_rows(s, PROFILE_FUNCTIONS)) != 0 ||
 	    json_object_set_new(o, "lines",
 	                        profile_rows(s, PROFILE_LINES)) != 0 ||
-	    json_object_set_new(o, "threads", thread_rows(s)) != 0) {
+	    json_object_set_new(o, "threads", thread_rows(s)) != 0 ||
+	    json_object_set_new(o, "gauges", gauges_json(s)) != 0) {
 		json_decref(o);
 		return NULL;
 	}

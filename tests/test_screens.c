@@ -210,6 +210,14 @@ Test(table, sorts_by_each_column)
 	static const char *const want[PROFILE_NCOLS][3] = {
 		[PROFILE_COL_OWN] = { "hot", "warm", "Klass.cold" },
 		[PROFILE_COL_TOTAL] = { "Klass.cold", "hot", "warm" },
+		/* No split figures: ties fall back to %Own. */
+		[PROFILE_COL_PY] = { "hot", "warm", "Klass.cold" },
+		[PROFILE_COL_NAT] = { "hot", "warm", "Klass.cold" },
+		[PROFILE_COL_SYS] = { "hot", "warm", "Klass.cold" },
+		[PROFILE_COL_WAIT] = { "hot", "warm", "Klass.cold" },
+		[PROFILE_COL_MEM] = { "hot", "warm", "Klass.cold" },
+		[PROFILE_COL_FAULTS] = { "hot", "warm", "Klass.cold" },
+		[PROFILE_COL_MAJFLT] = { "hot", "warm", "Klass.cold" },
 		[PROFILE_COL_OWN_TIME] = { "hot", "warm", "Klass.cold" },
 		[PROFILE_COL_TOTAL_TIME] = { "Klass.cold", "hot", "warm" },
 		[PROFILE_COL_NAME] = { "Klass.cold", "hot", "warm" },
@@ -253,11 +261,11 @@ Test(table, rows_and_title_line_up)
 
 	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, 0, true);
 	table_format_title(&pt.table, 80, line, sizeof line, NULL);
-	cr_assert_str_eq(line, "%Own\u25bc  %Total  OwnTime  TotalTime "
-	                 "Function (file:line)");
+	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  Mem+  "
+	                 "Faults Function (file:line)");
 	table_format_row(&pt.table, profile_table_row(&pt, 0), 80, line,
 	                 sizeof line, NULL);
-	cr_assert_str_eq(line, " 60.0    61.0    0.60s      0.61s "
+	cr_assert_str_eq(line, " 60.0    61.0   0.0   0.0   0.0     0       0 "
 	                 "hot (/srv/app/pkg/viz.py:12)");
 	profile_table_free(&pt);
 	snapshot_free(&s);
@@ -275,15 +283,16 @@ Test(table, function_cell_shortens_the_path_first)
 	char line[512];
 
 	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, 0, true);
-	/* 60 columns leave 26 for the Function cell: the file keeps its
-	 * base name, the name gets the rest. */
-	table_format_row(&pt.table, profile_table_row(&pt, 0), 60, line,
+	/* 32 columns leave 26 for the Function cell (every figure but %Own
+	 * dropped): the file keeps its base name, the name gets the rest. */
+	table_format_row(&pt.table, profile_table_row(&pt, 0), 32, line,
 	                 sizeof line, spans);
 	cr_assert_str_eq(line + spans[PROFILE_COL_NAME].start,
 	                 "compute_\u2026 (\u2026module.py:120)");
-	cr_assert_eq(text_width(line, true), 60);
-	/* Wide enough for the name: only the path shrinks. */
-	table_format_row(&pt.table, profile_table_row(&pt, 0), 72, line,
+	cr_assert_eq(text_width(line, true), 32);
+	/* Wide enough for the name (every figure shown, 38 left): only the
+	 * path shrinks. */
+	table_format_row(&pt.table, profile_table_row(&pt, 0), 112, line,
 	                 sizeof line, spans);
 	cr_assert_str_eq(line + spans[PROFILE_COL_NAME].start,
 	                 "compute_everything (\u2026kg/module.py:120)");
@@ -295,15 +304,15 @@ Test(table, seconds)
 {
 	char buf[32];
 
-	profile_format_seconds(0, buf, sizeof buf);
+	count_format_seconds(0, buf, sizeof buf);
 	cr_assert_str_eq(buf, "0.00s");
-	profile_format_seconds(12.5, buf, sizeof buf);
+	count_format_seconds(12.5, buf, sizeof buf);
 	cr_assert_str_eq(buf, "12.50s");
-	profile_format_seconds(62.9, buf, sizeof buf);
+	count_format_seconds(62.9, buf, sizeof buf);
 	cr_assert_str_eq(buf, "1m02s");
-	profile_format_seconds(3725, buf, sizeof buf);
+	count_format_seconds(3725, buf, sizeof buf);
 	cr_assert_str_eq(buf, "1h02m");
-	profile_format_seconds(NAN, buf, sizeof buf);
+	count_format_seconds(NAN, buf, sizeof buf);
 	cr_assert_str_eq(buf, "0.00s");
 }
 
@@ -510,13 +519,14 @@ Test(batch, one_block_per_refresh)
 	         "threads 1/3  GIL 92%%  active 99%%  pytop 1.9%% CPU\n"
 	         "Functions since start, %% of 1,000 samples of running "
 	         "threads, by %%Own  [target exited, status 3]\n"
-	         " %%Own  %%Total  OwnTime  TotalTime Function (file:line)\n"
-	         " 60.0    61.0    0.60s      0.61s hot "
-	         "(/srv/app/pkg/viz.py:12)\n"
-	         " 20.0    25.0    0.20s      0.25s warm "
-	         "(/srv/app/pkg/io.py:5)\n"
-	         " 10.0    93.0    0.10s      0.93s Klass.cold "
-	         "(/srv/app/main.py:40)\n"
+	         " %%Own  %%Total   %%Py  %%Nat  %%Sys  Mem+  Faults  MajFlt  "
+	         "OwnTime  TotalTime Function (file:line)\n"
+	         " 60.0    61.0   0.0   0.0   0.0     0       0       0    "
+	         "0.60s      0.61s hot (/srv/app/pkg/viz.py:12)\n"
+	         " 20.0    25.0   0.0   0.0   0.0     0       0       0    "
+	         "0.20s      0.25s warm (/srv/app/pkg/io.py:5)\n"
+	         " 10.0    93.0   0.0   0.0   0.0     0       0       0    "
+	         "0.10s      0.93s Klass.cold (/srv/app/main.py:40)\n"
 	         "Threads: 1, CPU and GIL %% over the last 1.0 s, by CPU%%\n"
 	         "    TID Name            State     CPU%% usr/sys  GIL%%   "
 	         "Samples Top function\n"
@@ -760,12 +770,14 @@ static void start(struct tui_state *st, const struct fn *fns, size_t n)
 	memset(st, 0, sizeof *st);
 	fscreen_init(&st->fs, true);
 	tscreen_init(&st->ts, true);
+	lscreen_init(&st->ls, true);
 	fscreen_show(&st->fs, &s);
 	draw(st, "");
 }
 
 static void stop(struct tui_state *st)
 {
+	lscreen_free(&st->ls);
 	tscreen_free(&st->ts);
 	fscreen_free(&st->fs);
 }
@@ -779,10 +791,10 @@ Test(tui, draws_the_table_at_80x24)
 	start(&st, three, 3);
 	cr_assert_str_eq(row(0), "Functions since start, % of 1,000 samples "
 	                 "of running threads, by %Own");
-	cr_assert_str_eq(row(1), "%Own\u25bc  %Total  OwnTime  TotalTime "
-	                 "Function (file:line)");
-	cr_assert_str_eq(row(2), " 60.0    61.0    0.60s      0.61s hot "
-	                 "(/srv/app/pkg/viz.py:12)");
+	cr_assert_str_eq(row(1), "%Own\u25bc  %Total   %Py  %Nat  %Sys  Mem+  "
+	                 "Faults Function (file:line)");
+	cr_assert_str_eq(row(2), " 60.0    61.0   0.0   0.0   0.0     0       "
+	                 "0 hot (/srv/app/pkg/viz.py:12)");
 	cr_assert_str_eq(row(5), "");
 	stop(&st);
 }
@@ -794,8 +806,8 @@ Test(tui, keys_sort_switch_and_filter)
 	start(&st, three, 3);
 	cr_assert_eq(keys_handle(&st, '>'), REACT_REDRAW);
 	draw(&st, "");
-	cr_assert_str_eq(row(1), " %Own %Total\u25bc  OwnTime  TotalTime "
-	                 "Function (file:line)");
+	cr_assert_str_eq(row(1), " %Own %Total\u25bc   %Py  %Nat  %Sys  Mem+  "
+	                 "Faults Function (file:line)");
 	cr_assert_not_null(strstr(row(2), "Klass.cold"));
 	keys_handle(&st, '<');
 	keys_handle(&st, CRT_KEYCODE(KEY_F(6)));
@@ -892,8 +904,8 @@ Test(tui, legend_fits_80_columns)
 	struct tui_state st;
 
 	start(&st, three, 3);
-	cr_assert_str_eq(row(23), "F1Help  F4Filter F6Sort  l Lines t Threads "
-	                 "p Pause r Reset F10Quit");
+	cr_assert_str_eq(row(23), "F1Help  F4Filter F6Sort  Enter Source l Lines "
+	                 "t Threads p Pause F10Quit");
 	st.thread_filter = 4251;
 	st.view = VIEW_THREADS;
 	draw(&st, "");
@@ -954,8 +966,8 @@ Test(tui, threads_screen_enter_filters_and_a_returns)
 	draw(&st, "");
 	cr_assert_str_eq(row(0), "Functions since start, % of 700 running "
 	                 "samples of thread 4250 loader, by %Own");
-	cr_assert_str_eq(row(2), " 85.7   100.0    0.60s      0.70s load "
-	                 "(/srv/app/pkg/io.py:5)");
+	cr_assert_str_eq(row(2), " 85.7   100.0   0.0   0.0   0.0     0       "
+	                 "0 load (/srv/app/pkg/io.py:5)");
 	cr_assert_not_null(strstr(row(23), "a All"), "%s", row(23));
 
 	/* a: all threads again (and again: nothing to do). */
@@ -977,8 +989,12 @@ Test(tui, threads_screen_enter_filters_and_a_returns)
 	keys_handle(&st, 'l');
 	cr_assert_eq(st.view, VIEW_PROFILE);
 	cr_assert_eq(st.fs.mode, PROFILE_LINES);
-	/* Enter in the functions view does nothing yet. */
-	cr_assert_eq(keys_handle(&st, '\r'), REACT_NONE);
+	/* Enter on a line: its function's source (test_lines_view.c tests
+	 * that view). */
+	cr_assert_eq(keys_handle(&st, '\r'), REACT_REDRAW);
+	cr_assert_eq(st.view, VIEW_LINES);
+	cr_assert_eq(keys_handle(&st, 27), REACT_REDRAW);
+	cr_assert_eq(st.view, VIEW_PROFILE);
 	stop(&st);
 }
 

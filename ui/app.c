@@ -226,6 +226,9 @@ static void draw(struct tui_state *st, const struct crt *crt, bool repaint)
 	if (st->view == VIEW_THREADS) {
 		tscreen_sync(&st->ts, fscreen_snapshot(&st->fs), st->fs.shown);
 		tscreen_draw(&st->ts, crt, y, LINES - 1 - y, status);
+	} else if (st->view == VIEW_LINES) {
+		lscreen_sync(&st->ls, fscreen_snapshot(&st->fs), st->fs.shown);
+		lscreen_draw(&st->ls, crt, y, LINES - 1 - y, status);
 	} else {
 		fscreen_draw(&st->fs, crt, y, LINES - 1 - y, status);
 	}
@@ -308,6 +311,7 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 	memset(&st, 0, sizeof st);
 	fscreen_init(&st.fs, crt.utf8);
 	tscreen_init(&st.ts, crt.utf8);
+	lscreen_init(&st.ls, crt.utf8);
 	schedule_init(&sc, o);
 	/* Something to show at once: the header and an empty table. */
 	take_snapshot(&st, src, true);
@@ -324,6 +328,7 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 		key = crt_read_key(schedule_wait_ms(&sc, now_s()));
 		react = keys_handle(&st, key);
 	}
+	lscreen_free(&st.ls);
 	tscreen_free(&st.ts);
 	fscreen_free(&st.fs);
 	crt_done();

@@ -140,9 +140,8 @@ void fscreen_end(struct functions_screen *fs)
 
 void fscreen_cycle_sort(struct functions_screen *fs, int dir)
 {
-	int n = PROFILE_NCOLS;
-
-	fs->sort = (enum profile_col)(((int)fs->sort + dir % n + n) % n);
+	fs->sort = profile_col_step(fs->table.sort, dir,
+	                            fs->have_snap && fs->snap.idle_mode);
 	rebuild(fs);
 }
 

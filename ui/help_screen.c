@@ -16,10 +16,14 @@
 #define KEY_COLS 10 /* width of the key column */
 
 static const char *const function_help[] = {
-	"%Own       share of samples whose innermost frame is here",
-	"%Total     share of samples with this anywhere on the stack",
-	"OwnTime    sampled time spent here (samples x interval)",
-	"TotalTime  sampled time with this on the stack",
+	"%Own %Total  samples with the innermost frame here / anywhere on "
+	"the stack",
+	"%Py %Nat %Sys %Wait  %Own split: bytecode, native code, kernel, "
+	"off CPU",
+	"Mem+ Faults  RSS growth and page faults while here (! some were "
+	"major)",
+	"OwnTime TotalTime  sampled time (samples x interval); Heat: "
+	"%Total bar",
 	"Percentages are of the samples named on the line above the titles.",
 	NULL,
 };

@@ -1,6 +1,6 @@
 /* keys.c - the key table and its actions.  Table keys (moving, sorting,
- * filtering) act on the screen on display: the functions / lines table or
- * the threads table. */
+ * filtering) act on the screen on display: the functions / lines table,
+ * the threads table, or one function's source (the lines view). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -19,6 +19,18 @@ static bool on_threads(const struct tui_state *st)
 	return st->view == VIEW_THREADS;
 }
 
+static bool on_source(const struct tui_state *st)
+{
+	return st->view == VIEW_LINES;
+}
+
+/* Leave the lines view for view (its source is read again next time). */
+static void leave_source(struct tui_state *st, enum tui_view view)
+{
+	lscreen_close(&st->ls);
+	st->view = view;
+}
+
 static unsigned act_quit(struct tui_state *st)
 {
 	(void)st;
@@ -35,6 +47,8 @@ static unsigned move_by(struct tui_state *st, long delta)
 {
 	if (on_threads(st))
 		tscreen_move(&st->ts, delta);
+	else if (on_source(st))
+		lscreen_move(&st->ls, delta);
 	else
 		fscreen_move(&st->fs, delta);
 	return REACT_REDRAW;
@@ -54,6 +68,8 @@ static unsigned page(struct tui_state *st, int dir)
 {
 	if (on_threads(st))
 		tscreen_page(&st->ts, dir);
+	else if (on_source(st))
+		lscreen_page(&st->ls, dir);
 	else
 		fscreen_page(&st->fs, dir);
 	return REACT_REDRAW;
@@ -73,6 +89,8 @@ static unsigned act_home(struct tui_state *st)
 {
 	if (on_threads(st))
 		tscreen_home(&st->ts);
+	else if (on_source(st))
+		lscreen_home(&st->ls);
 	else
 		fscreen_home(&st->fs);
 	return REACT_REDRAW;
@@ -82,13 +100,18 @@ static unsigned act_end(struct tui_state *st)
 {
 	if (on_threads(st))
 		tscreen_end(&st->ts);
+	else if (on_source(st))
+		lscreen_end(&st->ls);
 	else
 		fscreen_end(&st->fs);
 	return REACT_REDRAW;
 }
 
+/* The lines view keeps the file's order: nothing to sort. */
 static unsigned sort(struct tui_state *st, int dir)
 {
+	if (on_source(st))
+		return REACT_NONE;
 	if (on_threads(st))
 		tscreen_cycle_sort(&st->ts, dir);
 	else
@@ -106,11 +129,12 @@ static unsigned act_sort_prev(struct tui_state *st)
 	return sort(st, -1);
 }
 
-/* From the threads screen: the line table at once. */
+/* From the threads screen or a function's source: the line table at
+ * once. */
 static unsigned act_lines(struct tui_state *st)
 {
-	if (on_threads(st)) {
-		st->view = VIEW_PROFILE;
+	if (on_threads(st) || on_source(st)) {
+		leave_source(st, VIEW_PROFILE);
 		if (st->fs.mode != PROFILE_LINES)
 			fscreen_toggle_mode(&st->fs);
 	} else {
@@ -121,7 +145,7 @@ static unsigned act_lines(struct tui_state *st)
 
 static unsigned act_threads(struct tui_state *st)
 {
-	st->view = on_threads(st) ? VIEW_PROFILE : VIEW_THREADS;
+	leave_source(st, on_threads(st) ? VIEW_PROFILE : VIEW_THREADS);
 	return REACT_REDRAW;
 }
 
@@ -132,11 +156,33 @@ static unsigned set_thread_filter(struct tui_state *st, pid_t tid)
 	return REACT_THREAD_FILTER | REACT_REDRAW;
 }
 
+/* Enter on a function: its source.  On a line of the line table: the
+ * source of its function, with that line selected. */
+static unsigned open_source(struct tui_state *st)
+{
+	const struct profile_row *r;
+
+	if (st->fs.table.n == 0)
+		return REACT_NONE;
+	r = profile_table_row(&st->fs.table, st->fs.pos.sel);
+	if (!lscreen_open(&st->ls, fscreen_snapshot(&st->fs), st->fs.shown,
+	                  r->name, r->file,
+	                  st->fs.mode == PROFILE_LINES ? r->line : 0))
+		return REACT_NONE;
+	st->view = VIEW_LINES;
+	return REACT_REDRAW;
+}
+
 /* Enter on a thread: its functions and lines only. */
 static unsigned act_enter(struct tui_state *st)
 {
-	pid_t tid = on_threads(st) ? tscreen_selected(&st->ts) : 0;
+	pid_t tid;
 
+	if (on_source(st))
+		return REACT_NONE;
+	if (!on_threads(st))
+		return open_source(st);
+	tid = tscreen_selected(&st->ts);
 	if (tid == 0)
 		return REACT_NONE;
 	st->view = VIEW_PROFILE;
@@ -148,15 +194,21 @@ static unsigned act_all_threads(struct tui_state *st)
 	return st->thread_filter != 0 ? set_thread_filter(st, 0) : REACT_NONE;
 }
 
-/* Esc backs out one step: threads screen -> functions, one thread -> all
- * threads. */
+/* Esc backs out one step: a function's source or the threads screen ->
+ * functions (their selection as it was), one thread -> all threads. */
 static unsigned act_escape(struct tui_state *st)
 {
-	if (on_threads(st)) {
-		st->view = VIEW_PROFILE;
+	if (on_threads(st) || on_source(st)) {
+		leave_source(st, VIEW_PROFILE);
 		return REACT_REDRAW;
 	}
 	return act_all_threads(st);
+}
+
+/* Left: out of a function's source, like Esc; nothing elsewhere. */
+static unsigned act_left(struct tui_state *st)
+{
+	return on_source(st) ? act_escape(st) : REACT_NONE;
 }
 
 static unsigned act_pause(struct tui_state *st)
@@ -179,6 +231,8 @@ static unsigned act_reset(struct tui_state *st)
 
 static unsigned act_filter(struct tui_state *st)
 {
+	if (on_source(st))
+		return REACT_NONE;
 	prompt_open(&st->prompt, "Filter",
 	            on_threads(st) ? st->ts.filter : st->fs.filter);
 	return REACT_REDRAW;
@@ -206,12 +260,14 @@ static const struct binding bindings[] = {
 	  "switch between the functions and the threads screen",
 	  act_threads },
 	{ { '\r', '\n', K(KEY_ENTER) }, "Enter",
-	  "on a thread: show only its functions and lines", act_enter },
+	  "on a function: its source lines; on a thread: its functions",
+	  act_enter },
 	{ { 'a' }, "a", "functions and lines of all threads again",
 	  act_all_threads },
 	{ { KEY_ESCAPE }, "Esc",
-	  "back: threads screen to functions, one thread to all",
+	  "back: source or threads to functions, one thread to all",
 	  act_escape },
+	{ { K(KEY_LEFT) }, "Left", NULL, act_left },
 	{ { '/', K(KEY_F(4)) }, "/ F4",
 	  "filter rows by a substring (Enter applies, empty clears)",
 	  act_filter },
@@ -265,9 +321,10 @@ unsigned keys_handle(struct tui_state *st, int key)
 		st->help = false;
 		return REACT_REDRAW;
 	}
-	/* The threads rows borrow the snapshot on display: rebuild them if
-	 * it changed since. */
+	/* The threads and source rows borrow the snapshot on display:
+	 * rebuild them if it changed since. */
 	tscreen_sync(&st->ts, fscreen_snapshot(&st->fs), st->fs.shown);
+	lscreen_sync(&st->ls, fscreen_snapshot(&st->fs), st->fs.shown);
 	if (st->prompt.active) {
 		if (prompt_key(&st->prompt, key) == PROMPT_ACCEPTED)
 			apply_filter(st, st->prompt.text);
@@ -284,12 +341,19 @@ size_t keys_legend(const struct tui_state *st, struct legend_item *out,
 	size_t n = 0;
 
 	items[n++] = (struct legend_item){ "F1", "Help" };
-	items[n++] = (struct legend_item){ "F4", "Filter" };
-	items[n++] = (struct legend_item){ "F6", "Sort" };
+	if (on_source(st)) {
+		items[n++] = (struct legend_item){ "Esc", "Back" };
+		items[n++] = (struct legend_item){ "l", "Lines" };
+		items[n++] = (struct legend_item){ "t", "Threads" };
+	} else {
+		items[n++] = (struct legend_item){ "F4", "Filter" };
+		items[n++] = (struct legend_item){ "F6", "Sort" };
+	}
 	if (on_threads(st)) {
 		items[n++] = (struct legend_item){ "Enter", "Funcs" };
 		items[n++] = (struct legend_item){ "t", "Back" };
-	} else {
+	} else if (!on_source(st)) {
+		items[n++] = (struct legend_item){ "Enter", "Source" };
 		items[n++] = (struct legend_item){ "l",
 			st->fs.mode == PROFILE_LINES ? "Funcs" : "Lines" };
 		items[n++] = (struct legend_item){ "t", "Threads" };
@@ -298,7 +362,9 @@ size_t keys_legend(const struct tui_state *st, struct legend_item *out,
 		items[n++] = (struct legend_item){ "a", "All" };
 	items[n++] = (struct legend_item){ "p",
 	                                   st->paused ? "Resume" : "Pause" };
-	items[n++] = (struct legend_item){ "r", "Reset" };
+	/* 80 columns leave no room for Reset beside Enter's Source. */
+	if (on_source(st) || on_threads(st))
+		items[n++] = (struct legend_item){ "r", "Reset" };
 	items[n++] = (struct legend_item){ "F10", "Quit" };
 	if (n > max)
 		n = max;

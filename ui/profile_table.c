@@ -5,7 +5,6 @@
 
 #include "profile_table.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,66 +23,7 @@ static const char *or_empty(const char *s)
 	return s != NULL ? s : "";
 }
 
-/* ---- formatting -------------------------------------------------------- */
-
-static void format_pct(uint64_t count, uint64_t samples, char *buf,
-                       size_t size)
-{
-	double pct = samples > 0 ? 100.0 * (double)count / (double)samples : 0;
-
-	snprintf(buf, size, "%.1f", pct);
-}
-
-void profile_format_seconds(double s, char *buf, size_t size)
-{
-	if (!(s > 0)) /* also NaN */
-		s = 0;
-	if (s < 59.995) {
-		snprintf(buf, size, "%.2fs", s);
-	} else if (s < 3600) {
-		long t = (long)s;
-		snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
-	} else {
-		long m = (long)(s / 60);
-		snprintf(buf, size, "%ldh%02ldm", m / 60, m % 60);
-	}
-}
-
-static void fmt_own(const void *row, const void *ctx, int width, bool utf8,
-                    char *buf, size_t size)
-{
-	const struct profile_table *pt = ctx;
-
-	(void)width, (void)utf8;
-	format_pct(((const struct profile_row *)row)->c->own, pt->samples,
-	           buf, size);
-}
-
-static void fmt_total(const void *row, const void *ctx, int width,
-                      bool utf8, char *buf, size_t size)
-{
-	const struct profile_table *pt = ctx;
-
-	(void)width, (void)utf8;
-	format_pct(((const struct profile_row *)row)->c->total, pt->samples,
-	           buf, size);
-}
-
-static void fmt_own_time(const void *row, const void *ctx, int width,
-                         bool utf8, char *buf, size_t size)
-{
-	(void)ctx, (void)width, (void)utf8;
-	profile_format_seconds(((const struct profile_row *)row)->c->own_s,
-	                       buf, size);
-}
-
-static void fmt_total_time(const void *row, const void *ctx, int width,
-                           bool utf8, char *buf, size_t size)
-{
-	(void)ctx, (void)width, (void)utf8;
-	profile_format_seconds(((const struct profile_row *)row)->c->total_s,
-	                       buf, size);
-}
+/* ---- the Function cell ------------------------------------------------ */
 
 /* Columns the file keeps before the name gets cut. */
 static int file_keep_cols(const char *file, int file_w, bool utf8)
@@ -199,42 +139,86 @@ static int cmp_total_time(const void *pa, const void *pb)
 	return c != 0 ? c : cmp_total(pa, pb);
 }
 
+/* The split columns: by the figure, then like %Own. */
+#define CMP_BY(fn, type, expr)                                             \
+	static int fn(const void *pa, const void *pb)                     \
+	{                                                                  \
+		const struct snap_split *a = &deref(pa)->c->split;         \
+		const struct snap_split *b = &deref(pb)->c->split;         \
+		int c = desc_##type(a->expr, b->expr);                     \
+		return c != 0 ? c : cmp_own(pa, pb);                       \
+	}
+
+CMP_BY(cmp_py, double, python)
+CMP_BY(cmp_nat, double, native)
+CMP_BY(cmp_sys, double, system)
+CMP_BY(cmp_wait, double, waiting)
+CMP_BY(cmp_mem, u64, mem_growth)
+CMP_BY(cmp_majflt, u64, majflt)
+
+static int cmp_faults(const void *pa, const void *pb)
+{
+	int c = desc_u64(count_faults(&deref(pa)->c->split),
+	                 count_faults(&deref(pb)->c->split));
+
+	return c != 0 ? c : cmp_majflt(pa, pb);
+}
+
 static int cmp_name(const void *pa, const void *pb)
 {
 	return cmp_identity(deref(pa), deref(pb));
 }
 
-static const struct table_column profile_columns[PROFILE_NCOLS] = {
-	[PROFILE_COL_OWN] = {
-		.title = "%Own", .width = 5, .gap = 0, .right_align = true,
-		.format = fmt_own, .compare = cmp_own,
-	},
-	[PROFILE_COL_TOTAL] = {
-		.title = "%Total", .width = 7, .gap = 1, .right_align = true,
-		.format = fmt_total, .compare = cmp_total,
-	},
-	[PROFILE_COL_OWN_TIME] = {
-		.title = "OwnTime", .width = 8, .gap = 1, .right_align = true,
-		.format = fmt_own_time, .compare = cmp_own_time,
-	},
-	[PROFILE_COL_TOTAL_TIME] = {
-		.title = "TotalTime", .width = 10, .gap = 1,
-		.right_align = true, .format = fmt_total_time,
-		.compare = cmp_total_time,
-	},
-	[PROFILE_COL_NAME] = {
-		.title = "Function (file:line)", .width = 0, .gap = 1,
-		.format = fmt_function, .compare = cmp_name, .ascending = true,
-	},
+static int (*const comparators[PROFILE_NCOLS])(const void *, const void *) = {
+	[PROFILE_COL_OWN] = cmp_own,
+	[PROFILE_COL_TOTAL] = cmp_total,
+	[PROFILE_COL_PY] = cmp_py,
+	[PROFILE_COL_NAT] = cmp_nat,
+	[PROFILE_COL_SYS] = cmp_sys,
+	[PROFILE_COL_WAIT] = cmp_wait,
+	[PROFILE_COL_MEM] = cmp_mem,
+	[PROFILE_COL_FAULTS] = cmp_faults,
+	[PROFILE_COL_MAJFLT] = cmp_majflt,
+	[PROFILE_COL_OWN_TIME] = cmp_own_time,
+	[PROFILE_COL_TOTAL_TIME] = cmp_total_time,
+	[PROFILE_COL_NAME] = cmp_name,
 };
 
-static const char *const col_names[PROFILE_NCOLS] = {
-	"%Own", "%Total", "OwnTime", "TotalTime", "Function",
+static const struct table_column name_column = {
+	.title = "Function (file:line)", .width = 0, .gap = 1,
+	.format = fmt_function, .ascending = true,
 };
+
+static void init_columns(struct profile_table *pt)
+{
+	for (int i = 0; i < PROFILE_NCOLS; i++) {
+		pt->cols[i] = i == PROFILE_COL_NAME
+		              ? name_column : count_column((enum count_col)i);
+		pt->cols[i].compare = comparators[i];
+	}
+}
 
 const char *profile_col_name(enum profile_col col)
 {
-	return col < PROFILE_NCOLS ? col_names[col] : "?";
+	if (col == PROFILE_COL_NAME)
+		return "Function";
+	return col < PROFILE_NCOLS ? count_col_name((enum count_col)col)
+	                           : "?";
+}
+
+enum profile_col profile_col_step(enum profile_col col, int dir, bool idle)
+{
+	int n = PROFILE_NCOLS, c = (int)col;
+
+	do
+		c = ((c + dir) % n + n) % n;
+	while (c == PROFILE_COL_WAIT && !idle);
+	return (enum profile_col)c;
+}
+
+static const struct snap_counts *row_counts(const void *row)
+{
+	return ((const struct profile_row *)row)->c;
 }
 
 /* ---- building ---------------------------------------------------------- */
@@ -271,8 +255,7 @@ static void collect(struct profile_table *pt, const struct snapshot *s,
 	}
 }
 
-/* The OS name of thread tid in s, "" if it is not listed. */
-static const char *thread_name(const struct snapshot *s, pid_t tid)
+const char *profile_thread_name(const struct snapshot *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->nthreads; i++)
 		if (s->threads[i].tid == tid)
@@ -286,16 +269,24 @@ int profile_table_build(struct profile_table *pt, const struct snapshot *s,
 {
 	size_t count = mode == PROFILE_LINES ? s->nlines : s->nfuncs;
 
+	if (sort >= PROFILE_NCOLS ||
+	    (sort == PROFILE_COL_WAIT && !s->idle_mode))
+		sort = PROFILE_COL_OWN;
 	*pt = (struct profile_table){
-		.samples = s->samples,
+		.cc = { s->samples, row_counts },
 		.idle_mode = s->idle_mode,
 		.thread = s->thread_filter,
-		.thread_name = thread_name(s, s->thread_filter),
+		.thread_name = profile_thread_name(s, s->thread_filter),
 		.mode = mode,
-		.sort = sort < PROFILE_NCOLS ? sort : PROFILE_COL_OWN,
+		.sort = sort,
 	};
-	pt->table = (struct table){ profile_columns, PROFILE_NCOLS, pt, utf8,
-	                            (int)pt->sort };
+	init_columns(pt);
+	pt->table = (struct table){
+		.cols = pt->cols, .ncols = PROFILE_NCOLS, .ctx = pt,
+		.utf8 = utf8, .sort_col = (int)pt->sort,
+		.hidden = s->idle_mode ? 0 : 1UL << PROFILE_COL_WAIT,
+		.stretch_min = PROFILE_NAME_MIN_COLS,
+	};
 	if (count == 0)
 		return 0;
 	pt->rows = calloc(count, sizeof pt->rows[0]);
@@ -318,24 +309,30 @@ void profile_table_free(struct profile_table *pt)
 	pt->n = 0;
 }
 
-void profile_table_describe(const struct profile_table *pt, bool since_reset,
-                            char *buf, size_t size)
+void profile_percent_of(uint64_t samples, bool idle, pid_t thread,
+                        const char *thread_name, char *buf, size_t size)
 {
 	char n[32];
 
-	const char *what = pt->mode == PROFILE_LINES ? "Lines" : "Functions";
-	const char *since = since_reset ? "reset" : "start";
-
-	text_thousands(n, sizeof n, pt->samples);
-	if (pt->thread != 0)
-		snprintf(buf, size, "%s since %s, %% of %s %ssamples of thread "
-		         "%d%s%s, by %s", what, since, n,
-		         pt->idle_mode ? "" : "running ", (int)pt->thread,
-		         pt->thread_name[0] != '\0' ? " " : "",
-		         pt->thread_name, profile_col_name(pt->sort));
+	text_thousands(n, sizeof n, samples);
+	if (thread != 0)
+		snprintf(buf, size, "%% of %s %ssamples of thread %d%s%s", n,
+		         idle ? "" : "running ", (int)thread,
+		         thread_name[0] != '\0' ? " " : "", thread_name);
 	else
-		snprintf(buf, size, "%s since %s, %% of %s samples of %s, by %s",
-		         what, since, n,
-		         pt->idle_mode ? "all threads" : "running threads",
-		         profile_col_name(pt->sort));
+		snprintf(buf, size, "%% of %s samples of %s", n,
+		         idle ? "all threads" : "running threads");
+}
+
+void profile_table_describe(const struct profile_table *pt, bool since_reset,
+                            char *buf, size_t size)
+{
+	char of[256];
+
+	profile_percent_of(pt->cc.samples, pt->idle_mode, pt->thread,
+	                   pt->thread_name, of, sizeof of);
+	snprintf(buf, size, "%s since %s, %s, by %s",
+	         pt->mode == PROFILE_LINES ? "Lines" : "Functions",
+	         since_reset ? "reset" : "start", of,
+	         profile_col_name(pt->sort));
 }

@@ -1,7 +1,8 @@
 /* profile_table.h - the function / line table of one snapshot: its rows,
- * its columns (%Own %Total OwnTime TotalTime Function), filtering and
- * sorting.  Shared by the TUI and the batch text output so both show the
- * same numbers formatted the same way. */
+ * its columns (%Own %Total %Py %Nat %Sys [%Wait] Mem+ Faults MajFlt
+ * OwnTime TotalTime Function, the least important dropped first on a
+ * narrow line), filtering and sorting.  Shared by the TUI and the batch
+ * text output so both show the same numbers formatted the same way. */
 #ifndef PYTOP_UI_PROFILE_TABLE_H
 #define PYTOP_UI_PROFILE_TABLE_H
 
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "count_columns.h"
 #include "snapshot.h"
 #include "table.h"
 
@@ -18,14 +20,26 @@ enum profile_mode {
 	PROFILE_LINES,     /* one row per source line */
 };
 
+/* The figure columns (count_columns.h), then the function. */
 enum profile_col {
-	PROFILE_COL_OWN,
-	PROFILE_COL_TOTAL,
-	PROFILE_COL_OWN_TIME,
-	PROFILE_COL_TOTAL_TIME,
-	PROFILE_COL_NAME,
+	PROFILE_COL_OWN = COUNT_OWN,
+	PROFILE_COL_TOTAL = COUNT_TOTAL,
+	PROFILE_COL_PY = COUNT_PY,
+	PROFILE_COL_NAT = COUNT_NAT,
+	PROFILE_COL_SYS = COUNT_SYS,
+	PROFILE_COL_WAIT = COUNT_WAIT,     /* shown with --idle only */
+	PROFILE_COL_MEM = COUNT_MEM,
+	PROFILE_COL_FAULTS = COUNT_FAULTS,
+	PROFILE_COL_MAJFLT = COUNT_MAJFLT,
+	PROFILE_COL_OWN_TIME = COUNT_OWN_TIME,
+	PROFILE_COL_TOTAL_TIME = COUNT_TOTAL_TIME,
+	PROFILE_COL_NAME = COUNT_NCOLS,
 	PROFILE_NCOLS,
 };
+
+/* The Function column keeps this much room before figure columns are
+ * dropped (count_column() says in which order). */
+#define PROFILE_NAME_MIN_COLS 30
 
 /* One row, borrowing everything from the snapshot it was built from. */
 struct profile_row {
@@ -38,21 +52,24 @@ struct profile_row {
 /* Build with profile_table_build; do not copy the struct (table.ctx
  * points back at it). */
 struct profile_table {
+	struct count_ctx cc;      /* first: the figure columns' ctx;
+	                             cc.samples is what 100 % means */
 	struct profile_row *rows; /* owns the array; rows borrow the snapshot */
 	const void **order;       /* owns: pointers into rows, filtered,
 	                             sorted */
 	size_t n;                 /* rows in order */
-	uint64_t samples;         /* what 100 % means */
 	bool idle_mode;
 	pid_t thread;             /* the snapshot's thread filter, 0 = all */
 	const char *thread_name;  /* its OS name, borrowed; "" if unknown */
 	enum profile_mode mode;
 	enum profile_col sort;
+	struct table_column cols[PROFILE_NCOLS];
 	struct table table;       /* the columns, ready for table_format_* */
 };
 
 /* Fill pt from s (which must outlive pt): rows whose name or file
- * contains filter (case-insensitive; NULL or "" = all), sorted by sort.
+ * contains filter (case-insensitive; NULL or "" = all), sorted by sort
+ * (%Wait without --idle: by %Own).
  * Returns 0, or -1 when out of memory (pt is then empty but valid). */
 int profile_table_build(struct profile_table *pt, const struct snapshot *s,
                         enum profile_mode mode, const char *filter,
@@ -68,14 +85,23 @@ profile_table_row(const struct profile_table *pt, size_t i)
 /* Short name of a sort column, as in the title row ("%Own"). */
 const char *profile_col_name(enum profile_col col);
 
+/* The sort column dir (+1 / -1) steps from col, wrapping, skipping
+ * %Wait unless idle (it is not shown then). */
+enum profile_col profile_col_step(enum profile_col col, int dir, bool idle);
+
+/* "% of 97,004 samples of running threads", "% of 1,200 running
+ * samples of thread 4250 worker": what 100 % means. */
+void profile_percent_of(uint64_t samples, bool idle, pid_t thread,
+                        const char *thread_name, char *buf, size_t size);
+
+/* The OS name of thread tid in s, "" if it is not listed. */
+const char *profile_thread_name(const struct snapshot *s, pid_t tid);
+
 /* "Functions since start, % of 97,004 samples of running threads, by
  * %Own" - the line that names what the percentages are of.  since_reset
  * says "since reset" instead; under a thread filter, "of 1,200 running
  * samples of thread 4250 worker". */
 void profile_table_describe(const struct profile_table *pt, bool since_reset,
                             char *buf, size_t size);
-
-/* Seconds as "12.34s", "1m02s" or "3h05m". */
-void profile_format_seconds(double s, char *buf, size_t size);
 
 #endif

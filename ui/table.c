@@ -106,11 +106,71 @@ static void marked_title(const struct table_column *c, bool utf8, char *buf,
 	         sort_mark(c->ascending, utf8), c->title + word);
 }
 
+static bool has(unsigned long set, size_t i)
+{
+	return (set >> i & 1UL) != 0;
+}
+
+/* Columns the shown set needs: the fixed widths, the gaps, and
+ * stretch_min for a stretching column. */
+static int needed(const struct table *t, unsigned long shown)
+{
+	int need = 0;
+
+	for (size_t i = 0; i < t->ncols; i++)
+		if (has(shown, i))
+			need += t->cols[i].gap + (t->cols[i].width > 0
+			        ? t->cols[i].width : t->stretch_min);
+	return need;
+}
+
+/* The shown column with the highest drop rank, or -1. */
+static int next_to_drop(const struct table *t, unsigned long shown)
+{
+	int victim = -1;
+
+	for (size_t i = 0; i < t->ncols; i++)
+		if (has(shown, i) && t->cols[i].drop > 0 &&
+		    (int)i != t->sort_col &&
+		    (victim < 0 || t->cols[i].drop > t->cols[victim].drop))
+			victim = (int)i;
+	return victim;
+}
+
+unsigned long table_layout(const struct table *t, int width)
+{
+	size_t n = t->ncols < TABLE_MAX_COLS ? t->ncols : TABLE_MAX_COLS;
+	unsigned long shown = (n == TABLE_MAX_COLS ? ~0UL : (1UL << n) - 1) &
+	                      ~t->hidden;
+
+	while (width >= 0 && needed(t, shown) > width) {
+		int victim = next_to_drop(t, shown);
+
+		if (victim < 0)
+			break;
+		shown &= ~(1UL << victim);
+	}
+	return shown;
+}
+
+/* The index of the last shown column (it gets no trailing padding). */
+static size_t last_shown(const struct table *t, unsigned long shown)
+{
+	size_t last = 0;
+
+	for (size_t i = 0; i < t->ncols; i++)
+		if (has(shown, i))
+			last = i;
+	return last;
+}
+
 static int format_line(const struct table *t, const void *row, int width,
                        char *buf, size_t size, struct table_span *spans)
 {
 	struct line l = { buf, size, 0, width, 0 };
 	char text[CELL_MAX];
+	unsigned long shown = table_layout(t, width);
+	size_t last = last_shown(t, shown);
 
 	if (size > 0)
 		buf[0] = '\0';
@@ -118,6 +178,11 @@ static int format_line(const struct table *t, const void *row, int width,
 		const struct table_column *c = &t->cols[i];
 		struct table_span dummy, *span = spans ? &spans[i] : &dummy;
 		const char *cell = c->title;
+
+		if (!has(shown, i)) {
+			span->start = span->end = l.pos;
+			continue;
+		}
 
 		if (row == NULL && (int)i == t->sort_col) {
 			marked_title(c, t->utf8, text, sizeof text);
@@ -129,7 +194,7 @@ static int format_line(const struct table *t, const void *row, int width,
 			          sizeof text);
 			cell = text;
 		}
-		place_cell(&l, c, cell, t->utf8, i + 1 == t->ncols, span);
+		place_cell(&l, c, cell, t->utf8, i == last, span);
 	}
 	return l.used;
 }

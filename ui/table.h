@@ -25,6 +25,9 @@ struct table_column {
 	 * the order total.  NULL: the column cannot be sorted on. */
 	int (*compare)(const void *a, const void *b);
 	bool ascending;   /* compare puts the smallest first (names) */
+	/* When a line is too narrow for every column, the column with the
+	 * highest drop rank goes first, then the next.  0: never dropped. */
+	int drop;
 };
 
 struct table {
@@ -33,7 +36,14 @@ struct table {
 	const void *ctx;                 /* borrowed, passed to format */
 	bool utf8;                       /* the output can show UTF-8 */
 	int sort_col;                    /* gets the sort mark; -1: none */
+	unsigned long hidden;            /* bit i: column i is left out at
+	                                    any width */
+	int stretch_min;                 /* columns the stretching last
+	                                    column keeps before others drop */
 };
+
+/* At most this many columns (bits of table.hidden). */
+#define TABLE_MAX_COLS 32
 
 /* Where a cell landed in a formatted line: byte offsets [start, end). */
 struct table_span {
@@ -47,12 +57,19 @@ struct table_span {
 /* Format the title row / one row into buf for a line of width columns
  * (width < 0: unlimited, nothing is cut).  No trailing padding is added.
  * spans, when not NULL, has t->ncols entries and receives each cell's
- * byte range (empty for cells that fell off the line).  Returns the
+ * byte range (empty for cells that fell off the line or were dropped,
+ * see table_layout).  Returns the
  * columns used. */
 int table_format_title(const struct table *t, int width, char *buf,
                        size_t size, struct table_span *spans);
 int table_format_row(const struct table *t, const void *row, int width,
                      char *buf, size_t size, struct table_span *spans);
+
+/* The columns a line of width columns shows (bit i: column i): all but
+ * the hidden ones, less those dropped by rank until the fixed columns
+ * leave stretch_min to the last one.  The sort column is never dropped.
+ * width < 0: unlimited. */
+unsigned long table_layout(const struct table *t, int width);
 
 /* Sort rows by column col (which must have a compare). */
 void table_sort(const struct table *t, size_t col, const void **rows,

@@ -274,8 +274,9 @@ int thread_table_build(struct thread_table *tt, const struct snapshot *s,
 	if (sort >= THREAD_NCOLS || thread_columns[sort].compare == NULL)
 		sort = THREAD_COL_CPU;
 	*tt = (struct thread_table){ .sort = sort };
-	tt->table = (struct table){ thread_columns, THREAD_NCOLS, tt, utf8,
-	                            (int)sort };
+	tt->table = (struct table){ .cols = thread_columns,
+	                            .ncols = THREAD_NCOLS, .ctx = tt,
+	                            .utf8 = utf8, .sort_col = (int)sort };
 	if (s->nthreads == 0)
 		return 0;
 	tt->order = calloc(s->nthreads, sizeof tt->order[0]);

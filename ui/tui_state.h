@@ -9,12 +9,14 @@
 
 #include "functions_screen.h"
 #include "header.h"
+#include "lines_screen.h"
 #include "prompt.h"
 #include "threads_screen.h"
 
 enum tui_view {
 	VIEW_PROFILE, /* the function or line table */
 	VIEW_THREADS, /* the threads table */
+	VIEW_LINES,   /* one function's source with its lines' figures */
 };
 
 struct tui_state {
@@ -22,6 +24,7 @@ struct tui_state {
 	struct threads_screen ts;   /* borrows fs's snapshot (tscreen_sync) */
 	struct gauge_history gauges; /* the header's sparklines: one value per
 	                                snapshot shown */
+	struct lines_screen ls;     /* borrows fs's snapshot (lscreen_sync) */
 	enum tui_view view;
 	pid_t thread_filter;        /* the functions and lines of this thread
 	                               only; 0 = all (what the source was last

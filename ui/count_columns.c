@@ -1,0 +1,148 @@
+/* count_columns.c - descriptors and formatting of the figure columns. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "count_columns.h"
+
+#include <stdio.h>
+
+/* ---- formatting -------------------------------------------------------- */
+
+/* n / base^k with one decimal below 100 ("12.3M") and none above
+ * ("123M"); a value that would round to 1000 moves up a unit. */
+static void format_scaled(uint64_t n, double base, const char *units,
+                          const char *plain_suffix, char *buf, size_t size)
+{
+	double v = (double)n;
+	size_t u = 0;
+
+	if (n < (uint64_t)base) {
+		snprintf(buf, size, "%llu%s", (unsigned long long)n,
+		         n > 0 ? plain_suffix : "");
+		return;
+	}
+	while (units[u] != '\0' && (v /= base, v >= 999.5) &&
+	       units[u + 1] != '\0')
+		u++;
+	if (v < 99.95)
+		snprintf(buf, size, "%.1f%c", v, units[u]);
+	else
+		snprintf(buf, size, "%.0f%c", v, units[u]);
+}
+
+void count_format_bytes(uint64_t bytes, char *buf, size_t size)
+{
+	format_scaled(bytes, 1024.0, "KMGTPE", "B", buf, size);
+}
+
+void count_format_number(uint64_t n, char *buf, size_t size)
+{
+	format_scaled(n, 1000.0, "kMGTPE", "", buf, size);
+}
+
+void count_format_seconds(double s, char *buf, size_t size)
+{
+	if (!(s > 0)) /* also NaN */
+		s = 0;
+	if (s < 59.995) {
+		snprintf(buf, size, "%.2fs", s);
+	} else if (s < 3600) {
+		long t = (long)s;
+		snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
+	} else {
+		long m = (long)(s / 60);
+		snprintf(buf, size, "%ldh%02ldm", m / 60, m % 60);
+	}
+}
+
+uint64_t count_faults(const struct snap_split *s)
+{
+	return s->minflt + s->majflt;
+}
+
+/* ---- cells ------------------------------------------------------------- */
+
+static const struct snap_counts *counts_of(const void *row, const void *ctx)
+{
+	return ((const struct count_ctx *)ctx)->counts(row);
+}
+
+static void format_pct(double count, const void *ctx, char *buf,
+                       size_t size)
+{
+	uint64_t samples = ((const struct count_ctx *)ctx)->samples;
+	double pct = samples > 0 ? 100.0 * count / (double)samples : 0;
+
+	if (!(pct > 0)) /* also NaN from a broken split */
+		pct = 0;
+	snprintf(buf, size, "%.1f", pct);
+}
+
+/* The cell functions below share one shape: find the row's counts (none:
+ * leave the cell blank), then format one figure of them. */
+#define COUNT_CELL(fn, decl, body)                                         \
+	static void fn(const void *row, const void *ctx, int width,       \
+	               bool utf8, char *buf, size_t size)                  \
+	{                                                                  \
+		const struct snap_counts *decl = counts_of(row, ctx);      \
+		(void)width, (void)utf8;                                   \
+		if (decl == NULL) {                                        \
+			buf[0] = '\0';                                     \
+			return;                                            \
+		}                                                          \
+		body;                                                      \
+	}
+
+COUNT_CELL(fmt_own, c, format_pct((double)c->own, ctx, buf, size))
+COUNT_CELL(fmt_total, c, format_pct((double)c->total, ctx, buf, size))
+COUNT_CELL(fmt_py, c, format_pct(c->split.python, ctx, buf, size))
+COUNT_CELL(fmt_nat, c, format_pct(c->split.native, ctx, buf, size))
+COUNT_CELL(fmt_sys, c, format_pct(c->split.system, ctx, buf, size))
+COUNT_CELL(fmt_wait, c, format_pct(c->split.waiting, ctx, buf, size))
+COUNT_CELL(fmt_mem, c, count_format_bytes(c->split.mem_growth, buf, size))
+COUNT_CELL(fmt_majflt, c, count_format_number(c->split.majflt, buf, size))
+COUNT_CELL(fmt_own_time, c, count_format_seconds(c->own_s, buf, size))
+COUNT_CELL(fmt_total_time, c, count_format_seconds(c->total_s, buf, size))
+
+/* Major faults are rare and each one is a disk read, minor ones are
+ * common and cheap: summed, the few that matter would vanish, and a
+ * column of zeros costs too much room at 80 columns.  So Faults marks
+ * rows that had any with "!", and MajFlt counts them where there is
+ * room. */
+COUNT_CELL(fmt_faults, c, {
+	char n[16];
+	count_format_number(count_faults(&c->split), n, sizeof n);
+	snprintf(buf, size, "%s%s", n, c->split.majflt > 0 ? "!" : "");
+})
+
+/* ---- descriptors ------------------------------------------------------- */
+
+#define NUM(title_, width_, gap_, drop_, fmt_)                             \
+	{ .title = (title_), .width = (width_), .gap = (gap_),            \
+	  .right_align = true, .format = (fmt_), .drop = (drop_) }
+
+/* Widths leave room for the sort mark after the title. */
+static const struct table_column columns[COUNT_NCOLS] = {
+	[COUNT_OWN] = NUM("%Own", 5, 0, 0, fmt_own),
+	[COUNT_TOTAL] = NUM("%Total", 7, 1, 5, fmt_total),
+	[COUNT_PY] = NUM("%Py", 5, 1, 1, fmt_py),
+	[COUNT_NAT] = NUM("%Nat", 5, 1, 2, fmt_nat),
+	[COUNT_SYS] = NUM("%Sys", 5, 1, 3, fmt_sys),
+	[COUNT_WAIT] = NUM("%Wait", 6, 1, 4, fmt_wait),
+	[COUNT_MEM] = NUM("Mem+", 5, 1, 6, fmt_mem),
+	[COUNT_FAULTS] = NUM("Faults", 7, 1, 7, fmt_faults),
+	[COUNT_MAJFLT] = NUM("MajFlt", 7, 1, 8, fmt_majflt),
+	[COUNT_OWN_TIME] = NUM("OwnTime", 8, 1, 9, fmt_own_time),
+	[COUNT_TOTAL_TIME] = NUM("TotalTime", 10, 1, 10, fmt_total_time),
+};
+
+struct table_column count_column(enum count_col col)
+{
+	return col < COUNT_NCOLS ? columns[col] : columns[COUNT_OWN];
+}
+
+const char *count_col_name(enum count_col col)
+{
+	return col < COUNT_NCOLS ? columns[col].title : "?";
+}

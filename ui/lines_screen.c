@@ -1,0 +1,512 @@
+/* lines_screen.c - state and drawing of the lines view. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "lines_screen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_table.h"
+#include "text.h"
+
+/* ---- cells ------------------------------------------------------------- */
+
+static const struct lines_row *row_of(const void *row)
+{
+	return row;
+}
+
+static const struct snap_counts *row_counts(const void *row)
+{
+	return row_of(row)->c;
+}
+
+static void fmt_line(const void *row, const void *ctx, int width, bool utf8,
+                     char *buf, size_t size)
+{
+	(void)ctx, (void)width, (void)utf8;
+	snprintf(buf, size, "%d", row_of(row)->line);
+}
+
+/* Eighth blocks from one eighth (U+258F) to seven (U+2589). */
+static const char *const eighths[8] = {
+	"", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b", "\u258a",
+	"\u2589",
+};
+
+/* A bar of LINES_HEAT_COLS columns: eighth blocks with UTF-8, else '#'
+ * per column and '+' for a half.  Any heat shows at least a sliver. */
+static void heat_bar(double heat, bool utf8, char *buf, size_t size)
+{
+	int steps = utf8 ? 8 : 2, n;
+	size_t pos = 0;
+
+	if (!(heat > 0)) {
+		buf[0] = '\0';
+		return;
+	}
+	n = (int)(heat * LINES_HEAT_COLS * steps + 0.5);
+	if (n < 1)
+		n = 1;
+	if (n > LINES_HEAT_COLS * steps)
+		n = LINES_HEAT_COLS * steps;
+	buf[0] = '\0';
+	for (int full = n / steps; full > 0 && pos + 4 < size; full--)
+		pos += (size_t)snprintf(buf + pos, size - pos, "%s",
+		                        utf8 ? "\u2588" : "#");
+	if (n % steps != 0 && pos + 4 < size)
+		snprintf(buf + pos, size - pos, "%s",
+		         utf8 ? eighths[n % steps] : "+");
+}
+
+static void fmt_heat(const void *row, const void *ctx, int width, bool utf8,
+                     char *buf, size_t size)
+{
+	(void)ctx, (void)width;
+	heat_bar(row_of(row)->heat, utf8, buf, size);
+}
+
+static void fmt_source(const void *row, const void *ctx, int width,
+                       bool utf8, char *buf, size_t size)
+{
+	(void)ctx, (void)width, (void)utf8;
+	snprintf(buf, size, "%s", row_of(row)->text);
+}
+
+/* The figure columns the view shows, in order after Line. */
+static const enum count_col figures[] = {
+	COUNT_OWN, COUNT_TOTAL, COUNT_PY, COUNT_NAT, COUNT_SYS, COUNT_WAIT,
+	COUNT_MEM, COUNT_FAULTS, COUNT_MAJFLT,
+};
+
+/* Here the source needs the room: MajFlt, Faults and %Total (the heat bar
+ * shows it) go first; then as in the function table. */
+static int drop_rank(enum count_col c)
+{
+	switch (c) {
+	case COUNT_MAJFLT:
+		return 12;
+	case COUNT_FAULTS:
+		return 11;
+	case COUNT_TOTAL:
+		return 10;
+	default:
+		return count_column(c).drop;
+	}
+}
+
+static void init_columns(struct lines_screen *ls)
+{
+	ls->cols[LINES_COL_LINE] = (struct table_column){
+		.title = "Line", .width = 5, .right_align = true,
+		.format = fmt_line,
+	};
+	for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+		struct table_column *c = &ls->cols[LINES_COL_OWN + i];
+
+		*c = count_column(figures[i]);
+		c->drop = drop_rank(figures[i]);
+	}
+	ls->cols[LINES_COL_OWN].gap = 1;
+	ls->cols[LINES_COL_HEAT] = (struct table_column){
+		.title = "Heat", .width = LINES_HEAT_COLS, .gap = 1,
+		.format = fmt_heat, .drop = 5,
+	};
+	ls->cols[LINES_COL_SOURCE] = (struct table_column){
+		.title = "Source", .gap = 1, .format = fmt_source,
+	};
+	ls->table = (struct table){
+		.cols = ls->cols, .ncols = LINES_NCOLS, .ctx = ls,
+		.utf8 = ls->utf8, .sort_col = -1,
+		.stretch_min = LINES_SOURCE_MIN_COLS,
+	};
+}
+
+/* ---- state ------------------------------------------------------------- */
+
+void lscreen_init(struct lines_screen *ls, bool utf8)
+{
+	memset(ls, 0, sizeof *ls);
+	ls->utf8 = utf8;
+	ls->cc.counts = row_counts;
+	ls->pos.page = 1;
+	init_columns(ls);
+}
+
+static void free_rows(struct lines_screen *ls)
+{
+	free(ls->rows);
+	free(ls->order);
+	ls->rows = NULL;
+	ls->order = NULL;
+	ls->nrows = 0;
+}
+
+void lscreen_close(struct lines_screen *ls)
+{
+	free_rows(ls);
+	source_file_free(&ls->src);
+	free(ls->name);
+	free(ls->file);
+	ls->name = ls->file = NULL;
+	ls->open = false;
+	ls->snap = NULL;
+	ls->note[0] = '\0';
+}
+
+void lscreen_free(struct lines_screen *ls)
+{
+	lscreen_close(ls);
+}
+
+static bool same(const char *a, const char *b)
+{
+	return strcmp(a != NULL ? a : "", b != NULL ? b : "") == 0;
+}
+
+static const struct snap_func *find_func(const struct snapshot *s,
+                                         const char *name, const char *file)
+{
+	for (size_t i = 0; i < s->nfuncs; i++)
+		if (same(s->funcs[i].name, name) &&
+		    same(s->funcs[i].file, file))
+			return &s->funcs[i];
+	return NULL;
+}
+
+static bool is_module(const char *name)
+{
+	return same(name, "<module>");
+}
+
+/* The function's lines from its source: the whole file for module code,
+ * else the indented block from its first line. */
+static void find_extent(struct lines_screen *ls)
+{
+	if (!ls->src.loaded || ls->src.nlines == 0) {
+		ls->last = ls->first;
+		return;
+	}
+	if (is_module(ls->name)) {
+		ls->first = 1;
+		ls->last = (int)ls->src.nlines;
+		return;
+	}
+	ls->last = source_file_block_end(&ls->src, ls->first);
+}
+
+bool lscreen_open(struct lines_screen *ls, const struct snapshot *s,
+                  unsigned long shown, const char *name, const char *file,
+                  int line)
+{
+	const struct snap_func *f = s != NULL ? find_func(s, name, file) : NULL;
+
+	if (f == NULL)
+		return false;
+	lscreen_close(ls);
+	ls->name = strdup(name != NULL ? name : "");
+	ls->file = strdup(file != NULL ? file : "");
+	if (ls->name == NULL || ls->file == NULL) {
+		lscreen_close(ls);
+		return false;
+	}
+	ls->open = true;
+	ls->first = f->line;
+	source_file_load_pid(&ls->src, s->pid, ls->file);
+	find_extent(ls);
+	ls->sel_line = line;
+	ls->follow_hottest = line <= 0;
+	ls->center = true;
+	ls->pos = (struct list_pos){ 0, 0, ls->pos.page };
+	ls->synced = shown - 1; /* anything but shown */
+	lscreen_sync(ls, s, shown);
+	return true;
+}
+
+/* ---- rows -------------------------------------------------------------- */
+
+static int by_line(const void *a, const void *b)
+{
+	const struct lines_row *x = a, *y = b;
+
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/* Lines in the function's extent (0 when its first line is unknown). */
+static size_t extent_len(const struct lines_screen *ls)
+{
+	return ls->first > 0 && ls->last >= ls->first
+	       ? (size_t)(ls->last - ls->first + 1) : 0;
+}
+
+static const char *text_at(const struct lines_screen *ls, int line)
+{
+	const char *t = source_file_line(&ls->src, line);
+
+	return t != NULL ? t : "";
+}
+
+/* The row of line among the n filled so far (the first span of them are
+ * the extent, by line), or NULL. */
+static struct lines_row *row_at(struct lines_screen *ls, size_t span,
+                                size_t n, int line)
+{
+	if (span > 0 && line >= ls->first && line <= ls->last)
+		return &ls->rows[line - ls->first];
+	for (size_t i = span; i < n; i++)
+		if (ls->rows[i].line == line)
+			return &ls->rows[i];
+	return NULL;
+}
+
+/* Every line of the extent, then every sampled line of the function
+ * (also those outside it: the file may have changed). */
+static size_t fill_rows(struct lines_screen *ls, const struct snapshot *s)
+{
+	size_t n = 0, span = extent_len(ls);
+
+	for (size_t i = 0; i < span; i++)
+		ls->rows[n++] = (struct lines_row){ ls->first + (int)i,
+			text_at(ls, ls->first + (int)i), NULL, 0 };
+	for (size_t i = 0; i < s->nlines; i++) {
+		const struct snap_line *l = &s->lines[i];
+		struct lines_row *r;
+
+		if (!same(l->name, ls->name) || !same(l->file, ls->file))
+			continue;
+		r = row_at(ls, span, n, l->line);
+		if (r == NULL) {
+			r = &ls->rows[n++];
+			*r = (struct lines_row){ l->line, text_at(ls, l->line),
+			                         NULL, 0 };
+		}
+		r->c = &l->c;
+	}
+	return n;
+}
+
+/* The hottest row: most %Total, then most %Own, then the first. */
+static size_t hottest(const struct lines_screen *ls)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < ls->nrows; i++) {
+		const struct snap_counts *a = ls->rows[i].c,
+		                         *b = ls->rows[best].c;
+		if (a == NULL)
+			continue;
+		if (b == NULL || a->total > b->total ||
+		    (a->total == b->total && a->own > b->own))
+			best = i;
+	}
+	return best;
+}
+
+static void set_heat(struct lines_screen *ls)
+{
+	uint64_t max = 0;
+
+	for (size_t i = 0; i < ls->nrows; i++)
+		if (ls->rows[i].c != NULL && ls->rows[i].c->total > max)
+			max = ls->rows[i].c->total;
+	for (size_t i = 0; i < ls->nrows; i++)
+		ls->rows[i].heat = ls->rows[i].c != NULL && max > 0
+		        ? (double)ls->rows[i].c->total / (double)max : 0;
+}
+
+/* Say when the source cannot be shown, or does not match the samples. */
+static void set_note(struct lines_screen *ls)
+{
+	int past = 0;
+
+	ls->note[0] = '\0';
+	if (!ls->src.loaded) {
+		snprintf(ls->note, sizeof ls->note, "source not available: %s",
+		         ls->src.reason);
+		return;
+	}
+	for (size_t i = 0; i < ls->nrows; i++)
+		if (ls->rows[i].c != NULL &&
+		    (size_t)ls->rows[i].line > ls->src.nlines)
+			past = ls->rows[i].line;
+	if (past > 0)
+		snprintf(ls->note, sizeof ls->note, "source changed? line %d "
+		         "is past the end of the file (%zu lines)", past,
+		         ls->src.nlines);
+}
+
+/* Put the bar on the hottest line (until the user moves), else back on
+ * the line it was on. */
+static void place_selection(struct lines_screen *ls)
+{
+	size_t sel = ls->pos.sel;
+
+	if (ls->follow_hottest && ls->nrows > 0) {
+		sel = hottest(ls);
+	} else {
+		for (size_t i = 0; i < ls->nrows; i++)
+			if (ls->rows[i].line == ls->sel_line)
+				sel = i;
+	}
+	ls->pos.sel = sel;
+	list_pos_clamp(&ls->pos, ls->nrows);
+	if (ls->nrows > 0)
+		ls->sel_line = ls->rows[ls->pos.sel].line;
+}
+
+static void rebuild(struct lines_screen *ls, const struct snapshot *s)
+{
+	size_t cap = extent_len(ls) + s->nlines;
+
+	free_rows(ls);
+	ls->cc.samples = s->samples;
+	ls->idle_mode = s->idle_mode;
+	ls->thread = s->thread_filter;
+	ls->table.hidden = s->idle_mode ? 0 : 1UL << LINES_COL_WAIT;
+	if (cap > 0) {
+		ls->rows = calloc(cap, sizeof ls->rows[0]);
+		ls->order = calloc(cap, sizeof ls->order[0]);
+	}
+	if (cap > 0 && (ls->rows == NULL || ls->order == NULL)) {
+		free_rows(ls);
+		return;
+	}
+	ls->nrows = cap > 0 ? fill_rows(ls, s) : 0;
+	qsort(ls->rows, ls->nrows, sizeof ls->rows[0], by_line);
+	for (size_t i = 0; i < ls->nrows; i++)
+		ls->order[i] = &ls->rows[i];
+	set_heat(ls);
+	set_note(ls);
+	place_selection(ls);
+}
+
+void lscreen_sync(struct lines_screen *ls, const struct snapshot *s,
+                  unsigned long shown)
+{
+	if (!ls->open || (s == ls->snap && shown == ls->synced))
+		return;
+	ls->snap = s;
+	ls->synced = shown;
+	if (s == NULL) {
+		free_rows(ls);
+		return;
+	}
+	rebuild(ls, s);
+}
+
+/* ---- moving ------------------------------------------------------------ */
+
+void lscreen_move(struct lines_screen *ls, long delta)
+{
+	if (!list_pos_move(&ls->pos, ls->nrows, delta))
+		return;
+	ls->follow_hottest = false;
+	ls->sel_line = ls->rows[ls->pos.sel].line;
+}
+
+void lscreen_page(struct lines_screen *ls, int dir)
+{
+	lscreen_move(ls, dir * list_pos_page_rows(&ls->pos));
+}
+
+void lscreen_home(struct lines_screen *ls)
+{
+	lscreen_move(ls, -(long)ls->nrows);
+}
+
+void lscreen_end(struct lines_screen *ls)
+{
+	lscreen_move(ls, (long)ls->nrows);
+}
+
+const struct lines_row *lscreen_selected(const struct lines_screen *ls)
+{
+	return ls->nrows > 0 ? &ls->rows[ls->pos.sel] : NULL;
+}
+
+/* ---- drawing ----------------------------------------------------------- */
+
+void lscreen_describe(const struct lines_screen *ls, int width, char *buf,
+                      size_t size)
+{
+	char of[256], where[64], file[TABLE_VIEW_LINE];
+	const char *tname = ls->snap != NULL
+	                    ? profile_thread_name(ls->snap, ls->thread) : "";
+	int room;
+
+	profile_percent_of(ls->cc.samples, ls->idle_mode, ls->thread, tname,
+	                   of, sizeof of);
+	if (ls->last > ls->first)
+		snprintf(where, sizeof where, ":%d-%d), ", ls->first, ls->last);
+	else
+		snprintf(where, sizeof where, ":%d), ", ls->first);
+	/* The path gives way first, from the left: its end says most. */
+	room = width - text_width(ls->name, ls->utf8) - (int)strlen(where) -
+	       (int)strlen(of) - (int)strlen("Source of  (");
+	text_fit(file, sizeof file, ls->file, width < 0 ? -1 : room < 12 ? 12
+	         : room, TEXT_CUT_LEFT, ls->utf8);
+	snprintf(buf, size, "Source of %s (%s%s%s", ls->name, file, where, of);
+}
+
+/* Put the selected line mid-screen (on opening). */
+static void center_selection(struct lines_screen *ls)
+{
+	size_t half = (size_t)(ls->pos.page / 2);
+
+	ls->pos.top = ls->pos.sel > half ? ls->pos.sel - half : 0;
+	list_pos_clamp(&ls->pos, ls->nrows);
+	ls->center = false;
+}
+
+static void draw_row(const struct lines_screen *ls, const struct crt *crt,
+                     int y, size_t i)
+{
+	char line[TABLE_VIEW_LINE];
+
+	table_format_row(&ls->table, ls->order[i], COLS, line, sizeof line,
+	                 NULL);
+	if (i == ls->pos.sel)
+		table_view_selected(crt, y, line);
+	else
+		crt_put(crt, y, 0, CRT_NORMAL, line);
+}
+
+/* The note, fitted to the screen, on row y. */
+static void draw_note(const struct lines_screen *ls, const struct crt *crt,
+                      int y)
+{
+	char fitted[TABLE_VIEW_LINE];
+
+	text_fit(fitted, sizeof fitted, ls->note, COLS, TEXT_CUT_RIGHT,
+	         crt->utf8);
+	crt_put(crt, y, 0, CRT_STATUS, fitted);
+}
+
+void lscreen_draw(struct lines_screen *ls, const struct crt *crt, int y,
+                  int h, const char *status)
+{
+	char what[1024];
+	int top = y;
+
+	if (h <= 0 || !ls->open)
+		return;
+	ls->table.utf8 = crt->utf8;
+	lscreen_describe(ls, COLS - text_width(status, crt->utf8) -
+	                 (status[0] != '\0' ? 2 : 0), what, sizeof what);
+	table_view_description(crt, y++, what, status);
+	if (ls->note[0] != '\0' && y < top + h)
+		draw_note(ls, crt, y++);
+	if (y >= top + h)
+		return;
+	table_view_titles(crt, y++, &ls->table, -1);
+	ls->pos.page = top + h - y > 0 ? top + h - y : 1;
+	if (ls->center)
+		center_selection(ls);
+	list_pos_clamp(&ls->pos, ls->nrows);
+	for (int r = 0; y + r < top + h && ls->pos.top + (size_t)r < ls->nrows;
+	     r++)
+		draw_row(ls, crt, y + r, ls->pos.top + (size_t)r);
+}

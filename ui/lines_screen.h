@@ -1,0 +1,113 @@
+/* lines_screen.h - the lines view: one function's source, line by line,
+ * with each line's figures (%Own %Total, the split %Py %Nat %Sys [%Wait],
+ * Mem+, Faults, MajFlt) and a heat bar of its %Total.  Enter on a function
+ * opens it; the figures follow each new snapshot, the source is read once
+ * per opening.
+ *
+ * Like the threads screen it borrows the snapshot the functions screen
+ * owns: call lscreen_sync with that snapshot and its `shown` count before
+ * using the screen. */
+#ifndef PYTOP_UI_LINES_SCREEN_H
+#define PYTOP_UI_LINES_SCREEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "count_columns.h"
+#include "crt.h"
+#include "snapshot.h"
+#include "source_file.h"
+#include "table.h"
+#include "table_view.h"
+
+enum lines_col {
+	LINES_COL_LINE,
+	LINES_COL_OWN,
+	LINES_COL_TOTAL,
+	LINES_COL_PY,
+	LINES_COL_NAT,
+	LINES_COL_SYS,
+	LINES_COL_WAIT,   /* with --idle only */
+	LINES_COL_MEM,
+	LINES_COL_FAULTS,
+	LINES_COL_MAJFLT,
+	LINES_COL_HEAT,
+	LINES_COL_SOURCE,
+	LINES_NCOLS,
+};
+
+/* The source text keeps this much room before figures are dropped. */
+#define LINES_SOURCE_MIN_COLS 30
+/* Columns of the heat bar. */
+#define LINES_HEAT_COLS 5
+
+struct lines_row {
+	int line;
+	const char *text;             /* borrowed from the source; "" if none */
+	const struct snap_counts *c;  /* borrowed from the snapshot; NULL: the
+	                                 line has no samples */
+	double heat;                  /* %Total / the hottest line's, 0..1 */
+};
+
+struct lines_screen {
+	struct count_ctx cc;          /* first: ctx of the figure columns */
+	bool open;
+	char *name, *file;            /* owned: the function shown */
+	int first, last;              /* its lines in the file; 0 = unknown */
+	struct source_file src;       /* owned */
+	const struct snapshot *snap;  /* borrowed; NULL before the first */
+	unsigned long synced;         /* the `shown` count of the rows */
+	struct lines_row *rows;       /* owned, by line number */
+	const void **order;           /* owned: pointers to rows, in order */
+	size_t nrows;
+	char note[4480];              /* what is wrong with the source, or "" */
+	bool idle_mode;
+	pid_t thread;                 /* the snapshot's thread filter */
+	struct table_column cols[LINES_NCOLS];
+	struct table table;
+	struct list_pos pos;
+	int sel_line;                 /* the selected line number */
+	bool follow_hottest;          /* until the user moves */
+	bool center;                  /* bring the selection mid-screen at the
+	                                 next draw */
+	bool utf8;
+};
+
+void lscreen_init(struct lines_screen *ls, bool utf8);
+void lscreen_free(struct lines_screen *ls); /* closes; init again to reuse */
+
+/* Open the function name in file (as the snapshot names them) of s,
+ * shown for the `shown` count: read its source through the target's
+ * /proc/PID/root, then directly.  line > 0 selects that line, else the
+ * hottest.  Returns false (nothing opened) when s has no such function. */
+bool lscreen_open(struct lines_screen *ls, const struct snapshot *s,
+                  unsigned long shown, const char *name, const char *file,
+                  int line);
+
+/* Forget the function (Esc, Left). */
+void lscreen_close(struct lines_screen *ls);
+
+/* Rebuild the rows when shown differs from the last call. */
+void lscreen_sync(struct lines_screen *ls, const struct snapshot *s,
+                  unsigned long shown);
+
+void lscreen_move(struct lines_screen *ls, long delta);
+void lscreen_page(struct lines_screen *ls, int dir);
+void lscreen_home(struct lines_screen *ls);
+void lscreen_end(struct lines_screen *ls);
+
+/* The row under the selection bar, NULL when there is none. */
+const struct lines_row *lscreen_selected(const struct lines_screen *ls);
+
+/* "Source of hot_a (/srv/app.py:12-30), % of 1,000 samples of running
+ * threads": what the view shows and what its percentages are of, the
+ * path shortened from the left to fit width columns (< 0: no limit). */
+void lscreen_describe(const struct lines_screen *ls, int width, char *buf,
+                      size_t size);
+
+/* Draw into rows [y, y + h): the description (status at its right), the
+ * note about the source when there is one, the titles, the rows. */
+void lscreen_draw(struct lines_screen *ls, const struct crt *crt, int y,
+                  int h, const char *status);
+
+#endif

@@ -187,7 +187,7 @@ static bool is_module(const char *name)
 static void find_extent(struct lines_screen *ls)
 {
 	if (!ls->src.loaded || ls->src.nlines == 0) {
-		ls->last = ls->first;
+		ls->last = 0; /* no extent: the sampled lines only */
 		return;
 	}
 	if (is_module(ls->name)) {

@@ -317,6 +317,34 @@ Test(tui, line_view_shows_file_and_line)
 	quit();
 }
 
+Test(tui, enter_on_a_function_shows_its_source)
+{
+	tui_start(NULL);
+	see_live_view();
+	/* Only hot_a left, so Enter opens it whatever the order. */
+	key("/");
+	cr_assert(h_tmux_literal(&g_tui.tmux, "hot_a"));
+	key("Enter");
+	wait_without("hot_b", "filter hot_a");
+	key("Enter");
+	see("Source of hot_a", "the lines view's title");
+	see("def hot_a(budget):", "the function's first line from the file");
+	see("x = (x * 1.000001", "the hot loop's source text");
+	/* The loop line carries figures: its number, then %Own. */
+	char where[16];
+	snprintf(where, sizeof where, "%5d  ", loop_line("hot_a"));
+	char *loop = line_with(screen_now(), "x = (x * 1.000001");
+	cr_assert(loop && strncmp(loop, where, strlen(where)) == 0 &&
+	          strchr(loop, '.'), "no figures on the loop line: %s", loop);
+	free(loop);
+	cr_assert_null(strstr(g_tui.screen, "def hot_b"), "hot_b's source "
+	               "shown too:\n%s", g_tui.screen);
+	key("Left");
+	see("Function (file:line)", "Left goes back to the functions");
+	wait_without("Source of", "the lines view is gone");
+	quit();
+}
+
 Test(tui, pause_and_help)
 {
 	tui_start(NULL);

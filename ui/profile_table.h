@@ -38,8 +38,10 @@ enum profile_col {
 };
 
 /* The Function column keeps this much room before figure columns are
- * dropped (count_column() says in which order). */
-#define PROFILE_NAME_MIN_COLS 30
+ * dropped (count_column() says in which order): at 80 columns that keeps
+ * %Own to Faults, and a name beside a base name like "thread_states.py"
+ * is still readable. */
+#define PROFILE_NAME_MIN_COLS 33
 
 /* One row, borrowing everything from the snapshot it was built from. */
 struct profile_row {

@@ -15,6 +15,23 @@
 
 /* ---- reading ----------------------------------------------------------- */
 
+/* Double *buf; on failure free it and set errno to EFBIG. */
+static int grow(char **buf, size_t *cap)
+{
+	char *more = *cap > SOURCE_FILE_MAX_BYTES ? NULL
+	             : realloc(*buf, *cap * 2);
+
+	if (more == NULL) {
+		free(*buf);
+		*buf = NULL;
+		errno = EFBIG;
+		return -1;
+	}
+	*buf = more;
+	*cap *= 2;
+	return 0;
+}
+
 /* The bytes of an open regular file (malloc'd, *len set), or NULL with
  * errno set (EFBIG: too large; EISDIR / EINVAL: not a regular file). */
 static char *read_all(int fd, size_t *len)
@@ -33,11 +50,16 @@ static char *read_all(int fd, size_t *len)
 		errno = EFBIG;
 		return NULL;
 	}
-	cap = (size_t)st.st_size + 1;
+	/* Room to see the end of file without growing, unless the file
+	 * grows while we read (or its size is not known). */
+	cap = (size_t)st.st_size + 4097;
 	buf = malloc(cap);
 	while (buf != NULL) {
-		ssize_t got = read(fd, buf + n, cap - n - 1);
+		ssize_t got;
 
+		if (n + 1 == cap && grow(&buf, &cap) != 0)
+			return NULL; /* it grew past the limit while we read */
+		got = read(fd, buf + n, cap - n - 1);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
@@ -47,17 +69,6 @@ static char *read_all(int fd, size_t *len)
 		if (got == 0)
 			break;
 		n += (size_t)got;
-		if (n + 1 == cap) { /* it grew while we read */
-			char *more = cap > SOURCE_FILE_MAX_BYTES ? NULL
-			             : realloc(buf, cap * 2);
-			if (more == NULL) {
-				free(buf);
-				errno = EFBIG;
-				return NULL;
-			}
-			buf = more;
-			cap *= 2;
-		}
 	}
 	if (buf != NULL) {
 		buf[n] = '\0';

@@ -223,13 +223,14 @@ Test(columns, sort_by_each_new_column)
 	cr_assert_str_eq(name_at(&pt, 0), "stat_all");
 	profile_table_free(&pt);
 	/* The < > keys step over %Wait unless it is shown. */
-	cr_assert_eq(profile_col_step(PROFILE_COL_SYS, 1, false),
+	unsigned long no_wait = 1UL << PROFILE_COL_WAIT;
+	cr_assert_eq(profile_col_step(PROFILE_COL_SYS, 1, no_wait),
 	             PROFILE_COL_MEM);
-	cr_assert_eq(profile_col_step(PROFILE_COL_MEM, -1, false),
+	cr_assert_eq(profile_col_step(PROFILE_COL_MEM, -1, no_wait),
 	             PROFILE_COL_SYS);
-	cr_assert_eq(profile_col_step(PROFILE_COL_SYS, 1, true),
+	cr_assert_eq(profile_col_step(PROFILE_COL_SYS, 1, 0),
 	             PROFILE_COL_WAIT);
-	cr_assert_eq(profile_col_step(PROFILE_COL_NAME, 1, false),
+	cr_assert_eq(profile_col_step(PROFILE_COL_NAME, 1, no_wait),
 	             PROFILE_COL_OWN);
 	snapshot_free(&s);
 }

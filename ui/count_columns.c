@@ -56,6 +56,16 @@ void count_format_seconds(double s, char *buf, size_t size)
 	}
 }
 
+unsigned long count_hidden(const struct snapshot *s)
+{
+	unsigned long hidden = s->idle_mode ? 0 : 1UL << COUNT_WAIT;
+
+	if (s->split_off)
+		for (int c = COUNT_PY; c <= COUNT_MAJFLT; c++)
+			hidden |= 1UL << c;
+	return hidden;
+}
+
 uint64_t count_faults(const struct snap_split *s)
 {
 	return s->minflt + s->majflt;

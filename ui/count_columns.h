@@ -60,6 +60,11 @@ void count_format_number(uint64_t n, char *buf, size_t size);
 /* Seconds as "12.34s", "1m02s" or "3h05m". */
 void count_format_seconds(double s, char *buf, size_t size);
 
+/* The columns a snapshot has no figures for, as a table's hidden mask
+ * (bit i = enum count_col i): %Wait without --idle; the split and memory
+ * columns with --no-split. */
+unsigned long count_hidden(const struct snapshot *s);
+
 /* All faults of a split (minor + major). */
 uint64_t count_faults(const struct snap_split *s);
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "count_columns.h"
+
 void fscreen_init(struct functions_screen *fs, bool utf8)
 {
 	memset(fs, 0, sizeof *fs);
@@ -141,7 +143,8 @@ void fscreen_end(struct functions_screen *fs)
 void fscreen_cycle_sort(struct functions_screen *fs, int dir)
 {
 	fs->sort = profile_col_step(fs->table.sort, dir,
-	                            fs->have_snap && fs->snap.idle_mode);
+	                            fs->have_snap ? count_hidden(&fs->snap)
+	                                          : 1UL << PROFILE_COL_WAIT);
 	rebuild(fs);
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "count_columns.h"
 #include "profile_table.h"
 #include "text.h"
 
@@ -365,7 +366,10 @@ static void rebuild(struct lines_screen *ls, const struct snapshot *s)
 	ls->cc.samples = s->samples;
 	ls->idle_mode = s->idle_mode;
 	ls->thread = s->thread_filter;
-	ls->table.hidden = s->idle_mode ? 0 : 1UL << LINES_COL_WAIT;
+	/* The figure columns follow the Line column in count_col order. */
+	_Static_assert(LINES_COL_MAJFLT - LINES_COL_OWN == COUNT_MAJFLT - COUNT_OWN,
+	               "lines columns mirror count columns");
+	ls->table.hidden = count_hidden(s) << LINES_COL_OWN;
 	if (cap > 0) {
 		ls->rows = calloc(cap, sizeof ls->rows[0]);
 		ls->order = calloc(cap, sizeof ls->order[0]);

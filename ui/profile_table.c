@@ -206,13 +206,14 @@ const char *profile_col_name(enum profile_col col)
 	                           : "?";
 }
 
-enum profile_col profile_col_step(enum profile_col col, int dir, bool idle)
+enum profile_col profile_col_step(enum profile_col col, int dir,
+                                  unsigned long hidden)
 {
 	int n = PROFILE_NCOLS, c = (int)col;
 
 	do
 		c = ((c + dir) % n + n) % n;
-	while (c == PROFILE_COL_WAIT && !idle);
+	while ((hidden >> c) & 1 && c != (int)col);
 	return (enum profile_col)c;
 }
 
@@ -269,8 +270,7 @@ int profile_table_build(struct profile_table *pt, const struct snapshot *s,
 {
 	size_t count = mode == PROFILE_LINES ? s->nlines : s->nfuncs;
 
-	if (sort >= PROFILE_NCOLS ||
-	    (sort == PROFILE_COL_WAIT && !s->idle_mode))
+	if (sort >= PROFILE_NCOLS || (count_hidden(s) >> sort) & 1)
 		sort = PROFILE_COL_OWN;
 	*pt = (struct profile_table){
 		.cc = { s->samples, row_counts },
@@ -284,7 +284,7 @@ int profile_table_build(struct profile_table *pt, const struct snapshot *s,
 	pt->table = (struct table){
 		.cols = pt->cols, .ncols = PROFILE_NCOLS, .ctx = pt,
 		.utf8 = utf8, .sort_col = (int)pt->sort,
-		.hidden = s->idle_mode ? 0 : 1UL << PROFILE_COL_WAIT,
+		.hidden = count_hidden(s),
 		.stretch_min = PROFILE_NAME_MIN_COLS,
 	};
 	if (count == 0)

@@ -89,7 +89,8 @@ const char *profile_col_name(enum profile_col col);
 
 /* The sort column dir (+1 / -1) steps from col, wrapping, skipping
  * %Wait unless idle (it is not shown then). */
-enum profile_col profile_col_step(enum profile_col col, int dir, bool idle);
+enum profile_col profile_col_step(enum profile_col col, int dir,
+                                  unsigned long hidden);
 
 /* "% of 97,004 samples of running threads", "% of 1,200 running
  * samples of thread 4250 worker": what 100 % means. */

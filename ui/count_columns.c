@@ -7,38 +7,28 @@
 
 #include <stdio.h>
 
+#include "text.h"
+
 /* ---- formatting -------------------------------------------------------- */
 
-/* n / base^k with one decimal below 100 ("12.3M") and none above
- * ("123M"); a value that would round to 1000 moves up a unit. */
-static void format_scaled(uint64_t n, double base, const char *units,
-                          const char *plain_suffix, char *buf, size_t size)
-{
-	double v = (double)n;
-	size_t u = 0;
-
-	if (n < (uint64_t)base) {
-		snprintf(buf, size, "%llu%s", (unsigned long long)n,
-		         n > 0 ? plain_suffix : "");
-		return;
-	}
-	while (units[u] != '\0' && (v /= base, v >= 999.5) &&
-	       units[u + 1] != '\0')
-		u++;
-	if (v < 99.95)
-		snprintf(buf, size, "%.1f%c", v, units[u]);
-	else
-		snprintf(buf, size, "%.0f%c", v, units[u]);
-}
-
+/* One decimal below 100 units ("12.3M"), none above ("123M"); 0 bare. */
 void count_format_bytes(uint64_t bytes, char *buf, size_t size)
 {
-	format_scaled(bytes, 1024.0, "KMGTPE", "B", buf, size);
+	static const char *const units[] = { "B", "K", "M", "G", "T", "P", "E" };
+
+	if (bytes == 0)
+		snprintf(buf, size, "0");
+	else
+		text_scaled(buf, size, (double)bytes, 1024.0, units,
+		            sizeof units / sizeof units[0], 100);
 }
 
 void count_format_number(uint64_t n, char *buf, size_t size)
 {
-	format_scaled(n, 1000.0, "kMGTPE", "", buf, size);
+	static const char *const units[] = { "", "k", "M", "G", "T", "P", "E" };
+
+	text_scaled(buf, size, (double)n, 1000.0, units,
+	            sizeof units / sizeof units[0], 100);
 }
 
 void count_format_seconds(double s, char *buf, size_t size)

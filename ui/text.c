@@ -194,17 +194,18 @@ void text_thousands(char *buf, size_t size, unsigned long long n)
 
 /* v scaled down by step until below step (at most to the last unit),
  * then printed with one decimal below 10, none above. */
-static void scaled(char *buf, size_t size, double v, double step,
-                   const char *const *units, size_t nunits)
+void text_scaled(char *buf, size_t size, double v, double step,
+                 const char *const *units, size_t nunits, double decimals_below)
 {
 	size_t u = 0;
 
-	while (v >= step && u + 1 < nunits) {
+	/* A value that would print as `step` (999.5 -> "1000") moves up. */
+	while (u + 1 < nunits && v >= step - 0.5) {
 		v /= step;
 		u++;
 	}
 	/* 9.96 would print as "10.0": a decimal only where it stays short. */
-	if (u > 0 && v < 9.95)
+	if (u > 0 && v < decimals_below - 0.05)
 		snprintf(buf, size, "%.1f%s", v, units[u]);
 	else
 		snprintf(buf, size, "%.0f%s", v, units[u]);
@@ -214,8 +215,8 @@ void text_bytes(char *buf, size_t size, unsigned long long n)
 {
 	static const char *const units[] = { "B", "K", "M", "G", "T", "P" };
 
-	scaled(buf, size, (double)n, 1024.0, units,
-	       sizeof units / sizeof units[0]);
+	text_scaled(buf, size, (double)n, 1024.0, units,
+	            sizeof units / sizeof units[0], 10);
 }
 
 void text_compact(char *buf, size_t size, double v)
@@ -230,7 +231,7 @@ void text_compact(char *buf, size_t size, double v)
 		snprintf(buf, size, "%.1f", v);
 		return;
 	}
-	scaled(buf, size, v, 1000.0, units, sizeof units / sizeof units[0]);
+	text_scaled(buf, size, v, 1000.0, units, sizeof units / sizeof units[0], 10);
 }
 
 char *text_sanitized_copy(const char *s)

@@ -33,6 +33,12 @@ const char *text_ellipsis(bool utf8);
 /* Format n with thousands separators ("97,004"). */
 void text_thousands(char *buf, size_t size, unsigned long long n);
 
+/* v in units[0], or divided by step into the first unit that keeps it
+ * below step ("1.5K" for 1536 with step 1024); one decimal when the scaled
+ * value is below decimals_below, none above. */
+void text_scaled(char *buf, size_t size, double v, double step,
+                 const char *const *units, size_t nunits, double decimals_below);
+
 /* A byte count in binary units, at most 5 columns: "830B", "4.0K",
  * "512M", "1.2G" (one decimal below 10 units). */
 void text_bytes(char *buf, size_t size, unsigned long long n);

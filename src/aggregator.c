@@ -58,6 +58,8 @@ struct agg_tcache {
 
 struct agg_func {
 	const char *name, *file; /* interned */
+	const char *module;      /* interned; "" for Python */
+	bool native;
 	int line;                /* smallest first line of its codes */
 	struct agg_counts c;
 	struct agg_tcache tc;    /* into tfuncs */
@@ -65,6 +67,8 @@ struct agg_func {
 
 struct agg_line {
 	const char *name, *file; /* name: first function seen on this line */
+	const char *module;      /* interned; "" for Python */
+	bool native;
 	int line;
 	struct agg_counts c;
 	struct agg_tcache tc;    /* into tlines */
@@ -104,6 +108,9 @@ struct agg_trow {
 	pid_t tid;
 	struct agg_counts c;  /* c.stamp unused: the global row's decides */
 };
+
+/* A native frame without a known source line feeds no line row. */
+#define AGG_NO_LINE UINT32_MAX
 
 /* A resolved frame: the rows it feeds. */
 struct agg_frame {
@@ -247,6 +254,16 @@ void aggregator_free(struct aggregator *a)
 	free(a);
 }
 
+bool aggregator_define_native(struct aggregator *a, uint32_t code_id, const char *name,
+                              const char *file, int line, const char *module)
+{
+	enum code_table_add r = code_table_add_native(a->codes, code_id, name, file, line, module);
+	if (r == CODE_ADDED || r == CODE_DUPLICATE)
+		return true;
+	a->bad++;
+	return false;
+}
+
 uint64_t aggregator_bad(const struct aggregator *a)
 {
 	return a->bad;
@@ -277,6 +294,8 @@ static bool agg_func_row(struct aggregator *a, const struct code_info *ci,
 		.name = ci->qualname,
 		.file = ci->filename,
 		.line = ci->firstlineno,
+		.module = ci->module,
+		.native = ci->native,
 	};
 	*out = (uint32_t)a->funcs.n++;
 	return true;
@@ -298,6 +317,8 @@ static bool agg_line_row(struct aggregator *a, const struct code_info *ci,
 		.name = ci->qualname,
 		.file = ci->filename,
 		.line = line,
+		.module = ci->module,
+		.native = ci->native,
 	};
 	*out = (uint32_t)a->lines.n++;
 	return true;
@@ -377,7 +398,8 @@ static void agg_split_apply(struct aggregator *a, struct agg_thread *t,
                             const struct snap_split *d)
 {
 	agg_counts_split(&agg_funcs(a)[it->func].c, d);
-	agg_counts_split(&agg_lines(a)[it->line].c, d);
+	if (it->line != AGG_NO_LINE)
+		agg_counts_split(&agg_lines(a)[it->line].c, d);
 	if (it->tfunc < a->tfuncs.n)
 		agg_counts_split(&agg_trows(&a->tfuncs)[it->tfunc].c, d);
 	if (it->tline < a->tlines.n)
@@ -419,7 +441,8 @@ static void agg_split_sample(struct aggregator *a, struct agg_thread *t,
 	struct split_item it = {
 		.func = leaf->func, .line = leaf->line,
 		.tfunc = agg_tindex(&agg_funcs(a)[leaf->func].tc, s->tid),
-		.tline = agg_tindex(&agg_lines(a)[leaf->line].tc, s->tid),
+		.tline = leaf->line == AGG_NO_LINE ? UINT32_MAX
+		         : agg_tindex(&agg_lines(a)[leaf->line].tc, s->tid),
 		.native = (s->flags & SAMPLE_IN_CALL) ||
 		          ((s->flags & SAMPLE_GIL_KNOWN) &&
 		           !(s->flags & SAMPLE_HAS_GIL)),
@@ -457,9 +480,12 @@ static bool agg_resolve(struct aggregator *a, struct rec_frame f,
 	const struct code_info *ci = code_table_get(a->codes, f.code_id);
 	if (ci == NULL)
 		return false;
-	if (!agg_func_row(a, ci, &out->func) ||
-	    !agg_line_row(a, ci, code_info_line(ci, f.instr_offset),
-	                  &out->line))
+	int line = code_info_line(ci, f.instr_offset);
+	if (!agg_func_row(a, ci, &out->func))
+		return false;
+	if (ci->native && line <= 0)
+		out->line = AGG_NO_LINE;
+	else if (!agg_line_row(a, ci, line, &out->line))
 		return false;
 	/* A failed cache insert only costs speed. */
 	(void)hashmap_put(&a->frame_cache, key, pair_key(out->func, out->line));
@@ -571,21 +597,32 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 	t->py_samples_win++;
 	t->top_func = funcs[leaf->func].name;
 	agg_count_own(&funcs[leaf->func].c, w);
-	agg_count_own(&lines[leaf->line].c, w);
 	agg_count_total(&funcs[leaf->func].c, serial, w);
-	agg_count_total(&lines[leaf->line].c, serial, w);
 	struct agg_ttable tf = { &a->tfuncs, &a->tfunc_by_key };
 	struct agg_ttable tl = { &a->tlines, &a->tline_by_key };
 	agg_thread_leaf(tf, &funcs[leaf->func].tc, s.tid, leaf->func, w);
-	agg_thread_leaf(tl, &lines[leaf->line].tc, s.tid, leaf->line, w);
-	if (!a->no_split)
-		agg_split_sample(a, t, &s, leaf);
+	/* The own line: the innermost frame that has one (native frames
+	 * without a source line have none). */
+	size_t ll = 0;
+	while (ll < s.nframes && a->scratch[ll].line == AGG_NO_LINE)
+		ll++;
+	if (ll < s.nframes) {
+		uint32_t line = a->scratch[ll].line;
+		agg_count_own(&lines[line].c, w);
+		agg_count_total(&lines[line].c, serial, w);
+		agg_thread_leaf(tl, &lines[line].tc, s.tid, line, w);
+	}
+	if (!a->no_split) {
+		struct agg_frame own = { leaf->func, ll < s.nframes ? a->scratch[ll].line : AGG_NO_LINE };
+		agg_split_sample(a, t, &s, &own);
+	}
 	for (size_t i = 1; i < s.nframes; i++) {
 		const struct agg_frame *f = &a->scratch[i];
 		if (agg_count_total(&funcs[f->func].c, serial, w))
 			agg_thread_total(tf, &funcs[f->func].tc, s.tid,
 			                 f->func, w);
-		if (agg_count_total(&lines[f->line].c, serial, w))
+		if (i != ll && f->line != AGG_NO_LINE &&
+		    agg_count_total(&lines[f->line].c, serial, w))
 			agg_thread_total(tl, &lines[f->line].tc, s.tid,
 			                 f->line, w);
 	}
@@ -825,6 +862,8 @@ static void agg_snap_funcs(struct aggregator *a, const struct agg_view *v,
 				.file = f[i].file,
 				.line = f[i].line,
 				.c = agg_snap_counts(c),
+				.native = f[i].native,
+				.module = f[i].module,
 			};
 		f[i].c.own_win = f[i].c.total_win = 0;
 		f[i].c.split_win = (struct snap_split){ 0 };
@@ -854,6 +893,8 @@ static void agg_snap_lines(struct aggregator *a, const struct agg_view *v,
 				.file = l[i].file,
 				.line = l[i].line,
 				.c = agg_snap_counts(c),
+				.native = l[i].native,
+				.module = l[i].module,
 			};
 		l[i].c.own_win = l[i].c.total_win = 0;
 		l[i].c.split_win = (struct snap_split){ 0 };

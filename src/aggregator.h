@@ -61,6 +61,14 @@ void aggregator_free(struct aggregator *a);
  * code id, unknown type) are ignored and counted in aggregator_bad(). */
 void aggregator_ingest(struct aggregator *a, const void *rec, size_t len);
 
+/* Define native function `code_id` (--native; code_table_add_native
+ * says what the fields mean).  Its frames count in the function rows
+ * like Python frames; in the line rows only where their source line is
+ * known, and a sample's own line is then its innermost frame that has
+ * one.  False on OOM or a malformed definition. */
+bool aggregator_define_native(struct aggregator *a, uint32_t code_id, const char *name,
+                              const char *file, int line, const char *module);
+
 /* Fill out->funcs / lines / threads and the sample counters (samples,
  * samples_win) and close the current window.  The other snapshot fields are
  * left untouched for the caller (session) to fill.  Functions come sorted by

@@ -52,6 +52,23 @@ static bool code_table_reserve(struct code_table *ct)
 	return true;
 }
 
+/* Take ownership of ci->lt (NULL: out of memory) and store *ci. */
+static enum code_table_add code_table_insert(struct code_table *ct,
+                                             const struct code_info *ci)
+{
+	if (ci->lt == NULL || ci->module == NULL) {
+		linetable_free(ci->lt);
+		return CODE_NOMEM;
+	}
+	if (!code_table_reserve(ct) ||
+	    !hashmap_put(&ct->by_id, ci->code_id, ct->ncodes)) {
+		linetable_free(ci->lt);
+		return CODE_NOMEM;
+	}
+	ct->codes[ct->ncodes++] = *ci;
+	return CODE_ADDED;
+}
+
 enum code_table_add code_table_add_record(struct code_table *ct,
                                           const void *rec, size_t size)
 {
@@ -81,16 +98,31 @@ enum code_table_add code_table_add_record(struct code_table *ct,
 		return CODE_NOMEM;
 	const uint8_t *table =
 		(const uint8_t *)data + def.qualname_len + def.filename_len;
+	ci.module = strtab_intern(ct->strings, "", 0, NULL);
 	ci.lt = linetable_decode(table, def.linetable_len, def.firstlineno);
-	if (ci.lt == NULL)
+	return code_table_insert(ct, &ci);
+}
+
+enum code_table_add code_table_add_native(struct code_table *ct, uint32_t code_id,
+                                          const char *name, const char *file,
+                                          int line, const char *module)
+{
+	uint64_t ignored;
+	if (hashmap_get(&ct->by_id, code_id, &ignored))
+		return CODE_DUPLICATE;
+	struct code_info ci = {
+		.code_id = code_id,
+		.firstlineno = line,
+		.native = true,
+	};
+	ci.qualname = strtab_intern(ct->strings, name, strlen(name), &ci.qualname_sid);
+	ci.filename = strtab_intern(ct->strings, file[0] ? file : module,
+	                            strlen(file[0] ? file : module), &ci.filename_sid);
+	ci.module = strtab_intern(ct->strings, module, strlen(module), NULL);
+	if (ci.qualname == NULL || ci.filename == NULL || ci.module == NULL)
 		return CODE_NOMEM;
-	if (!code_table_reserve(ct) ||
-	    !hashmap_put(&ct->by_id, def.code_id, ct->ncodes)) {
-		linetable_free(ci.lt);
-		return CODE_NOMEM;
-	}
-	ct->codes[ct->ncodes++] = ci;
-	return CODE_ADDED;
+	ci.lt = linetable_decode(NULL, 0, line);
+	return code_table_insert(ct, &ci);
 }
 
 const struct code_info *code_table_get(const struct code_table *ct,
@@ -104,6 +136,8 @@ const struct code_info *code_table_get(const struct code_table *ct,
 
 int code_info_line(const struct code_info *ci, int32_t instr_offset)
 {
+	if (ci->native)
+		return instr_offset > 0 ? instr_offset : 0;
 	int line = linetable_line(ci->lt, instr_offset);
 	return line >= 0 ? line : ci->firstlineno;
 }

@@ -24,6 +24,9 @@ struct code_info {
 	uint32_t filename_sid;
 	int firstlineno;
 	struct linetable *lt;  /* owned; never NULL */
+	bool native;           /* a native function (--native), not a code */
+	const char *module;    /* native: its module's file name, interned;
+	                          "" for Python codes */
 };
 
 enum code_table_add {
@@ -42,13 +45,23 @@ void code_table_free(struct code_table *ct);
 enum code_table_add code_table_add_record(struct code_table *ct,
                                           const void *rec, size_t size);
 
+/* A native function (--native) under code id `code_id` (the caller keeps
+ * native ids apart from the sampler's): name, source file ("" unknown:
+ * the module then stands in), the line of its entry (0 unknown), module.
+ * Frames of it carry the source line of their address as instr_offset
+ * (0 unknown). */
+enum code_table_add code_table_add_native(struct code_table *ct, uint32_t code_id,
+                                          const char *name, const char *file,
+                                          int line, const char *module);
+
 /* NULL when code_id was never defined.  The pointer stays valid until the
  * next add or code_table_free. */
 const struct code_info *code_table_get(const struct code_table *ct,
                                        uint32_t code_id);
 
 /* Line of a byte offset in that code: the line table's answer, or the
- * function's first line when the table has none. */
+ * function's first line when the table has none.  Native functions: the
+ * frame's own line (instr_offset), 0 when unknown. */
 int code_info_line(const struct code_info *ci, int32_t instr_offset);
 
 size_t code_table_count(const struct code_table *ct);

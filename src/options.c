@@ -30,6 +30,8 @@ enum {
 	OPT_NO_SPLIT,
 	OPT_NO_COLOR,
 	OPT_DEMO,
+	OPT_NATIVE,
+	OPT_NATIVE_ALL,
 };
 
 /* '+': stop at the first non-option, which starts the target's command.
@@ -48,6 +50,8 @@ static const struct option long_opts[] = {
 	{"no-split", no_argument, NULL, OPT_NO_SPLIT},
 	{"no-color", no_argument, NULL, OPT_NO_COLOR},
 	{"demo", no_argument, NULL, OPT_DEMO},
+	{"native", no_argument, NULL, OPT_NATIVE},
+	{"native-all", no_argument, NULL, OPT_NATIVE_ALL},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -256,6 +260,8 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_NO_SPLIT: o->no_split = true; return 0;
 	case OPT_NO_COLOR: o->no_color = true; return 0;
 	case OPT_DEMO: o->demo = true; return 0;
+	case OPT_NATIVE: o->native = true; return 0;
+	case OPT_NATIVE_ALL: o->native = o->native_all = true; return 0;
 	case 'h': options_print_help(stdout); return 1;
 	case 'V': printf("pytop %s\n", PACKAGE_VERSION); return 1;
 	case ':':
@@ -345,6 +351,12 @@ void options_print_help(FILE *out)
 "                         charge memory growth and faults to lines (their\n"
 "                         columns are hidden, their JSON fields 0; for\n"
 "                         measuring what they cost)\n"
+"      --native           also sample native (C) stacks: each sampled thread\n"
+"                         is stopped for a moment (ptrace) and unwound; C\n"
+"                         functions appear under the Python line that called\n"
+"                         them. Works on non-Python processes too\n"
+"      --native-all       --native, showing the interpreter's own frames too\n"
+"                         (key n toggles them)\n"
 "\n"
 "Output:\n"
 "  -d, --delay SECONDS    refresh interval, fractions allowed (default 1)\n"
@@ -364,7 +376,8 @@ void options_print_help(FILE *out)
 "? or F1 help; q or F10 quit.\n"
 "\n"
 "Attaching needs the same user as the target, root, or CAP_SYS_PTRACE\n"
-"(see the kernel.yama.ptrace_scope sysctl).\n"
+"(see the kernel.yama.ptrace_scope sysctl); --native also needs ptrace\n"
+"attach, which Yama's ptrace_scope 2 or 3 refuses even to the parent.\n"
 "Exit status: launch mode: the command's; otherwise 0; 1 on errors; 2 on\n"
 "usage errors.  See man pytop.\n",
 	        PYTOP_MAX_RATE_HZ, PYTOP_DEFAULT_RATE_HZ);

@@ -25,6 +25,8 @@ struct options {
 	bool no_split;      /* --no-split: no Python/native/system split and no
 	                       memory attribution (for measuring their cost) */
 	bool no_color;      /* NO_COLOR set or --no-color */
+	bool native;        /* --native: native stacks too (ptrace) */
+	bool native_all;    /* --native-all: and the interpreter's plumbing */
 };
 
 enum options_result {

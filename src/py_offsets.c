@@ -38,7 +38,7 @@ static const struct py_offsets v3_11 = {
 	.ts_native_tid = 160,
 	.ts_datastack_chunk = 296, .ts_datastack_top = 304,
 	.ts_read_size = 320,
-	.if_code = 32, .if_previous = 48, .if_instr = 56, .if_owner = 69,
+	.if_code = 32, .if_previous = 48, .if_instr = 56, .if_owner = 69, .if_is_entry = 68,
 	.if_size = 72, .owner_not_python = 255, .code_tagged = false,
 	.co_firstlineno = 72, .co_code_adaptive = 184,
 	.str_ascii_data = 48, .str_compact_data = 72,

@@ -33,6 +33,9 @@ struct py_offsets {
 	uint32_t if_owner;
 	uint32_t if_size;           /* header up to localsplus */
 	uint8_t owner_not_python;   /* owner >= this: shim, not Python code */
+	uint32_t if_is_entry;       /* 3.11: is_entry (first frame of an eval
+	                               loop invocation); 0 = a shim frame
+	                               precedes each invocation instead */
 	bool code_tagged;           /* f_executable carries tag bits (3.14) */
 
 	uint32_t co_filename, co_name, co_qualname, co_linetable;

@@ -67,6 +67,7 @@ struct thread_slot {
 	struct speculation spec;
 	struct py_thread_sample out;
 	struct rec_frame *frames; /* owned */
+	uint8_t *entry;           /* owned: per frame, see py_thread_sample */
 	struct copy copies[MAX_COPIES];
 	size_t ncopies;
 };
@@ -960,9 +961,12 @@ static void walk_frames(struct py_reader *r, struct thread_slot *t)
 			}
 			if (!frame_to_record(r, t, fb, &t->frames[n]))
 				goto torn;
+			t->entry[n] = o->if_is_entry && fb[o->if_is_entry] != 0;
 			if (n == 0 && leaf_in_call(r, &t->frames[0]))
 				t->out.flags |= SAMPLE_IN_CALL;
 			n++;
+		} else if (n > 0) {
+			t->entry[n - 1] = 1; /* the shim before an invocation's frames */
 		}
 		if (rd64(fb, o->if_previous) == f)
 			goto torn;
@@ -1066,8 +1070,10 @@ void py_reader_free(struct py_reader *r)
 	for (size_t i = 0; i < r->ncodes; i++)
 		code_release(&r->codes[i]);
 	if (r->threads != NULL)
-		for (size_t i = 0; i < MAX_THREADS; i++)
+		for (size_t i = 0; i < MAX_THREADS; i++) {
 			free(r->threads[i].frames);
+			free(r->threads[i].entry);
+		}
 	free(r->threads);
 	free(r->checks);
 	free(r->codes);
@@ -1106,8 +1112,11 @@ static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
 			t->out.flags |= SAMPLE_GIL_WAIT;
 		if (t->frames == NULL)
 			t->frames = malloc(PY_READER_MAX_FRAMES * sizeof(*t->frames));
+		if (t->entry == NULL)
+			t->entry = malloc(PY_READER_MAX_FRAMES);
 		t->out.frames = t->frames;
-		if (t->frames != NULL && t->out.state != 0 && (idle || t->out.state == 'R'))
+		t->out.entry = t->entry;
+		if (t->frames != NULL && t->entry != NULL && t->out.state != 0 && (idle || t->out.state == 'R'))
 			t->out.status = PY_THREAD_OK;
 	}
 	proc_threads_sweep(pt);

@@ -64,6 +64,10 @@ struct py_thread_sample {
 	uint16_t flags;        /* enum rec_sample_flags */
 	uint32_t nframes;
 	const struct rec_frame *frames; /* borrowed from the reader until the next tick */
+	/* Per frame, 1 when it is the outermost frame one interpreter-loop
+	 * invocation runs (the C stack has an eval frame for it); borrowed
+	 * like frames, NULL when unknown. */
+	const uint8_t *entry;
 };
 
 struct py_reader;

@@ -20,6 +20,8 @@ enum rec_type {
 	REC_SAMPLE = 2,   /* one thread's Python stack at one tick */
 	REC_THREAD = 3,   /* a thread appeared or changed its name */
 	REC_THREADS = 4,  /* every Python thread's state, ~10 times a second */
+	REC_NATIVE = 5,   /* one thread's native stack (--native), just before
+	                     the REC_SAMPLE of the same thread and tick */
 };
 
 struct rec_header {
@@ -108,6 +110,26 @@ struct rec_threads {
 	uint32_t nthreads;
 	uint32_t pad;
 	struct rec_thread_state threads[];
+};
+
+/* --native: one thread's native stack at one tick, pushed just before the
+ * REC_SAMPLE (same tid and time_ns) whose Python frames it belongs to.
+ * With --native a thread sample without a native stack (the thread did
+ * not stop in time) is not sent at all, only counted.  Followed by nips uint64_t instruction pointers, leaf first (the
+ * leaf's is where the thread was; the others are return addresses), then
+ * ngroups uint16_t: how many of the sample's Python frames each
+ * interpreter-loop invocation runs, innermost invocation first, so the
+ * consumer can put each invocation's Python frames in place of its native
+ * frame.  ngroups = 0: no Python frames (or a non-Python target). */
+struct rec_native {
+	struct rec_header h;
+	uint64_t time_ns;
+	int32_t tid;
+	int32_t pid;
+	uint16_t nips;
+	uint16_t ngroups;
+	uint32_t pad;
+	uint64_t ips[];
 };
 
 #define REC_ALIGN(n) (((n) + 7u) & ~7u)

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -14,6 +15,8 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "native_threads.h"
+#include "native_unwind.h"
 #include "proc_threads.h"
 #include "py_reader.h"
 #include "record.h"
@@ -49,6 +52,18 @@ struct sampler {
 	uint64_t ticks_taken;
 	uint64_t rng;
 	uint64_t rss_prev;     /* process RSS at the previous tick, 0 = none */
+
+	/* --native (sampler-thread-only but for the start handshake) */
+	struct native_unwind *unwind;    /* NULL without --native */
+	struct native_threads *tasks;    /* the threads when rt is NULL */
+	uint64_t *nat_ips;               /* NATIVE_MAX_FRAMES per thread index */
+	int *nat_n;                      /* IPs taken per thread index, 0 = none */
+	pid_t *nat_tid;                  /* the thread of each index this tick */
+	size_t nat_cap;                  /* thread indices the three hold */
+	int nat_count;                   /* thread indices this tick */
+	sem_t started;                   /* posted once the thread can sample */
+	int start_rc;
+	struct pytop_error start_err;
 };
 
 /* How a tick's RSS growth is shared among its samples. */
@@ -169,6 +184,48 @@ static uint64_t take_share(struct growth_share *g, const struct py_thread_sample
 	return part;
 }
 
+/* The tick's threads: the Python runtime's, or every thread of a
+ * non-Python target (--native). */
+static int sample_threads(struct sampler *s)
+{
+	if (s->reader != NULL)
+		return py_reader_sample(s->reader, s->threads, s->cfg.idle);
+	return native_threads_sample(s->tasks, s->threads, s->cfg.idle);
+}
+
+static const struct py_thread_sample *thread_at(const struct sampler *s, size_t i)
+{
+	return s->reader != NULL ? py_reader_thread(s->reader, i) : native_threads_get(s->tasks, i);
+}
+
+/* Every thread's state and CPU time, a few times a second: enough for
+ * the threads panel, cheap for the ring. */
+static void push_thread_states(struct sampler *s, int n, uint64_t now)
+{
+	struct rec_threads *r = (struct rec_threads *)s->buf;
+	size_t size = sizeof(*r) + (size_t)n * sizeof(struct rec_thread_state);
+
+	if (now < s->threads_due || n <= 0 || size > s->buf_cap)
+		return;
+	s->threads_due = now + THREADS_EVERY_NS;
+	*r = (struct rec_threads){
+		.h = { REC_THREADS, (uint32_t)size }, .time_ns = now, .nthreads = (uint32_t)n,
+	};
+	for (int i = 0; i < n; i++) {
+		const struct py_thread_sample *t = thread_at(s, (size_t)i);
+
+		if (s->reports % NAMES_EVERY_REPORTS == 0 && t->tid > 0)
+			announce_thread(s, t->tid);
+		r->threads[i] = (struct rec_thread_state){
+			.tid = t->tid, .state = t->state,
+			.flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT)),
+			.utime_ns = t->utime_ns, .stime_ns = t->stime_ns,
+		};
+	}
+	s->reports++;
+	ring_push(s->cfg.ring, r, size);
+}
+
 /* The tick's RSS growth, and the total weight it is shared by. */
 static struct growth_share tick_growth(struct sampler *s, int n)
 {
@@ -176,7 +233,7 @@ static struct growth_share tick_growth(struct sampler *s, int n)
 	uint64_t rss = 0;
 
 	for (int i = 0; i < n; i++) {
-		const struct py_thread_sample *t = py_reader_thread(s->reader, (size_t)i);
+		const struct py_thread_sample *t = thread_at(s, (size_t)i);
 
 		if (rss == 0)
 			rss = t->rss_bytes;
@@ -220,32 +277,92 @@ static void push_sample(struct sampler *s, const struct py_thread_sample *t,
 		atomic_fetch_add_explicit(&s->stats.samples, 1, memory_order_relaxed);
 }
 
-/* Every thread's state and CPU time, a few times a second: enough for
- * the threads panel, cheap for the ring. */
-static void push_thread_states(struct sampler *s, int n, uint64_t now)
+static void take_native(void *ctx, pid_t tid, const uint64_t *ips, int nips)
 {
-	struct rec_threads *r = (struct rec_threads *)s->buf;
-	size_t size = sizeof(*r) + (size_t)n * sizeof(struct rec_thread_state);
+	struct sampler *s = ctx;
 
-	if (now < s->threads_due || n <= 0 || size > s->buf_cap)
+	for (int i = 0; i < s->nat_count; i++)
+		if (s->nat_tid[i] == tid) {
+			memcpy(&s->nat_ips[(size_t)i * NATIVE_MAX_FRAMES], ips,
+			       (size_t)nips * sizeof(*ips));
+			s->nat_n[i] = nips;
+			return;
+		}
+}
+
+static bool native_room(struct sampler *s, int n)
+{
+	size_t cap = s->nat_cap;
+
+	if ((size_t)n <= cap)
+		return true;
+	while (cap < (size_t)n)
+		cap = cap ? cap * 2 : 64;
+	free(s->nat_ips);
+	free(s->nat_n);
+	free(s->nat_tid);
+	s->nat_ips = malloc(cap * NATIVE_MAX_FRAMES * sizeof(*s->nat_ips));
+	s->nat_n = malloc(cap * sizeof(*s->nat_n));
+	s->nat_tid = malloc(cap * sizeof(*s->nat_tid));
+	s->nat_cap = s->nat_ips && s->nat_n && s->nat_tid ? cap : 0;
+	return s->nat_cap != 0;
+}
+
+/* Stop, unwind and resume every thread to be sampled this tick, within
+ * half a period (see native_unwind.h for why all are asked at once). */
+static void native_stacks(struct sampler *s, int n, uint64_t now)
+{
+	uint64_t period = 1000000000ull / (uint64_t)s->cfg.rate_hz;
+
+	s->nat_count = 0;
+	if (n <= 0 || !native_room(s, n))
 		return;
-	s->threads_due = now + THREADS_EVERY_NS;
-	*r = (struct rec_threads){
-		.h = { REC_THREADS, (uint32_t)size }, .time_ns = now, .nthreads = (uint32_t)n,
-	};
+	s->nat_count = n;
 	for (int i = 0; i < n; i++) {
-		const struct py_thread_sample *t = py_reader_thread(s->reader, (size_t)i);
+		const struct py_thread_sample *t = thread_at(s, (size_t)i);
 
-		if (s->reports % NAMES_EVERY_REPORTS == 0 && t->tid > 0)
-			announce_thread(s, t->tid);
-		r->threads[i] = (struct rec_thread_state){
-			.tid = t->tid, .state = t->state,
-			.flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT)),
-			.utime_ns = t->utime_ns, .stime_ns = t->stime_ns,
-		};
+		s->nat_n[i] = 0;
+		s->nat_tid[i] = t->tid;
+		if (t->status == PY_THREAD_OK && t->tid > 0 && t->state != 'D')
+			native_unwind_request(s->unwind, t->tid);
 	}
-	s->reports++;
-	ring_push(s->cfg.ring, r, size);
+	native_unwind_collect(s->unwind, now + period / 2, take_native, s);
+}
+
+/* The REC_NATIVE for thread index i, just before its REC_SAMPLE; false
+ * when the thread has no native stack this tick. */
+static bool push_native(struct sampler *s, int i, const struct py_thread_sample *t,
+                        uint64_t now)
+{
+	struct rec_native *r = (struct rec_native *)s->buf;
+	int nips = i < s->nat_count ? s->nat_n[i] : 0;
+	uint16_t *groups = (uint16_t *)(void *)(r->ips + nips);
+	uint16_t ng = 0, run = 0;
+	size_t size;
+
+	if (nips == 0) {
+		atomic_fetch_add_explicit(&s->stats.native_missed, 1, memory_order_relaxed);
+		return false;
+	}
+	for (uint32_t f = 0; f < t->nframes && t->entry != NULL; f++) {
+		run++;
+		if (t->entry[f] || f + 1 == t->nframes) {
+			groups[ng++] = run;
+			run = 0;
+		}
+	}
+	size = REC_ALIGN(sizeof(*r) + (size_t)nips * sizeof(uint64_t) + ng * sizeof(uint16_t));
+	memset((uint8_t *)(groups + ng), 0, size - sizeof(*r) - (size_t)nips * sizeof(uint64_t) -
+	       ng * sizeof(uint16_t));
+	r->h = (struct rec_header){ REC_NATIVE, (uint32_t)size };
+	r->time_ns = now;
+	r->tid = t->tid;
+	r->pid = s->cfg.pid;
+	r->nips = (uint16_t)nips;
+	r->ngroups = ng;
+	r->pad = 0;
+	memcpy(r->ips, &s->nat_ips[(size_t)i * NATIVE_MAX_FRAMES], (size_t)nips * sizeof(uint64_t));
+	return ring_push(s->cfg.ring, r, size);
 }
 
 /* One tick: returns false when the target is gone. */
@@ -255,14 +372,16 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 	 * WORK_EVERY and count it for all of them. */
 	bool timed = s->ticks_taken++ % WORK_EVERY == 0;
 	uint64_t cpu0 = timed ? clock_thread_cpu_ns() : 0;
-	int n = py_reader_sample(s->reader, s->threads, s->cfg.idle);
+	int n = sample_threads(s);
 	int running = 0;
 	bool gil = false;
 	uint64_t errors = 0;
 	struct growth_share growth = tick_growth(s, n);
 
+	if (s->unwind != NULL)
+		native_stacks(s, n, now);
 	for (int i = 0; i < n; i++) {
-		const struct py_thread_sample *t = py_reader_thread(s->reader, (size_t)i);
+		const struct py_thread_sample *t = thread_at(s, (size_t)i);
 
 		if (t->flags & SAMPLE_RUNNING)
 			running++;
@@ -274,6 +393,11 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 			continue;
 		if (!known_thread(s, t->tid))
 			announce_thread(s, t->tid);
+		/* With --native a sample is whole or not at all: a Python
+		 * stack without its native part would shift the native
+		 * shares (counted in native_missed instead). */
+		if (s->unwind != NULL && (!define_codes(s, t) || !push_native(s, i, t, now)))
+			continue;
 		push_sample(s, t, now, interval, take_share(&growth, t));
 	}
 	push_thread_states(s, n, now);
@@ -300,6 +424,17 @@ static void *sampler_main(void *arg)
 	uint64_t period = 1000000000ull / (uint64_t)s->cfg.rate_hz;
 	uint64_t base = clock_now_ns(), prev = base - period;
 
+	/* ptrace belongs to the thread that attached: the sampler thread
+	 * itself must check that it may trace the target. */
+	if (s->cfg.native) {
+		s->unwind = native_unwind_new(s->cfg.pid);
+		if (s->unwind == NULL)
+			error_set(&s->start_err, PYTOP_ERR_INTERNAL, "out of memory starting --native");
+		s->start_rc = s->unwind == NULL ? -1 : native_unwind_probe(s->unwind, &s->start_err);
+	}
+	sem_post(&s->started);
+	if (s->start_rc != 0)
+		return NULL;
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	/* When allowed (root, CAP_SYS_NICE), let the sampler preempt busy
 	 * target threads the moment its deadline comes: its CPU time is small
@@ -324,8 +459,19 @@ static void *sampler_main(void *arg)
 		}
 		clock_sleep_until(base + next_random(s) % (period / 2 + 1) - period / 4);
 	}
+	/* Release any thread still asked to stop while this thread can. */
+	native_unwind_free(s->unwind);
+	s->unwind = NULL;
 	atomic_store_explicit(&s->stats.finished, true, memory_order_release);
 	return NULL;
+}
+
+static void free_native(struct sampler *s)
+{
+	native_threads_free(s->tasks);
+	free(s->nat_ips);
+	free(s->nat_n);
+	free(s->nat_tid);
 }
 
 struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_error *err)
@@ -341,21 +487,34 @@ struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_err
 	s->rng = clock_now_ns() | 1;
 	s->buf_cap = ring_capacity(cfg->ring) / 4;
 	s->buf = malloc(s->buf_cap);
-	s->reader = py_reader_new(cfg->pid, cfg->rt);
+	if (cfg->rt != NULL)
+		s->reader = py_reader_new(cfg->pid, cfg->rt);
+	else
+		s->tasks = native_threads_new(cfg->pid);
 	s->threads = proc_threads_new(cfg->pid);
 	if (s->reader != NULL)
 		py_reader_want_calls(s->reader, cfg->split);
-	if (s->buf == NULL || s->reader == NULL || s->threads == NULL) {
+	if (s->buf == NULL || (s->reader == NULL && s->tasks == NULL) || s->threads == NULL ||
+	    sem_init(&s->started, 0, 0) != 0) {
 		error_set(err, PYTOP_ERR_INTERNAL, "out of memory starting the sampler");
 		goto fail;
 	}
 	rc = pthread_create(&s->thread, NULL, sampler_main, s);
 	if (rc != 0) {
 		error_set(err, PYTOP_ERR_INTERNAL, "cannot start the sampler thread: %s", strerror(rc));
+		sem_destroy(&s->started);
 		goto fail;
+	}
+	while (sem_wait(&s->started) != 0)
+		;
+	if (s->start_rc != 0) {
+		*err = s->start_err;
+		sampler_stop(s);
+		return NULL;
 	}
 	return s;
 fail:
+	free_native(s);
 	py_reader_free(s->reader);
 	proc_threads_free(s->threads);
 	free(s->buf);
@@ -369,6 +528,8 @@ void sampler_stop(struct sampler *s)
 		return;
 	atomic_store(&s->stop, true);
 	pthread_join(s->thread, NULL);
+	sem_destroy(&s->started);
+	free_native(s);
 	py_reader_free(s->reader);
 	proc_threads_free(s->threads);
 	free(s->buf);

@@ -29,21 +29,27 @@ struct sampler_stats {
 	atomic_uint_fast64_t last_tick_ns; /* CLOCK_MONOTONIC of the latest tick */
 	atomic_uint_fast64_t mem_unattributed; /* RSS growth (bytes) at ticks
 	                                   where no sampled thread was running */
+	atomic_uint_fast64_t native_missed; /* --native: thread samples without a
+	                                   native stack (not stopped in time,
+	                                   gone, or not unwindable) */
 	atomic_bool finished;           /* the target is gone; thread exited */
 };
 
 struct sampler_config {
 	pid_t pid;
-	const struct py_runtime *rt; /* borrowed for the sampler's lifetime */
+	const struct py_runtime *rt; /* borrowed for the sampler's lifetime;
+	                                NULL: no Python (--native only) */
 	int rate_hz;
 	bool idle;                   /* also sample threads that are off CPU */
 	bool split;                  /* mark samples in calls, share RSS growth */
+	bool native;                 /* also take native stacks (ptrace) */
 	struct ring *ring;           /* borrowed; the sampler is its producer */
 };
 
 struct sampler;
 
-/* Start the thread.  NULL and *err filled on failure. */
+/* Start the thread.  NULL and *err filled on failure (with `native`:
+ * also when the target cannot be traced). */
 struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_error *err);
 /* Ask the thread to stop, join it, free everything. */
 void sampler_stop(struct sampler *s);

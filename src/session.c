@@ -11,6 +11,7 @@
 #include "aggregator.h"
 #include "clock.h"
 #include "proc_gauges.h"
+#include "native_merge.h"
 #include "py_runtime.h"
 #include "ring.h"
 #include "sampler.h"
@@ -34,6 +35,9 @@ struct session {
 	struct ring *ring;          /* owned; sampler produces, we consume */
 	struct sampler *sampler;    /* owned */
 	struct aggregator *agg;     /* owned */
+	struct native_merge *merge; /* owned; --native only */
+	bool python;                /* the target has a Python runtime */
+	bool native_all;            /* plumbing frames shown (--native) */
 	uint8_t *rec;               /* one record being consumed, owned */
 	size_t rec_cap;
 	uint64_t start_ns;
@@ -72,8 +76,12 @@ static bool session_poll(void *ctx)
 	bool finished = atomic_load_explicit(&sampler_stats(s->sampler)->finished,
 	                                     memory_order_acquire);
 
-	while ((n = ring_pop(s->ring, s->rec, s->rec_cap)) > 0)
-		aggregator_ingest(s->agg, s->rec, n);
+	while ((n = ring_pop(s->ring, s->rec, s->rec_cap)) > 0) {
+		if (s->merge != NULL)
+			native_merge_ingest(s->merge, s->rec, n);
+		else
+			aggregator_ingest(s->agg, s->rec, n);
+	}
 	target_poll_exit(&s->target);
 	/* Only finished once the sampler stopped producing and all it
 	 * produced has been consumed. */
@@ -115,6 +123,9 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->active_pct = dticks ? 100.0 * (double)(now->active_ticks - s->mark.active_ticks) / (double)dticks : 0;
 	out->thread_filter = s->thread_filter;
 	out->split_off = s->opts->no_split;
+	out->native = s->merge != NULL;
+	out->native_all = s->native_all;
+	out->native_missed = atomic_load(&st->native_missed);
 }
 
 static double per_second(uint64_t now, uint64_t before, double seconds)
@@ -188,11 +199,26 @@ static void session_filter_thread(void *ctx, pid_t tid)
 	aggregator_filter_thread(s->agg, tid);
 }
 
+/* Showing or hiding the plumbing changes how later samples are merged;
+ * the counts start again so that no row mixes the two. */
+static void session_show_native_all(void *ctx, bool on)
+{
+	struct session *s = ctx;
+
+	if (s->merge == NULL)
+		return;
+	session_poll(s);
+	s->native_all = on;
+	native_merge_show_all(s->merge, on);
+	aggregator_reset(s->agg);
+}
+
 struct snapshot_source session_source(struct session *s)
 {
 	return (struct snapshot_source){
 		.ctx = s, .poll = session_poll, .take = session_take, .reset = session_reset,
 		.filter_thread = session_filter_thread,
+		.show_native_all = session_show_native_all,
 	};
 }
 
@@ -208,6 +234,7 @@ static int start_target(struct session *s, struct pytop_error *err)
 static void free_parts(struct session *s)
 {
 	sampler_stop(s->sampler);
+	native_merge_free(s->merge);
 	aggregator_free(s->agg);
 	proc_gauges_free(s->gauges);
 	ring_free(s->ring);
@@ -229,19 +256,29 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 		free(s);
 		return NULL;
 	}
-	if (target_find_python(&s->target, &s->rt, err) != 0)
+	/* With --native a process without Python is profiled too: native
+	 * stacks only. */
+	s->python = target_find_python(&s->target, &s->rt, err) == 0;
+	if (!s->python && !(o->native && err->code == PYTOP_ERR_NOT_PYTHON))
 		goto fail;
+	if (!s->python)
+		memset(&s->rt, 0, sizeof(s->rt)); /* python_version "" */
 	s->ring = ring_new(RING_BYTES);
 	s->agg = aggregator_new();
 	s->rec_cap = RING_BYTES / 2;
 	s->rec = malloc(s->rec_cap);
-	if (s->ring == NULL || s->agg == NULL || s->rec == NULL) {
+	if (o->native)
+		s->merge = s->agg != NULL ? native_merge_new(s->target.pid, s->agg, o->native_all)
+		                          : NULL;
+	s->native_all = o->native_all;
+	if (s->ring == NULL || s->agg == NULL || s->rec == NULL || (o->native && s->merge == NULL)) {
 		error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
 	cfg = (struct sampler_config){
-		.pid = s->target.pid, .rt = &s->rt, .rate_hz = o->rate_hz,
-		.idle = o->idle, .ring = s->ring, .split = !o->no_split,
+		.pid = s->target.pid, .rt = s->python ? &s->rt : NULL, .rate_hz = o->rate_hz,
+		.idle = o->idle, .native = o->native, .ring = s->ring,
+		.split = !o->no_split,
 	};
 	aggregator_set_split(s->agg, !o->no_split);
 	s->start_ns = clock_now_ns();

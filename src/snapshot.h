@@ -46,9 +46,11 @@ struct snap_counts {
 
 struct snap_func {
 	const char *name; /* qualified name */
-	const char *file;
-	int line;         /* first line of the function */
+	const char *file; /* native: source file, or the module when unknown */
+	int line;         /* first line of the function (native: 0 unknown) */
 	struct snap_counts c;
+	bool native;      /* a native function (--native) */
+	const char *module; /* native: its module's file name; "" for Python */
 };
 
 struct snap_line {
@@ -56,6 +58,8 @@ struct snap_line {
 	const char *file;
 	int line;
 	struct snap_counts c;
+	bool native;      /* a native source line (--native, debug info) */
+	const char *module; /* native: its module's file name; "" for Python */
 };
 
 enum snap_thread_state {
@@ -139,6 +143,11 @@ struct snapshot {
 	enum snap_verdict verdict;  /* over the last window */
 	char verdict_reason[96];    /* e.g. "user 97% of 1.0 busy thread" */
 
+	/* --native */
+	bool native;              /* native stacks are sampled */
+	bool native_all;          /* the interpreter's plumbing is shown */
+	uint64_t native_missed;   /* thread samples without a native stack */
+
 	struct snap_func *funcs;     size_t nfuncs;
 	struct snap_line *lines;     size_t nlines;
 	struct snap_thread *threads; size_t nthreads;
@@ -162,6 +171,9 @@ struct snapshot_source {
 	void (*reset)(void *ctx);
 	/* Restrict funcs/lines of later snapshots to one thread (0 = all). */
 	void (*filter_thread)(void *ctx, pid_t tid);
+	/* --native: show (true) or hide the interpreter's plumbing frames from
+	 * now on (counts restart).  NULL or a no-op without --native. */
+	void (*show_native_all)(void *ctx, bool on);
 };
 
 #endif

@@ -55,6 +55,12 @@ void header_identity(const struct snapshot *s, int width, bool utf8,
 {
 	char left[HEADER_LINE_MAX], right[96], clock[32], cmd[HEADER_LINE_MAX];
 	const char *py = s->python_version[0] != '\0' ? s->python_version : "?";
+	const char *kind = "Python ";
+
+	if (s->native && s->python_version[0] == '\0') {
+		kind = ""; /* --native on a process without Python */
+		py = "native";
+	}
 	const char *command = s->command[0] != '\0' ? s->command : "?";
 	int lw, room;
 
@@ -64,7 +70,7 @@ void header_identity(const struct snapshot *s, int width, bool utf8,
 	lw = text_width(left, utf8);
 	/* Narrow screens give up the Python version, then the clock, before
 	 * the command shrinks below COMMAND_MIN_COLS. */
-	snprintf(right, sizeof right, "Python %s   %s elapsed", py, clock);
+	snprintf(right, sizeof right, "%s%s   %s elapsed", kind, py, clock);
 	room = width - lw - text_width(right, utf8) - 3;
 	if (width >= 0 && room < COMMAND_MIN_COLS) {
 		snprintf(right, sizeof right, "%s elapsed", clock);
@@ -118,6 +124,14 @@ static uint64_t all_samples(const struct snapshot *s)
 	return n;
 }
 
+/* The sampler falls clearly behind the requested rate (--native stops
+ * and unwinds every thread, which takes time on busy machines). */
+static bool rate_not_held(const struct snapshot *s)
+{
+	return s->elapsed_s > 1.5 && s->window_s > 0.5 && !s->target_exited &&
+	       s->rate_hz < 0.8 * s->requested_hz;
+}
+
 static void health_segments(const struct snapshot *s, bool short_forms,
                             struct segments *g)
 {
@@ -130,8 +144,9 @@ static void health_segments(const struct snapshot *s, bool short_forms,
 		         "Samples %s (%.0f/s)", n, s->rate_hz);
 	else
 		snprintf(g->text[SEG_SAMPLES], SEGMENT_MAX,
-		         "Samples %s (%.0f/s of %d)", n, s->rate_hz,
-		         s->requested_hz);
+		         "Samples %s (%.0f/s of %d%s)", n, s->rate_hz,
+		         s->requested_hz, rate_not_held(s)
+		         ? ": rate not held, lower -r" : "");
 	snprintf(g->text[SEG_ERRORS], SEGMENT_MAX, "err %.1f%%",
 	         share_pct(s->errors, samples));
 	snprintf(g->text[SEG_DROPPED], SEGMENT_MAX, "drop %.1f%%",

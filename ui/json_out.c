@@ -3,12 +3,16 @@
  * One object per refresh:
  *   elapsed (s), pid, python, command, samples, ticks, errors, dropped,
  *   rate_hz, requested_hz, threads_running, threads_total,
+ *   native_missed (--native only: thread samples without a native stack),
  *   pytop_cpu (% of one CPU), sample_work_us (mean sampler CPU time per
  *   tick in the last window), gil_held_pct, active_pct (% of the last
  *   window's ticks), exited, exit_status (only when exited),
- *   functions: [{name, file, line, own, total, own_s, total_s}]
+ *   functions: [{name, file, line, own, total, own_s, total_s, kind, module}]
+ *              kind: "python" or "native" (--native); module: a native
+ *              function's library or program file name, else ""
  *              every function, by own samples, most first
- *   lines:     [{file, line, name, own, total}] every line, same order
+ *   lines:     [{file, line, name, own, total, kind, module}] every line,
+ *              same order
  *   threads:   [{tid, name, samples, running, top, state, os_state,
  *                cpu_user, cpu_sys, gil_pct}] by TID; state is one of
  *              running_gil running gil_wait idle gone (unknown until the
@@ -101,22 +105,34 @@ static json_t *with_split(json_t *o, const struct snap_split *sp)
 	return o;
 }
 
+/* "kind": "native" | "python", and the native row's "module". */
+static json_t *with_kind(json_t *o, const struct profile_row *r)
+{
+	if (o != NULL &&
+	    (json_object_set_new(o, "kind", json_string(r->native ? "native" : "python")) != 0 ||
+	     json_object_set_new(o, "module", jstr(r->module != NULL ? r->module : "")) != 0)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_t *function_json(const struct profile_row *r)
 {
-	return with_split(json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o}",
+	return with_kind(with_split(json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o}",
 	                 "name", jstr(r->name), "file", jstr(r->file),
 	                 "line", r->line, "own", jcount(r->c->own),
 	                 "total", jcount(r->c->total),
 	                 "own_s", jreal(r->c->own_s),
-	                 "total_s", jreal(r->c->total_s)), &r->c->split);
+	                 "total_s", jreal(r->c->total_s)), &r->c->split), r);
 }
 
 static json_t *line_json(const struct profile_row *r)
 {
-	return with_split(json_pack("{s:o, s:i, s:o, s:o, s:o}",
+	return with_kind(with_split(json_pack("{s:o, s:i, s:o, s:o, s:o}",
 	                 "file", jstr(r->file), "line", r->line,
 	                 "name", jstr(r->name), "own", jcount(r->c->own),
-	                 "total", jcount(r->c->total)), &r->c->split);
+	                 "total", jcount(r->c->total)), &r->c->split), r);
 }
 
 /* Every function (or line) of s, most own samples first. */
@@ -244,6 +260,8 @@ static json_t *snapshot_object(const struct snapshot *s)
 	if ((s->target_exited &&
 	     json_object_set_new(o, "exit_status",
 	                         json_integer(s->exit_status)) != 0) ||
+	    (s->native &&
+	     json_object_set_new(o, "native_missed", jcount(s->native_missed)) != 0) ||
 	    json_object_set_new(o, "functions",
 	                        profile_rows(s, PROFILE_FUNCTIONS)) != 0 ||
 	    json_object_set_new(o, "lines",

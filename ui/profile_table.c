@@ -46,10 +46,20 @@ static void fmt_function(const void *row, const void *ctx, int width,
 {
 	const struct profile_row *r = row;
 	const char *name = or_empty(r->name), *file = or_empty(r->file);
-	char tail[24], name_fit[1024], file_fit[1024];
+	char tail[24], name_fit[1024], file_fit[1024], marked[1024];
 	int name_w, file_w, fixed, file_room;
 
 	(void)ctx;
+	if (r->native) {
+		/* Native rows say so, and name their module; without a
+		 * source line there is no "(file:line)" to show. */
+		snprintf(marked, sizeof marked, "[native] %s", name);
+		name = marked;
+		if (r->line <= 0) {
+			snprintf(buf, size, "%s (%s)", name, or_empty(r->module));
+			return;
+		}
+	}
 	snprintf(tail, sizeof tail, ":%d)", r->line);
 	name_w = text_width(name, utf8);
 	file_w = text_width(file, utf8);
@@ -243,11 +253,13 @@ static void collect(struct profile_table *pt, const struct snapshot *s,
 		if (pt->mode == PROFILE_LINES)
 			r = (struct profile_row){ s->lines[i].name,
 			        s->lines[i].file, s->lines[i].line,
-			        &s->lines[i].c };
+			        &s->lines[i].c, s->lines[i].native,
+			        s->lines[i].module };
 		else
 			r = (struct profile_row){ s->funcs[i].name,
 			        s->funcs[i].file, s->funcs[i].line,
-			        &s->funcs[i].c };
+			        &s->funcs[i].c, s->funcs[i].native,
+			        s->funcs[i].module };
 		if (matches(r.name, r.file, filter)) {
 			pt->rows[pt->n] = r;
 			pt->order[pt->n] = &pt->rows[pt->n];

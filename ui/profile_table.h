@@ -49,6 +49,8 @@ struct profile_row {
 	const char *file;
 	int line;
 	const struct snap_counts *c;
+	bool native;        /* a native function or line (--native) */
+	const char *module; /* native: its module; NULL or "" for Python */
 };
 
 /* Build with profile_table_build; do not copy the struct (table.ctx

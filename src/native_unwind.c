@@ -1,0 +1,423 @@
+/* native_unwind.c - see native_unwind.h for the tracing scheme.
+ *
+ * libunwind-ptrace's own accessors read memory one word per PTRACE_PEEKDATA
+ * and registers one per PTRACE_PEEKUSER; here memory comes a page at a time
+ * through process_vm_readv (cached for one unwind) and the registers from
+ * one PTRACE_GETREGS, so an unwind costs a few system calls, not one per
+ * word.  Unwind tables are found by libunwind-ptrace (_UPT_find_proc_info,
+ * one context for the whole process: threads share the address space),
+ * and their results are cached per address space (UNW_CACHE_GLOBAL). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "native_unwind.h"
+
+#include <errno.h>
+#include <libunwind-ptrace.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "clock.h"
+
+#define MAX_PENDING 1024
+#define PAGE 4096u
+#define PAGE_SLOTS 8
+#define UNWIND_CACHE_ENTRIES 4096
+#define RELEASE_WAIT_NS 100000000ull /* at exit: how long to wait for stops */
+
+struct pending {
+	pid_t tid;
+	bool wanted; /* asked for this collect; else only to be released */
+};
+
+/* What the accessors see during one unwind. */
+struct unwind_ctx {
+	struct native_unwind *u;
+	pid_t tid;
+	bool have_regs;
+	struct user_regs_struct regs;
+	uint64_t page_addr[PAGE_SLOTS];
+	bool page_ok[PAGE_SLOTS];
+	unsigned next_slot;
+	uint8_t pages[PAGE_SLOTS][PAGE];
+};
+
+struct native_unwind {
+	pid_t pid;
+	unw_addr_space_t as;
+	void *upt;                 /* _UPT context of the process, owned */
+	struct pending pend[MAX_PENDING];
+	size_t npend;
+	uint64_t failures;
+	struct unwind_ctx ctx;     /* reused: large, and one unwind at a time */
+};
+
+/* ---- accessors --------------------------------------------------------- */
+
+/* The unwind in progress on this thread.  libunwind passes accessors the
+ * argument of whoever called it, and _UPT_find_proc_info calls back into
+ * access_mem with its own (the _UPT context), so the accessors find their
+ * state here instead of in `arg`. */
+static __thread struct unwind_ctx *current;
+
+static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+                              int need_info, void *arg)
+{
+	return _UPT_find_proc_info(as, ip, pi, need_info, current->u->upt);
+}
+
+static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	_UPT_put_unwind_info(as, pi, current->u->upt);
+}
+
+static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dilap, void *arg)
+{
+	return _UPT_get_dyn_info_list_addr(as, dilap, current->u->upt);
+}
+
+static const uint8_t *page_of(struct unwind_ctx *c, uint64_t base)
+{
+	unsigned s;
+	struct iovec local, remote;
+
+	for (s = 0; s < PAGE_SLOTS; s++)
+		if (c->page_ok[s] && c->page_addr[s] == base)
+			return c->pages[s];
+	s = c->next_slot++ % PAGE_SLOTS;
+	local = (struct iovec){ c->pages[s], PAGE };
+	remote = (struct iovec){ (void *)(uintptr_t)base, PAGE };
+	c->page_ok[s] = process_vm_readv(c->u->pid, &local, 1, &remote, 1, 0) == (ssize_t)PAGE;
+	c->page_addr[s] = base;
+	return c->page_ok[s] ? c->pages[s] : NULL;
+}
+
+static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
+                          void *arg)
+{
+	struct unwind_ctx *c = current;
+	uint64_t base = addr & ~(uint64_t)(PAGE - 1);
+	const uint8_t *p;
+
+	if (write || (addr & (sizeof(*val) - 1)) != 0)
+		return -UNW_EINVAL; /* pytop never writes; aligned words never straddle pages */
+	p = page_of(c, base);
+	if (p == NULL)
+		return -UNW_EINVAL;
+	memcpy(val, p + (addr - base), sizeof(*val));
+	return 0;
+}
+
+static int reg_value(const struct user_regs_struct *r, unw_regnum_t reg, unw_word_t *val)
+{
+#if defined(__x86_64__)
+	const unsigned long long *v[] = {
+		[UNW_X86_64_RAX] = &r->rax, [UNW_X86_64_RDX] = &r->rdx, [UNW_X86_64_RCX] = &r->rcx,
+		[UNW_X86_64_RBX] = &r->rbx, [UNW_X86_64_RSI] = &r->rsi, [UNW_X86_64_RDI] = &r->rdi,
+		[UNW_X86_64_RBP] = &r->rbp, [UNW_X86_64_RSP] = &r->rsp, [UNW_X86_64_R8] = &r->r8,
+		[UNW_X86_64_R9] = &r->r9, [UNW_X86_64_R10] = &r->r10, [UNW_X86_64_R11] = &r->r11,
+		[UNW_X86_64_R12] = &r->r12, [UNW_X86_64_R13] = &r->r13, [UNW_X86_64_R14] = &r->r14,
+		[UNW_X86_64_R15] = &r->r15, [UNW_X86_64_RIP] = &r->rip,
+	};
+
+	if (reg < 0 || (size_t)reg >= sizeof(v) / sizeof(v[0]))
+		return -UNW_EBADREG;
+	*val = *v[reg];
+	return 0;
+#else
+#error "native_unwind.c: registers are mapped for x86_64 only"
+#endif
+}
+
+static int acc_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
+                          void *arg)
+{
+	struct unwind_ctx *c = current;
+
+	if (write)
+		return -UNW_EREADONLYREG;
+	if (!c->have_regs) {
+		if (ptrace(PTRACE_GETREGS, c->tid, NULL, &c->regs) != 0)
+			return -UNW_EBADREG;
+		c->have_regs = true;
+	}
+	return reg_value(&c->regs, reg, val);
+}
+
+static int acc_access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
+                            int write, void *arg)
+{
+	return -UNW_EBADREG;
+}
+
+static int acc_resume(unw_addr_space_t as, unw_cursor_t *cursor, void *arg)
+{
+	return -UNW_EINVAL;
+}
+
+static int acc_get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
+                             unw_word_t *offp, void *arg)
+{
+	return -UNW_ENOINFO; /* names come from libdw, off the sampler's clock */
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = acc_find_proc_info,
+	.put_unwind_info = acc_put_unwind_info,
+	.get_dyn_info_list_addr = acc_get_dyn_info_list_addr,
+	.access_mem = acc_access_mem,
+	.access_reg = acc_access_reg,
+	.access_fpreg = acc_access_fpreg,
+	.resume = acc_resume,
+	.get_proc_name = acc_get_proc_name,
+};
+
+/* ---- tracing ----------------------------------------------------------- */
+
+struct native_unwind *native_unwind_new(pid_t pid)
+{
+	struct native_unwind *u = calloc(1, sizeof(*u));
+
+	if (u == NULL)
+		return NULL;
+	u->pid = pid;
+	u->upt = _UPT_create(pid);
+	u->as = unw_create_addr_space(&accessors, 0);
+	if (u->upt == NULL || u->as == NULL) {
+		native_unwind_free(u);
+		return NULL;
+	}
+	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+	unw_set_cache_size(u->as, UNWIND_CACHE_ENTRIES, 0);
+	return u;
+}
+
+/* 1 = stopped (*code: the wait status's stop word), 0 = not yet,
+ * -1 = gone.  The main thread's exit is never collected here: in launch
+ * mode its status belongs to target.c (pytop is also its parent). */
+static int poll_stop(pid_t pid, pid_t tid, int *code)
+{
+	siginfo_t si;
+	int opts = WSTOPPED | WNOHANG | __WALL | (tid != pid ? WEXITED : 0);
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)tid, &si, opts) != 0)
+		return errno == EINTR ? 0 : -1;
+	if (si.si_pid == 0)
+		return 0;
+	if (si.si_code == CLD_TRAPPED || si.si_code == CLD_STOPPED) {
+		*code = si.si_status;
+		return 1;
+	}
+	return -1; /* exited or killed: reaped */
+}
+
+/* Resume and forget a stopped thread.  A signal that was about to be
+ * delivered when it stopped (a signal-delivery stop, event 0) is passed
+ * on; a group stop (job control) is restored by the kernel on detach. */
+static void release(pid_t tid, int code)
+{
+	int event = code >> 8, sig = code & 0x7f;
+
+	if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(uintptr_t)(event == 0 ? sig : 0)) != 0 &&
+	    errno == ESRCH)
+		waitpid(tid, NULL, WNOHANG | __WALL); /* killed meanwhile: reap if ours */
+}
+
+static int unwind(struct native_unwind *u, pid_t tid, uint64_t *ips, int max)
+{
+	struct unwind_ctx *c = &u->ctx;
+	unw_cursor_t cur;
+	int n = 0;
+
+	c->u = u;
+	c->tid = tid;
+	c->have_regs = false;
+	memset(c->page_ok, 0, sizeof(c->page_ok));
+	current = c;
+	if (unw_init_remote(&cur, u->as, c) != 0) {
+		current = NULL;
+		return 0;
+	}
+	do {
+		unw_word_t ip;
+
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
+			break;
+		ips[n++] = ip;
+	} while (n < max && unw_step(&cur) > 0);
+	current = NULL;
+	return n;
+}
+
+static struct pending *find_pending(struct native_unwind *u, pid_t tid)
+{
+	for (size_t i = 0; i < u->npend; i++)
+		if (u->pend[i].tid == tid)
+			return &u->pend[i];
+	return NULL;
+}
+
+bool native_unwind_request(struct native_unwind *u, pid_t tid)
+{
+	struct pending *p = find_pending(u, tid);
+
+	if (p != NULL) {
+		p->wanted = true;
+		return true;
+	}
+	if (u->npend == MAX_PENDING)
+		goto fail;
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+		goto fail;
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0) {
+		/* Seized but not stopping: it died.  Detaching a running
+		 * tracee fails, and the kernel drops a dead one. */
+		waitpid(tid, NULL, WNOHANG | __WALL);
+		goto fail;
+	}
+	u->pend[u->npend++] = (struct pending){ .tid = tid, .wanted = true };
+	return true;
+fail:
+	u->failures++;
+	return false;
+}
+
+/* One pass over the pending threads: take those that stopped. */
+static int collect_pass(struct native_unwind *u, native_unwind_fn *fn, void *ctx,
+                        bool *wanted_left)
+{
+	uint64_t ips[NATIVE_MAX_FRAMES];
+	int taken = 0;
+	size_t i = 0;
+
+	*wanted_left = false;
+	while (i < u->npend) {
+		struct pending p = u->pend[i];
+		int code = 0, st = poll_stop(u->pid, p.tid, &code);
+
+		if (st == 0) {
+			*wanted_left |= p.wanted;
+			i++;
+			continue;
+		}
+		if (st > 0) {
+			int n = p.wanted ? unwind(u, p.tid, ips, NATIVE_MAX_FRAMES) : 0;
+
+			if (p.wanted && n > 0) {
+				fn(ctx, p.tid, ips, n);
+				taken++;
+			} else if (p.wanted) {
+				u->failures++;
+			}
+			release(p.tid, code);
+		}
+		u->pend[i] = u->pend[--u->npend];
+	}
+	return taken;
+}
+
+int native_unwind_collect(struct native_unwind *u, uint64_t deadline_ns,
+                          native_unwind_fn *fn, void *ctx)
+{
+	int taken = 0;
+	bool left = true;
+	unsigned spins = 0;
+
+	while (u->npend > 0) {
+		taken += collect_pass(u, fn, ctx, &left);
+		if (!left || clock_now_ns() >= deadline_ns)
+			break;
+		/* A thread on a CPU stops within microseconds; one waiting for
+		 * a CPU needs the scheduler first: yield a few times, then
+		 * sleep in short steps. */
+		if (spins++ < 20) {
+			sched_yield();
+		} else {
+			struct timespec ts = { 0, 20000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	for (size_t i = 0; i < u->npend; i++)
+		u->pend[i].wanted = false;
+	return taken;
+}
+
+uint64_t native_unwind_failures(const struct native_unwind *u)
+{
+	return u->failures;
+}
+
+static void ignore_frames(void *ctx, pid_t tid, const uint64_t *ips, int nips)
+{
+}
+
+void native_unwind_free(struct native_unwind *u)
+{
+	if (u == NULL)
+		return;
+	for (size_t i = 0; i < u->npend; i++)
+		u->pend[i].wanted = false;
+	native_unwind_collect(u, clock_now_ns() + RELEASE_WAIT_NS, ignore_frames, NULL);
+	if (u->as != NULL)
+		unw_destroy_addr_space(u->as);
+	if (u->upt != NULL)
+		_UPT_destroy(u->upt);
+	free(u);
+}
+
+/* Someone else (a debugger, strace) already traces the process. */
+static int tracer_of(pid_t pid)
+{
+	char path[64], line[256];
+	FILE *f;
+	int tracer = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
+int native_unwind_probe(struct native_unwind *u, struct pytop_error *err)
+{
+	int e, tracer;
+
+	if (native_unwind_request(u, u->pid)) {
+		u->pend[u->npend - 1].wanted = false; /* only released */
+		native_unwind_collect(u, clock_now_ns() + RELEASE_WAIT_NS, ignore_frames, NULL);
+		return 0;
+	}
+	e = errno;
+	u->failures = 0;
+	if (e == ESRCH) {
+		error_set(err, PYTOP_ERR_NO_PROCESS,
+		          "process %d exited; check the PID (ps -e)", (int)u->pid);
+		return -1;
+	}
+	tracer = tracer_of(u->pid);
+	if (tracer != 0) {
+		error_set(err, PYTOP_ERR_PERMISSION,
+		          "process %d is already traced by process %d (a debugger or strace); "
+		          "--native needs to trace it: detach the other tracer, or drop --native",
+		          (int)u->pid, tracer);
+		return -1;
+	}
+	error_set_permission(err, u->pid, "trace (ptrace attach, which --native needs "
+	                     "on top of reading memory)");
+	return -1;
+}

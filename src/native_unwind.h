@@ -1,0 +1,61 @@
+/* native_unwind.h - the native (C) stacks of a target's threads, through
+ * ptrace and libunwind-ptrace.  Used only by the sampler thread, which is
+ * the tracer (ptrace is per thread).
+ *
+ * A thread is traced only while one sample of it is taken: PTRACE_SEIZE
+ * (which does not stop it), PTRACE_INTERRUPT, wait for the stop, unwind,
+ * PTRACE_DETACH (which resumes it).  Between samples nothing is attached,
+ * so the target's signals, job control, fork and execve behave as without
+ * pytop, and if pytop dies in any way the kernel detaches the one thread
+ * that may be traced at that moment and lets it run on.
+ *
+ * Requests are batched: every thread of a tick is interrupted first, then
+ * each is unwound and resumed as soon as it stops.  A runnable thread that
+ * is waiting for a CPU only stops once the scheduler runs it; waiting for
+ * each in turn would cost the sum of those waits per tick (tens of ms with
+ * 32 busy threads on 2 CPUs), waiting for all at once costs the longest.
+ * A thread that has not stopped by the tick's deadline stays requested and
+ * is taken (or, if no longer wanted, just released) at a later collect:
+ * it has not run in between, so its stack is still the one asked for.
+ */
+#ifndef PYTOP_NATIVE_UNWIND_H
+#define PYTOP_NATIVE_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "errors.h"
+
+#define NATIVE_MAX_FRAMES 128
+
+struct native_unwind;
+
+/* NULL on OOM. */
+struct native_unwind *native_unwind_new(pid_t pid);
+/* Releases every thread still requested (waiting for each to stop, for at
+ * most a moment; the kernel releases the rest when the sampler exits). */
+void native_unwind_free(struct native_unwind *u);
+
+/* Whether the calling thread may trace the process: seizes and releases
+ * its main thread once.  -1 and *err (what --native needs) when not. */
+int native_unwind_probe(struct native_unwind *u, struct pytop_error *err);
+
+/* Ask thread tid to stop for a sample at the next collect.  False when
+ * it cannot be traced (gone, traced by someone else, no permission). */
+bool native_unwind_request(struct native_unwind *u, pid_t tid);
+
+/* Called for each requested thread once it stopped and was unwound,
+ * before it is resumed: ips[0] is where it was, then return addresses,
+ * outermost last. */
+typedef void native_unwind_fn(void *ctx, pid_t tid, const uint64_t *ips, int nips);
+
+/* Take the requested threads as they stop, until all are taken or
+ * deadline_ns (CLOCK_MONOTONIC) passes.  Returns how many were taken. */
+int native_unwind_collect(struct native_unwind *u, uint64_t deadline_ns,
+                          native_unwind_fn *fn, void *ctx);
+
+/* Threads whose request failed or whose unwind gave no frame, so far. */
+uint64_t native_unwind_failures(const struct native_unwind *u);
+
+#endif

@@ -1,0 +1,87 @@
+/* native_target.c - a C program with known hot functions, for
+ * tests/test_native.c: it splits its time 70/30 between hot_a() and
+ * hot_b() in 10 ms rounds and measures how long each
+ * really ran (thread CPU time; "wall" is the two together).  Built by the test suite with -g, so pytop --native must
+ * name both with their source file and lines.
+ *
+ * usage: native_target SECONDS TRUTH_FILE
+ * Prints "ready PID" once the measured part starts; at the end writes
+ * "NAME SECONDS LOOP_LINE" for hot_a and hot_b, then "wall SECONDS". */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+/* Truth in CPU time: pytop counts a thread when it runs, and a loaded
+ * machine may keep it waiting for a CPU in the middle of a budget. */
+static double cpu(void)
+{
+	return clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static volatile double sink;
+static int line_a, line_b;
+
+__attribute__((noinline, noclone)) void hot_a(double budget);
+__attribute__((noinline, noclone)) void hot_a(double budget)
+{
+	double x = 1.0, end = now() + budget;
+
+	line_a = __LINE__ + 3;
+	while (now() < end)
+		for (int i = 0; i < 2000; i++)
+			x = x * 1.000001 + 0.25;
+	sink = x;
+}
+
+__attribute__((noinline, noclone)) void hot_b(double budget);
+__attribute__((noinline, noclone)) void hot_b(double budget)
+{
+	double x = 2.0, end = now() + budget;
+
+	line_b = __LINE__ + 3;
+	while (now() < end)
+		for (int i = 0; i < 2000; i++)
+			x = x * 0.999999 + 0.5;
+	sink = x;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 1 ? atof(argv[1]) : 3.0, start, end, spent_a = 0, spent_b = 0;
+	FILE *f;
+
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	start = now();
+	end = start + seconds;
+	while (now() < end) {
+		double t = cpu();
+
+		hot_a(0.007);
+		spent_a += cpu() - t;
+		t = cpu();
+		hot_b(0.003);
+		spent_b += cpu() - t;
+	}
+	if (argc > 2 && (f = fopen(argv[2], "w")) != NULL) {
+		fprintf(f, "hot_a %f %d\nhot_b %f %d\nwall %f\n", spent_a, line_a, spent_b, line_b,
+		        spent_a + spent_b);
+		fclose(f);
+	}
+	return 0;
+}

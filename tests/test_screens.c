@@ -70,10 +70,10 @@ static struct snapshot make_snapshot(const struct fn *fns, size_t n)
 		struct snap_counts c = { .own = fns[i].own, .total = fns[i].total,
 		                         .own_s = fns[i].own / 1000.0,
 		                         .total_s = fns[i].total / 1000.0 };
-		s.funcs[i] = (struct snap_func){ fns[i].name, fns[i].file,
-		                                 fns[i].line, c };
-		s.lines[i] = (struct snap_line){ fns[i].name, fns[i].file,
-		                                 fns[i].line + 2, c };
+		s.funcs[i] = (struct snap_func){ .name = fns[i].name, .file = fns[i].file,
+		                                 .line = fns[i].line, .c = c };
+		s.lines[i] = (struct snap_line){ .name = fns[i].name, .file = fns[i].file,
+		                                 .line = fns[i].line + 2, .c = c };
 	}
 	s.nfuncs = s.nlines = n;
 	s.threads[0] = (struct snap_thread){

@@ -286,6 +286,8 @@ static bool react_to(struct tui_state *st, struct snapshot_source *src,
 		return false;
 	if ((react & REACT_RESET) && !st->exited)
 		src->reset(src->ctx);
+	if ((react & REACT_NATIVE_ALL) && src->show_native_all != NULL)
+		src->show_native_all(src->ctx, st->native_all);
 	/* Choosing a thread still works once the target is gone: the
 	 * counts are all there, only figures per window stop. */
 	if ((react & REACT_THREAD_FILTER) && src->filter_thread != NULL) {
@@ -309,6 +311,7 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 	if (crt_init(&crt, !o->no_color) != 0)
 		return -1;
 	memset(&st, 0, sizeof st);
+	st.native_all = o->native_all;
 	fscreen_init(&st.fs, crt.utf8);
 	tscreen_init(&st.ts, crt.utf8);
 	lscreen_init(&st.ls, crt.utf8);

@@ -229,6 +229,17 @@ static unsigned act_reset(struct tui_state *st)
 	return REACT_RESET | REACT_REFRESH | REACT_REDRAW;
 }
 
+/* --native: show or hide the interpreter's own frames; the counts start
+ * again, so no row mixes the two views. */
+static unsigned act_native_all(struct tui_state *st)
+{
+	if (st->exited || !st->fs.have_snap || !st->fs.snap.native)
+		return REACT_NONE;
+	st->native_all = !st->native_all;
+	st->fs.since_reset = true;
+	return REACT_NATIVE_ALL | REACT_REFRESH | REACT_REDRAW;
+}
+
 static unsigned act_filter(struct tui_state *st)
 {
 	if (on_source(st))
@@ -275,6 +286,8 @@ static const struct binding bindings[] = {
 	  "pause the display (sampling goes on); again to resume",
 	  act_pause },
 	{ { 'r' }, "r", "reset: forget all counts so far", act_reset },
+	{ { 'n' }, "n", "--native: show or hide the interpreter's own frames "
+	  "(counts restart)", act_native_all },
 	{ { CRT_CTRL('l') }, "Ctrl-L", "repaint the screen", act_repaint },
 	{ { '?', 'h', K(KEY_F(1)) }, "? h F1", "this help", act_help },
 	{ { 'q', 'Q', K(KEY_F(10)) }, "q F10", "quit", act_quit },

@@ -17,6 +17,7 @@ enum reaction {
 	REACT_QUIT = 1 << 4,
 	REACT_THREAD_FILTER = 1 << 5, /* ask the source for st->thread_filter's
 	                                 functions, then take a snapshot */
+	REACT_NATIVE_ALL = 1 << 6, /* --native: tell the source st->native_all */
 };
 
 #define KEYS_PER_BINDING 4

@@ -31,6 +31,7 @@ struct tui_state {
 	                               asked for) */
 	struct prompt prompt;       /* the filter prompt, when active */
 	bool paused;                /* keep sampling, stop replacing fs.snap */
+	bool native_all;            /* --native: interpreter frames shown (n) */
 	bool help;                  /* the help screen covers the table */
 	bool exited;                /* the target is gone: figures are final */
 };

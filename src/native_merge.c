@@ -36,7 +36,11 @@ struct native_merge {
 	const char *interp_module;  /* module of the loop, once seen */
 
 	bool held;                  /* a REC_NATIVE waits for its sample */
-	struct rec_native held_hdr;
+	struct {                    /* the held record's header fields */
+		uint64_t time_ns;
+		int32_t tid;
+		uint16_t nips, ngroups;
+	} held_hdr;
 	uint64_t held_ips[NATIVE_MAX_FRAMES];
 	uint16_t held_groups[MAX_GROUPS];
 
@@ -128,7 +132,10 @@ static void hold(struct native_merge *m, const uint8_t *rec, size_t len)
 	if (h.nips > NATIVE_MAX_FRAMES || h.ngroups > MAX_GROUPS ||
 	    sizeof(h) + h.nips * 8u + h.ngroups * 2u > len)
 		return;
-	m->held_hdr = h;
+	m->held_hdr.time_ns = h.time_ns;
+	m->held_hdr.tid = h.tid;
+	m->held_hdr.nips = h.nips;
+	m->held_hdr.ngroups = h.ngroups;
 	memcpy(m->held_ips, rec + sizeof(h), h.nips * 8u);
 	memcpy(m->held_groups, rec + sizeof(h) + h.nips * 8u, h.ngroups * 2u);
 	m->held = true;

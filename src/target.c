@@ -250,9 +250,20 @@ bool target_poll_exit(struct target *t)
 	if (t->exited)
 		return true;
 	if (t->launched) {
-		pid_t r = waitpid(t->pid, &t->wait_status, WNOHANG);
+		/* Peek first: with --native the sampler thread traces the
+		 * target for a moment, and a plain wait here (pytop is its
+		 * parent) would consume that ptrace stop, leaving it stopped. */
+		siginfo_t si;
 
-		t->exited = r == t->pid || (r < 0 && errno == ECHILD);
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)t->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
+			t->exited = errno == ECHILD;
+			return t->exited;
+		}
+		if (si.si_pid != t->pid || (si.si_code != CLD_EXITED && si.si_code != CLD_KILLED &&
+		                            si.si_code != CLD_DUMPED))
+			return false;
+		t->exited = waitpid(t->pid, &t->wait_status, WNOHANG) == t->pid;
 	} else {
 		t->exited = process_gone(t->pid);
 	}

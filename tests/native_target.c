@@ -33,11 +33,17 @@ static double cpu(void)
 	return clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
+#if defined(__clang__)
+#define NOCLONE
+#else
+#define NOCLONE __attribute__((noclone)) /* keep the names exact at -O2 */
+#endif
+
 static volatile double sink;
 static int line_a, line_b;
 
-__attribute__((noinline, noclone)) void hot_a(double budget);
-__attribute__((noinline, noclone)) void hot_a(double budget)
+__attribute__((noinline)) NOCLONE void hot_a(double budget);
+__attribute__((noinline)) NOCLONE void hot_a(double budget)
 {
 	double x = 1.0, end = now() + budget;
 
@@ -48,8 +54,8 @@ __attribute__((noinline, noclone)) void hot_a(double budget)
 	sink = x;
 }
 
-__attribute__((noinline, noclone)) void hot_b(double budget);
-__attribute__((noinline, noclone)) void hot_b(double budget)
+__attribute__((noinline)) NOCLONE void hot_b(double budget);
+__attribute__((noinline)) NOCLONE void hot_b(double budget)
 {
 	double x = 2.0, end = now() + budget;
 

@@ -272,7 +272,8 @@ static void push_sample(struct sampler *s, const struct py_thread_sample *t,
 		.majflt = t->majflt > UINT32_MAX ? UINT32_MAX : (uint32_t)t->majflt,
 		.mem_growth = growth,
 	};
-	memcpy(r->frames, t->frames, t->nframes * sizeof(struct rec_frame));
+	if (t->nframes > 0) /* a non-Python target's threads have no frames */
+		memcpy(r->frames, t->frames, t->nframes * sizeof(struct rec_frame));
 	if (ring_push(s->cfg.ring, r, size))
 		atomic_fetch_add_explicit(&s->stats.samples, 1, memory_order_relaxed);
 }

@@ -71,10 +71,10 @@ static struct snapshot make_snapshot(void)
 	s.funcs = calloc(2, sizeof *s.funcs);
 	s.lines = calloc(2, sizeof *s.lines);
 	cr_assert(s.funcs != NULL && s.lines != NULL);
-	s.funcs[0] = (struct snap_func){ "hot", "/app/viz.py", 10, hot };
-	s.funcs[1] = (struct snap_func){ "load", "/app/io.py", 3, io };
-	s.lines[0] = (struct snap_line){ "hot", "/app/viz.py", 12, hot };
-	s.lines[1] = (struct snap_line){ "load", "/app/io.py", 5, io };
+	s.funcs[0] = (struct snap_func){ .name = "hot", .file = "/app/viz.py", .line = 10, .c = hot };
+	s.funcs[1] = (struct snap_func){ .name = "load", .file = "/app/io.py", .line = 3, .c = io };
+	s.lines[0] = (struct snap_line){ .name = "hot", .file = "/app/viz.py", .line = 12, .c = hot };
+	s.lines[1] = (struct snap_line){ .name = "load", .file = "/app/io.py", .line = 5, .c = io };
 	s.nfuncs = s.nlines = 2;
 	s.gauges = (struct snap_gauges){
 		.valid = true,

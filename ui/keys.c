@@ -285,9 +285,9 @@ static const struct binding bindings[] = {
 	{ { ' ', 'p' }, "Space p",
 	  "pause the display (sampling goes on); again to resume",
 	  act_pause },
-	{ { 'r' }, "r", "reset: forget all counts so far", act_reset },
-	{ { 'n' }, "n", "--native: show or hide the interpreter's own frames "
-	  "(counts restart)", act_native_all },
+	{ { 'r' }, "r", "reset counts (n: --native interpreter frames on/off)", act_reset },
+	/* Listed in --help and the man page; the help screen must fit 80x24. */
+	{ { 'n' }, "n", NULL, act_native_all },
 	{ { CRT_CTRL('l') }, "Ctrl-L", "repaint the screen", act_repaint },
 	{ { '?', 'h', K(KEY_F(1)) }, "? h F1", "this help", act_help },
 	{ { 'q', 'Q', K(KEY_F(10)) }, "q F10", "quit", act_quit },

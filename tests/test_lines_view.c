@@ -63,11 +63,13 @@ static struct snapshot make_snapshot(const char *file, const struct row *fn,
 	s.lines = calloc(nln + 1, sizeof *s.lines);
 	cr_assert(s.funcs && s.lines);
 	for (size_t i = 0; i < nfn; i++)
-		s.funcs[i] = (struct snap_func){ fn[i].name, file, fn[i].line,
-		                                 counts(&fn[i]) };
+		s.funcs[i] = (struct snap_func){ .name = fn[i].name, .file = file,
+		                                 .line = fn[i].line,
+		                                 .c = counts(&fn[i]) };
 	for (size_t i = 0; i < nln; i++)
-		s.lines[i] = (struct snap_line){ ln[i].name, file, ln[i].line,
-		                                 counts(&ln[i]) };
+		s.lines[i] = (struct snap_line){ .name = ln[i].name, .file = file,
+		                                 .line = ln[i].line,
+		                                 .c = counts(&ln[i]) };
 	s.nfuncs = nfn;
 	s.nlines = nln;
 	return s;

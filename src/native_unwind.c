@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "native_vdso.h"
 
 #define MAX_PENDING 1024
 #define PAGE 4096u
@@ -59,7 +60,14 @@ struct native_unwind {
 	size_t npend;
 	uint64_t failures;
 	struct unwind_ctx ctx;     /* reused: large, and one unwind at a time */
+	struct vdso_table vdso;    /* the kernel's image has no file to open */
 };
+
+/* libunwind's search of a binary search table in the target's memory: not
+ * in its public headers, but exported for remote unwinders like this one. */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+                                              unw_dyn_info_t *di, unw_proc_info_t *pi,
+                                              int need_info, void *arg);
 
 /* ---- accessors --------------------------------------------------------- */
 
@@ -72,7 +80,13 @@ static __thread struct unwind_ctx *current;
 static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
                               int need_info, void *arg)
 {
-	return _UPT_find_proc_info(as, ip, pi, need_info, current->u->upt);
+	struct native_unwind *u = current->u;
+
+	vdso_table_load(&u->vdso, u->pid);
+	if (vdso_table_has(&u->vdso, ip))
+		return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &u->vdso.di, pi,
+		                                          need_info, arg);
+	return _UPT_find_proc_info(as, ip, pi, need_info, u->upt);
 }
 
 static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)

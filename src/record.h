@@ -20,6 +20,7 @@ enum rec_type {
 	REC_SAMPLE = 2,   /* one thread's Python stack at one tick */
 	REC_THREAD = 3,   /* a thread appeared or changed its name */
 	REC_THREADS = 4,  /* every Python thread's state, ~10 times a second */
+	REC_PROCESS = 5,  /* a followed process (-s): found, changed, exited */
 };
 
 struct rec_header {
@@ -106,8 +107,37 @@ struct rec_threads {
 	struct rec_header h;
 	uint64_t time_ns;
 	uint32_t nthreads;
-	uint32_t pad;
+	int32_t pid;       /* the process the threads belong to */
 	struct rec_thread_state threads[];
+};
+
+enum rec_process_state {
+	PROC_LOOKING = 0, /* found; its Python runtime not (yet) identified */
+	PROC_PYTHON,      /* a Python process being sampled */
+	PROC_NOT_PYTHON,  /* listed, not sampled: runs another program */
+	PROC_UNREADABLE,  /* Python, but unsupported or not permitted */
+	PROC_EXITED,      /* gone */
+};
+
+/* A process of the followed family (the target and, with -s, its
+ * descendants): sent by the follower a few times a second while it lives
+ * and once when it exits.  Followed by cmd_len bytes of its command line
+ * (arguments joined by spaces, no NUL). */
+struct rec_process {
+	struct rec_header h;
+	uint64_t time_ns;    /* CLOCK_MONOTONIC of the /proc read */
+	int32_t pid;
+	int32_t ppid;
+	uint8_t state;       /* enum rec_process_state */
+	char os_state;       /* /proc state letter, 0 unknown */
+	uint16_t cmd_len;
+	uint32_t pad;
+	uint64_t utime_ns;   /* the process's CPU time so far, all threads */
+	uint64_t stime_ns;
+	uint64_t rss_bytes;
+	char version[16];    /* Python version ("3.12.1"), or why not sampled
+	                        (NUL-terminated) */
+	char cmd[];
 };
 
 #define REC_ALIGN(n) (((n) + 7u) & ~7u)

@@ -711,6 +711,17 @@ static void agg_ingest_threads(struct aggregator *a, const uint8_t *rec,
 	}
 }
 
+static void agg_ingest_process(struct aggregator *a, const uint8_t *rec,
+                               size_t size)
+{
+	pid_t exited;
+	if (!proc_table_report(a->procs, rec, size, &exited))
+		a->bad++;
+	/* No report of its threads will come: they are all gone now. */
+	if (exited != 0)
+		(void)hashmap_put(&a->report_by_pid, (uint32_t)exited, 0);
+}
+
 void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
 {
 	struct rec_header h;
@@ -747,8 +758,7 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
 		agg_ingest_threads(a, rec, h.size);
 		break;
 	case REC_PROCESS:
-		if (!proc_table_report(a->procs, rec, h.size))
-			a->bad++;
+		agg_ingest_process(a, rec, h.size);
 		break;
 	default:
 		a->bad++;
@@ -977,9 +987,102 @@ static void agg_close_cpu_window(struct aggregator *a)
 	hashmap_clear(&a->reports_win_by_pid);
 }
 
+/* ---- ageing out threads that are gone -------------------------------------
+ * A service that starts a thread per request would otherwise grow the
+ * thread table (and its per-thread rows) without bound.  The
+ * AGG_KEEP_GONE_THREADS most recently gone stay listed; older ones go,
+ * their rows with them.  Their samples stay in every total and in their
+ * process's rows. */
+#define AGG_KEEP_GONE_THREADS 64
+
+static bool agg_thread_gone(const struct aggregator *a,
+                            const struct agg_thread *t)
+{
+	return t->report != 0 && !agg_thread_listed(a, t);
+}
+
+static int agg_cmp_u64_desc(const void *pa, const void *pb)
+{
+	uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
+	return (x < y) - (x > y);
+}
+
+/* The latest report of the oldest gone thread to keep; 0 = keep all. */
+static uint64_t agg_gone_cutoff(const struct aggregator *a)
+{
+	const struct agg_thread *t = agg_threads(a);
+	size_t gone = 0;
+	for (size_t i = 0; i < a->threads.n; i++)
+		gone += agg_thread_gone(a, &t[i]);
+	if (gone <= AGG_KEEP_GONE_THREADS)
+		return 0;
+	uint64_t *last = malloc(gone * sizeof *last), cut;
+	if (last == NULL)
+		return 0;
+	gone = 0;
+	for (size_t i = 0; i < a->threads.n; i++)
+		if (agg_thread_gone(a, &t[i]))
+			last[gone++] = t[i].report;
+	qsort(last, gone, sizeof *last, agg_cmp_u64_desc);
+	cut = last[AGG_KEEP_GONE_THREADS - 1];
+	free(last);
+	return cut;
+}
+
+/* Keep the per-thread rows of threads still in the table. */
+static void agg_compact_trows(struct aggregator *a, struct agg_ttable tt)
+{
+	struct agg_trow *r = agg_trows(tt.v);
+	size_t kept = 0;
+	uint64_t idx;
+	hashmap_clear(tt.by_key);
+	for (size_t i = 0; i < tt.v->n; i++) {
+		if (!hashmap_get(&a->thread_by_tid, (uint32_t)r[i].tid, &idx))
+			continue;
+		r[kept] = r[i];
+		/* Cannot fail: the table already held more keys. */
+		(void)hashmap_put(tt.by_key,
+		                  pair_key((uint32_t)r[kept].tid, r[kept].row),
+		                  kept);
+		kept++;
+	}
+	tt.v->n = kept;
+}
+
+static void agg_age_threads(struct aggregator *a)
+{
+	uint64_t cut = agg_gone_cutoff(a);
+	if (cut == 0)
+		return;
+	struct agg_thread *t = agg_threads(a);
+	size_t kept = 0;
+	hashmap_clear(&a->thread_by_tid);
+	hashmap_clear(&a->thread_names);
+	for (size_t i = 0; i < a->threads.n; i++) {
+		if (agg_thread_gone(a, &t[i]) && t[i].report < cut) {
+			split_queue_free(&t[i].queue);
+			continue;
+		}
+		t[kept] = t[i];
+		(void)hashmap_put(&a->thread_by_tid, (uint32_t)t[kept].tid, kept);
+		(void)hashmap_put(&a->thread_names, (uint32_t)t[kept].tid,
+		                  (uintptr_t)t[kept].name);
+		kept++;
+	}
+	a->threads.n = kept;
+	agg_compact_trows(a, (struct agg_ttable){ &a->tfuncs, &a->tfunc_by_key });
+	agg_compact_trows(a, (struct agg_ttable){ &a->tlines, &a->tline_by_key });
+	/* Row indices moved: the caches start over. */
+	for (size_t i = 0; i < a->funcs.n; i++)
+		agg_funcs(a)[i].tc = (struct agg_tcache){ 0, 0 };
+	for (size_t i = 0; i < a->lines.n; i++)
+		agg_lines(a)[i].tc = (struct agg_tcache){ 0, 0 };
+}
+
 static void agg_snap_threads(struct aggregator *a, struct snapshot *out)
 {
 	agg_close_cpu_window(a);
+	agg_age_threads(a);
 	struct agg_thread *t = agg_threads(a);
 	size_t n = a->threads.n;
 	out->threads = n ? malloc(n * sizeof *out->threads) : NULL;

@@ -96,17 +96,21 @@ static void update_cpu(struct proc_row *p, const struct rec_process *r)
 	p->stime = r->stime_ns;
 }
 
-bool proc_table_report(struct proc_table *pt, const void *rec, size_t size)
+bool proc_table_report(struct proc_table *pt, const void *rec, size_t size,
+                       pid_t *exited)
 {
 	struct rec_process r;
 	struct proc_row *p;
 	const char *cmd, *py;
 
+	*exited = 0;
 	if (size < sizeof(r))
 		return false;
 	memcpy(&r, rec, sizeof(r));
 	if (r.cmd_len > size - sizeof(r) || r.pid <= 0)
 		return false;
+	if (r.state == PROC_EXITED)
+		*exited = r.pid;
 	p = find(pt, r.pid);
 	if (p != NULL && p->exit_serial != 0 && r.state != PROC_EXITED)
 		p = NULL; /* the PID was reused */

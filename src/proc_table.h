@@ -25,8 +25,11 @@ struct proc_table;
 struct proc_table *proc_table_new(struct strtab *strings); /* strings borrowed */
 void proc_table_free(struct proc_table *pt);
 
-/* One REC_PROCESS (size checked); false if malformed or out of memory. */
-bool proc_table_report(struct proc_table *pt, const void *rec, size_t size);
+/* One REC_PROCESS (size checked); false if malformed or out of memory.
+ * *exited is set to the PID when the record says the process exited,
+ * else to 0. */
+bool proc_table_report(struct proc_table *pt, const void *rec, size_t size,
+                       pid_t *exited);
 
 /* Count one sample of pid's (nothing if pid is not listed). */
 void proc_table_sample(struct proc_table *pt, pid_t pid, bool python_stack);

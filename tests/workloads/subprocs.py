@@ -22,22 +22,26 @@ import workload_common as wc
 
 
 # Each hot function has its own loop, so that it is the leaf of its
-# samples (its "own" time); each returns the CPU seconds it used.
+# samples (its "own" time); each returns the CPU and wall seconds it ran
+# (always runnable, so a sampler that counts runnable threads sees it for
+# its whole wall time, however busy the machine).
 
 def pool_hot_a(seconds):
-    x, start, deadline = 1.0, time.process_time(), time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    x, cpu0, wall0 = 1.0, time.process_time(), time.monotonic()
+    while time.monotonic() < wall0 + seconds:
         for _ in range(1000):
             x = (x * 1.000001 + 0.5) % 977.0
-    return os.getpid(), "pool_hot_a", time.process_time() - start
+    return (os.getpid(), "pool_hot_a", time.process_time() - cpu0,
+            time.monotonic() - wall0)
 
 
 def pool_hot_b(seconds):
-    x, start, deadline = 1.0, time.process_time(), time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    x, cpu0, wall0 = 1.0, time.process_time(), time.monotonic()
+    while time.monotonic() < wall0 + seconds:
         for _ in range(1000):
             x = (x * 1.000001 + 0.5) % 977.0
-    return os.getpid(), "pool_hot_b", time.process_time() - start
+    return (os.getpid(), "pool_hot_b", time.process_time() - cpu0,
+            time.monotonic() - wall0)
 
 
 def child_hot(seconds):
@@ -59,7 +63,8 @@ def family(args):
         a = pool.apply_async(pool_hot_a, (args.seconds,))
         b = pool.apply_async(pool_hot_b, (args.seconds,))
         for r in (a.get(), b.get()):
-            truth["workers"].append({"pid": r[0], "func": r[1], "seconds": r[2]})
+            truth["workers"].append({"pid": r[0], "func": r[1], "cpu": r[2],
+                                     "wall": r[3]})
     child.wait()
     sleeper.wait()
     truth["child"] = {"pid": child.pid, "func": "child_hot"}

@@ -38,7 +38,9 @@ struct proc_children *proc_children_new(void)
 		[I_STIME] = PIDS_TICS_SYSTEM, [I_RSS] = PIDS_RSS,
 		[I_STACK] = PIDS_ADDR_STACK_START,
 	};
-	enum pids_item cmd[1] = { PIDS_CMDLINE };
+	/* PIDS_CMD too: an empty command line (a process on its way out)
+	 * reads as "[comm]", which needs it. */
+	enum pids_item cmd[2] = { PIDS_CMDLINE, PIDS_CMD };
 	struct proc_children *pc = calloc(1, sizeof(*pc));
 	long hz = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
 
@@ -47,7 +49,7 @@ struct proc_children *proc_children_new(void)
 	pc->ns_per_tick = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
 	pc->page_size = (uint64_t)(page > 0 ? page : 4096);
 	if (procps_pids_new(&pc->all, items, I_COUNT) < 0 ||
-	    procps_pids_new(&pc->cmdline, cmd, 1) < 0) {
+	    procps_pids_new(&pc->cmdline, cmd, 2) < 0) {
 		proc_children_free(pc);
 		return NULL;
 	}

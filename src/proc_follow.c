@@ -202,7 +202,8 @@ static void update_members(struct follower *f, const struct proc_child *fam, int
 
 		if (m == NULL && (m = add_member(f, &fam[i])) == NULL)
 			continue;
-		if (m->now.exec_id != fam[i].exec_id)
+		/* An exiting process has no stack any more (0): not an exec. */
+		if (fam[i].exec_id != 0 && m->now.exec_id != fam[i].exec_id)
 			exec_seen(f, m, &fam[i]);
 		else
 			m->now = fam[i];

@@ -1,5 +1,5 @@
 /* proc_children.h - find a process's descendants (children, grandchildren,
- * ...) and their kernel facts in one pass over /proc (libproc2).
+ * ...) and their kernel facts in one pass over /proc.
  *
  * /proc/PID/task/TID/children needs CONFIG_PROC_CHILDREN, which common
  * kernels (this one included) leave out, so the family is rebuilt from

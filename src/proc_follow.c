@@ -285,7 +285,7 @@ struct follower *follower_start(const struct follow_config *cfg, struct pytop_er
 	f->pc = proc_children_new();
 	f->members = calloc(FOLLOW_MAX_LISTED, sizeof(*f->members));
 	if (f->pc == NULL || f->members == NULL) {
-		error_set(err, PYTOP_ERR_INTERNAL, "cannot read the process list from /proc (libproc2)");
+		error_set(err, PYTOP_ERR_INTERNAL, "out of memory starting the process follower");
 		goto fail;
 	}
 	root = &f->members[f->nmembers++];

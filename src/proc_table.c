@@ -221,7 +221,8 @@ void proc_table_snapshot(struct proc_table *pt, const char *empty, struct snapsh
 
 	out->processes = pt->n ? malloc(pt->n * sizeof(*out->processes)) : NULL;
 	out->nprocesses = 0;
-	qsort(pt->rows, pt->n, sizeof(*pt->rows), by_pid);
+	if (pt->n > 1)
+		qsort(pt->rows, pt->n, sizeof(*pt->rows), by_pid);
 	for (size_t i = 0; i < pt->n; i++)
 		close_cpu_window(&pt->rows[i]);
 	if (out->processes != NULL && done != NULL)

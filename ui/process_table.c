@@ -162,7 +162,8 @@ int process_table_build(struct process_table *pt, const struct snapshot *s,
                         const char *filter, bool utf8)
 {
 	*pt = (struct process_table){ 0 };
-	pt->table = (struct table){ process_columns, PROCESS_NCOLS, pt, utf8, -1 };
+	pt->table = (struct table){ .cols = process_columns, .ncols = PROCESS_NCOLS,
+	                            .ctx = pt, .utf8 = utf8, .sort_col = -1 };
 	if (s->nprocesses == 0)
 		return 0;
 	pt->order = calloc(s->nprocesses, sizeof pt->order[0]);

@@ -38,6 +38,7 @@
 #include "code_table.h"
 #include "cpu_split.h"
 #include "hashmap.h"
+#include "proc_table.h"
 #include "record.h"
 #include "strtab.h"
 
@@ -63,6 +64,7 @@ struct agg_func {
 	int line;                /* smallest first line of its codes */
 	struct agg_counts c;
 	struct agg_tcache tc;    /* into tfuncs */
+	struct agg_tcache ptc;   /* into pfuncs (its "tid" is a PID) */
 };
 
 struct agg_line {
@@ -72,6 +74,7 @@ struct agg_line {
 	int line;
 	struct agg_counts c;
 	struct agg_tcache tc;    /* into tlines */
+	struct agg_tcache ptc;   /* into plines */
 };
 
 /* A thread's CPU and GIL figures over the current window. */
@@ -87,6 +90,7 @@ struct agg_cpu {
 
 struct agg_thread {
 	pid_t tid;
+	pid_t pid;            /* its process, from its latest REC_THREADS */
 	const char *name;     /* interned, "" if unknown */
 	uint64_t samples, samples_win;       /* all its samples */
 	uint64_t py_samples, py_samples_win; /* those with a Python stack */
@@ -144,6 +148,15 @@ struct aggregator {
 	struct hashmap tline_by_key;  /* (uint32)tid << 32 | line -> index */
 	pid_t filter;             /* 0 = all threads */
 	bool no_split;            /* aggregator_set_split(false) */
+
+	/* -s: processes, and per-process function and line rows, kept like
+	 * the per-thread ones with the PID in the tid's place */
+	struct proc_table *procs; /* owned */
+	struct agg_vec pfuncs, plines;
+	struct hashmap pfunc_by_key, pline_by_key;
+	struct hashmap report_by_pid; /* pid -> serial of its latest REC_THREADS */
+	struct hashmap reports_win_by_pid; /* pid -> its REC_THREADS this window */
+	pid_t pfilter;            /* 0 = all processes */
 
 	uint64_t report_serial;   /* REC_THREADS ingested so far */
 	uint64_t win_start_ns;    /* time of the window's first report: the
@@ -215,8 +228,15 @@ struct aggregator *aggregator_new(void)
 	hashmap_init(&a->thread_names);
 	hashmap_init(&a->tfunc_by_key);
 	hashmap_init(&a->tline_by_key);
+	hashmap_init(&a->pfunc_by_key);
+	hashmap_init(&a->pline_by_key);
+	hashmap_init(&a->report_by_pid);
+	hashmap_init(&a->reports_win_by_pid);
 	a->strings = strtab_new();
 	if (a->strings == NULL)
+		goto fail;
+	a->procs = proc_table_new(a->strings);
+	if (a->procs == NULL)
 		goto fail;
 	a->codes = code_table_new(a->strings);
 	if (a->codes == NULL)
@@ -241,6 +261,13 @@ void aggregator_free(struct aggregator *a)
 	free(a->threads.items);
 	free(a->tfuncs.items);
 	free(a->tlines.items);
+	free(a->pfuncs.items);
+	free(a->plines.items);
+	proc_table_free(a->procs);
+	hashmap_destroy(&a->pfunc_by_key);
+	hashmap_destroy(&a->pline_by_key);
+	hashmap_destroy(&a->report_by_pid);
+	hashmap_destroy(&a->reports_win_by_pid);
 	free(a->scratch);
 	hashmap_destroy(&a->func_by_key);
 	hashmap_destroy(&a->line_by_key);
@@ -582,6 +609,7 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 	t->samples++;
 	t->samples_win++;
 	t->running = (s.flags & SAMPLE_RUNNING) != 0;
+	proc_table_sample(a->procs, s.pid, s.nframes > 0);
 	if (s.nframes == 0) {
 		t->top_func = a->empty;
 		return;
@@ -606,11 +634,15 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 	size_t ll = 0;
 	while (ll < s.nframes && a->scratch[ll].line == AGG_NO_LINE)
 		ll++;
+	struct agg_ttable pf = { &a->pfuncs, &a->pfunc_by_key };
+	struct agg_ttable pl = { &a->plines, &a->pline_by_key };
+	agg_thread_leaf(pf, &funcs[leaf->func].ptc, s.pid, leaf->func, w);
 	if (ll < s.nframes) {
 		uint32_t line = a->scratch[ll].line;
 		agg_count_own(&lines[line].c, w);
 		agg_count_total(&lines[line].c, serial, w);
 		agg_thread_leaf(tl, &lines[line].tc, s.tid, line, w);
+		agg_thread_leaf(pl, &lines[line].ptc, s.pid, line, w);
 	}
 	if (!a->no_split) {
 		struct agg_frame own = { leaf->func, ll < s.nframes ? a->scratch[ll].line : AGG_NO_LINE };
@@ -618,13 +650,19 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 	}
 	for (size_t i = 1; i < s.nframes; i++) {
 		const struct agg_frame *f = &a->scratch[i];
-		if (agg_count_total(&funcs[f->func].c, serial, w))
+		if (agg_count_total(&funcs[f->func].c, serial, w)) {
 			agg_thread_total(tf, &funcs[f->func].tc, s.tid,
 			                 f->func, w);
+			agg_thread_total(pf, &funcs[f->func].ptc, s.pid,
+			                 f->func, w);
+		}
 		if (i != ll && f->line != AGG_NO_LINE &&
-		    agg_count_total(&lines[f->line].c, serial, w))
+		    agg_count_total(&lines[f->line].c, serial, w)) {
 			agg_thread_total(tl, &lines[f->line].tc, s.tid,
 			                 f->line, w);
+			agg_thread_total(pl, &lines[f->line].ptc, s.pid,
+			                 f->line, w);
+		}
 	}
 }
 
@@ -653,7 +691,7 @@ static void agg_ingest_thread(struct aggregator *a, const uint8_t *rec,
 }
 
 /* One thread of a REC_THREADS record. */
-static void agg_thread_report(struct aggregator *a,
+static void agg_thread_report(struct aggregator *a, pid_t pid,
                               const struct rec_thread_state *r)
 {
 	if (r->tid <= 0) /* not bound to an OS thread yet */
@@ -666,6 +704,7 @@ static void agg_thread_report(struct aggregator *a,
 	if (t->report == a->report_serial) /* listed twice: the first wins */
 		return;
 	t->report = a->report_serial;
+	t->pid = pid;
 	t->os_state = r->state;
 	t->flags = r->flags;
 	struct agg_cpu *c = &t->cpu;
@@ -696,11 +735,28 @@ static void agg_ingest_threads(struct aggregator *a, const uint8_t *rec,
 		a->win_start_ns = r.time_ns; /* the very first window */
 	a->win_last_ns = r.time_ns;
 	a->win_reports++;
+	/* Each process reports its own threads: a thread is gone when its
+	 * own process's latest report left it out. */
+	uint64_t nwin = 0;
+	(void)hashmap_put(&a->report_by_pid, (uint32_t)r.pid, a->report_serial);
+	(void)hashmap_get(&a->reports_win_by_pid, (uint32_t)r.pid, &nwin);
+	(void)hashmap_put(&a->reports_win_by_pid, (uint32_t)r.pid, nwin + 1);
 	for (uint32_t i = 0; i < r.nthreads; i++) {
 		struct rec_thread_state ts;
 		memcpy(&ts, rec + sizeof r + i * sizeof ts, sizeof ts);
-		agg_thread_report(a, &ts);
+		agg_thread_report(a, r.pid, &ts);
 	}
+}
+
+static void agg_ingest_process(struct aggregator *a, const uint8_t *rec,
+                               size_t size)
+{
+	pid_t exited;
+	if (!proc_table_report(a->procs, rec, size, &exited))
+		a->bad++;
+	/* No report of its threads will come: they are all gone now. */
+	if (exited != 0)
+		(void)hashmap_put(&a->report_by_pid, (uint32_t)exited, 0);
 }
 
 void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
@@ -737,6 +793,9 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
 		break;
 	case REC_THREADS:
 		agg_ingest_threads(a, rec, h.size);
+		break;
+	case REC_PROCESS:
+		agg_ingest_process(a, rec, h.size);
 		break;
 	default:
 		a->bad++;
@@ -869,6 +928,7 @@ static void agg_snap_funcs(struct aggregator *a, const struct agg_view *v,
 		f[i].c.split_win = (struct snap_split){ 0 };
 	}
 	agg_close_row_windows(&a->tfuncs);
+	agg_close_row_windows(&a->pfuncs);
 	if (out->nfuncs > 1)
 		qsort(out->funcs, out->nfuncs, sizeof *out->funcs,
 		      agg_cmp_func);
@@ -900,6 +960,7 @@ static void agg_snap_lines(struct aggregator *a, const struct agg_view *v,
 		l[i].c.split_win = (struct snap_split){ 0 };
 	}
 	agg_close_row_windows(&a->tlines);
+	agg_close_row_windows(&a->plines);
 	if (out->nlines > 1)
 		qsort(out->lines, out->nlines, sizeof *out->lines,
 		      agg_cmp_line);
@@ -909,12 +970,21 @@ static void agg_snap_lines(struct aggregator *a, const struct agg_view *v,
  * without it; off CPU, asking for the GIL is a wait, anything else idle.
  * A thread the latest report left out is gone; one never reported yet
  * (sampled between two reports) is unknown. */
+static bool agg_thread_listed(const struct aggregator *a,
+                              const struct agg_thread *t)
+{
+	uint64_t latest;
+	return t->report != 0 &&
+	       hashmap_get(&a->report_by_pid, (uint32_t)t->pid, &latest) &&
+	       t->report == latest;
+}
+
 static enum snap_thread_state agg_thread_state(const struct aggregator *a,
                                                const struct agg_thread *t)
 {
 	if (t->report == 0)
 		return THREAD_UNKNOWN;
-	if (t->report != a->report_serial)
+	if (!agg_thread_listed(a, t))
 		return THREAD_GONE;
 	if (t->os_state == 'R')
 		return (t->flags & SAMPLE_HAS_GIL) ? THREAD_RUNNING_GIL
@@ -945,18 +1015,115 @@ static void agg_close_cpu_window(struct aggregator *a)
 		                    : 0;
 		c->sys_pct = known ? agg_cpu_pct(c->stime, c->base_stime, span)
 		                   : 0;
-		c->gil_pct = 100.0 * c->gil_win / a->win_reports;
+		/* of its own process's reports: each process reports apart */
+		uint64_t nwin = 0;
+		(void)hashmap_get(&a->reports_win_by_pid, (uint32_t)t[i].pid, &nwin);
+		c->gil_pct = nwin ? 100.0 * c->gil_win / (double)nwin : 0;
 		c->base_utime = c->utime;
 		c->base_stime = c->stime;
 		c->gil_win = 0;
 	}
 	a->win_start_ns = a->win_last_ns;
 	a->win_reports = 0;
+	hashmap_clear(&a->reports_win_by_pid);
+}
+
+/* ---- ageing out threads that are gone -------------------------------------
+ * A service that starts a thread per request would otherwise grow the
+ * thread table (and its per-thread rows) without bound.  The
+ * AGG_KEEP_GONE_THREADS most recently gone stay listed; older ones go,
+ * their rows with them.  Their samples stay in every total and in their
+ * process's rows. */
+#define AGG_KEEP_GONE_THREADS 64
+
+static bool agg_thread_gone(const struct aggregator *a,
+                            const struct agg_thread *t)
+{
+	return t->report != 0 && !agg_thread_listed(a, t);
+}
+
+static int agg_cmp_u64_desc(const void *pa, const void *pb)
+{
+	uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
+	return (x < y) - (x > y);
+}
+
+/* The latest report of the oldest gone thread to keep; 0 = keep all. */
+static uint64_t agg_gone_cutoff(const struct aggregator *a)
+{
+	const struct agg_thread *t = agg_threads(a);
+	size_t gone = 0;
+	for (size_t i = 0; i < a->threads.n; i++)
+		gone += agg_thread_gone(a, &t[i]);
+	if (gone <= AGG_KEEP_GONE_THREADS)
+		return 0;
+	uint64_t *last = malloc(gone * sizeof *last), cut;
+	if (last == NULL)
+		return 0;
+	gone = 0;
+	for (size_t i = 0; i < a->threads.n; i++)
+		if (agg_thread_gone(a, &t[i]))
+			last[gone++] = t[i].report;
+	qsort(last, gone, sizeof *last, agg_cmp_u64_desc);
+	cut = last[AGG_KEEP_GONE_THREADS - 1];
+	free(last);
+	return cut;
+}
+
+/* Keep the per-thread rows of threads still in the table. */
+static void agg_compact_trows(struct aggregator *a, struct agg_ttable tt)
+{
+	struct agg_trow *r = agg_trows(tt.v);
+	size_t kept = 0;
+	uint64_t idx;
+	hashmap_clear(tt.by_key);
+	for (size_t i = 0; i < tt.v->n; i++) {
+		if (!hashmap_get(&a->thread_by_tid, (uint32_t)r[i].tid, &idx))
+			continue;
+		r[kept] = r[i];
+		/* Cannot fail: the table already held more keys. */
+		(void)hashmap_put(tt.by_key,
+		                  pair_key((uint32_t)r[kept].tid, r[kept].row),
+		                  kept);
+		kept++;
+	}
+	tt.v->n = kept;
+}
+
+static void agg_age_threads(struct aggregator *a)
+{
+	uint64_t cut = agg_gone_cutoff(a);
+	if (cut == 0)
+		return;
+	struct agg_thread *t = agg_threads(a);
+	size_t kept = 0;
+	hashmap_clear(&a->thread_by_tid);
+	hashmap_clear(&a->thread_names);
+	for (size_t i = 0; i < a->threads.n; i++) {
+		if (agg_thread_gone(a, &t[i]) && t[i].report < cut) {
+			split_queue_free(&t[i].queue);
+			continue;
+		}
+		t[kept] = t[i];
+		(void)hashmap_put(&a->thread_by_tid, (uint32_t)t[kept].tid, kept);
+		(void)hashmap_put(&a->thread_names, (uint32_t)t[kept].tid,
+		                  (uintptr_t)t[kept].name);
+		kept++;
+	}
+	a->threads.n = kept;
+	agg_compact_trows(a, (struct agg_ttable){ &a->tfuncs, &a->tfunc_by_key });
+	agg_compact_trows(a, (struct agg_ttable){ &a->tlines, &a->tline_by_key });
+	/* Row indices moved: the caches start over. */
+	for (size_t i = 0; i < a->funcs.n; i++)
+		agg_funcs(a)[i].tc = (struct agg_tcache){ 0, 0 };
+	for (size_t i = 0; i < a->lines.n; i++)
+		agg_lines(a)[i].tc = (struct agg_tcache){ 0, 0 };
 }
 
 static void agg_snap_threads(struct aggregator *a, struct snapshot *out)
 {
 	agg_close_cpu_window(a);
+	agg_age_threads(a);
 	struct agg_thread *t = agg_threads(a);
 	size_t n = a->threads.n;
 	out->threads = n ? malloc(n * sizeof *out->threads) : NULL;
@@ -992,6 +1159,9 @@ static void agg_snap_samples(struct aggregator *a, struct snapshot *out)
 	out->samples_win = a->samples_win;
 	out->split = a->split;
 	out->split_win = a->split_win;
+	if (a->filter == 0 && a->pfilter != 0)
+		proc_table_py_samples(a->procs, a->pfilter, &out->samples,
+		                      &out->samples_win);
 	if (a->filter != 0) {
 		out->samples = out->samples_win = 0;
 		out->split = out->split_win = (struct snap_split){ 0 };
@@ -1012,14 +1182,52 @@ static void agg_snap_samples(struct aggregator *a, struct snapshot *out)
 	}
 }
 
+/* Each process's most sampled leaf function in the window (since start
+ * if it had none in the window). */
+static void agg_process_tops(struct aggregator *a, struct snapshot *out)
+{
+	const struct agg_trow *r = agg_trows(&a->pfuncs);
+	struct { uint64_t win, all; } *best;
+	if (out->nprocesses == 0 ||
+	    (best = calloc(out->nprocesses, sizeof *best)) == NULL)
+		return;
+	for (size_t i = 0; i < a->pfuncs.n; i++)
+		for (size_t k = 0; k < out->nprocesses; k++) {
+			struct snap_process *p = &out->processes[k];
+			if (p->pid != r[i].tid)
+				continue;
+			bool win = r[i].c.own_win > best[k].win;
+			if (win || (best[k].win == 0 && r[i].c.own > best[k].all))
+				p->top_func = agg_funcs(a)[r[i].row].name;
+			if (win)
+				best[k].win = r[i].c.own_win;
+			if (r[i].c.own > best[k].all)
+				best[k].all = r[i].c.own;
+		}
+	free(best);
+}
+
+/* The per-thread or per-process rows the filters select, if any. */
+static bool agg_filtered_views(struct aggregator *a, struct agg_view *fv,
+                               struct agg_view *lv)
+{
+	if (a->filter != 0)
+		return agg_view_filtered(&a->tfuncs, a->funcs.n, a->filter, fv) &&
+		       agg_view_filtered(&a->tlines, a->lines.n, a->filter, lv);
+	if (a->pfilter != 0)
+		return agg_view_filtered(&a->pfuncs, a->funcs.n, a->pfilter, fv) &&
+		       agg_view_filtered(&a->plines, a->lines.n, a->pfilter, lv);
+	return true;
+}
+
 void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 {
 	struct agg_view fv = { NULL }, lv = { NULL };
 	/* Without memory for the filter's map, show no rows rather than
 	 * the wrong ones. */
-	bool ok = a->filter == 0 ||
-	          (agg_view_filtered(&a->tfuncs, a->funcs.n, a->filter, &fv) &&
-	           agg_view_filtered(&a->tlines, a->lines.n, a->filter, &lv));
+	bool ok = agg_filtered_views(a, &fv, &lv);
+	proc_table_snapshot(a->procs, a->empty, out);
+	agg_process_tops(a, out);
 	agg_snap_funcs(a, &fv, out);
 	agg_snap_lines(a, &lv, out);
 	if (!ok) {
@@ -1045,7 +1253,7 @@ static void agg_reset_threads(struct aggregator *a)
 	for (size_t i = 0; i < a->threads.n; i++) {
 		/* Queued samples point at rows whose counts are going. */
 		split_queue_clear(&t[i].queue);
-		if (a->report_serial == 0 || t[i].report != a->report_serial) {
+		if (!agg_thread_listed(a, &t[i])) {
 			split_queue_free(&t[i].queue);
 			continue;
 		}
@@ -1080,6 +1288,14 @@ void aggregator_reset(struct aggregator *a)
 	a->tfuncs.n = a->tlines.n = 0;
 	hashmap_clear(&a->tfunc_by_key);
 	hashmap_clear(&a->tline_by_key);
+	for (size_t i = 0; i < a->funcs.n; i++)
+		f[i].ptc = (struct agg_tcache){ 0, 0 };
+	for (size_t i = 0; i < a->lines.n; i++)
+		l[i].ptc = (struct agg_tcache){ 0, 0 };
+	a->pfuncs.n = a->plines.n = 0;
+	hashmap_clear(&a->pfunc_by_key);
+	hashmap_clear(&a->pline_by_key);
+	proc_table_reset(a->procs);
 	agg_reset_threads(a);
 	a->samples = a->samples_win = 0;
 	a->split = a->split_win = (struct snap_split){ 0 };
@@ -1101,4 +1317,9 @@ void aggregator_settle(struct aggregator *a)
 void aggregator_filter_thread(struct aggregator *a, pid_t tid)
 {
 	a->filter = tid;
+}
+
+void aggregator_filter_process(struct aggregator *a, pid_t pid)
+{
+	a->pfilter = pid;
 }

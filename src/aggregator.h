@@ -86,6 +86,10 @@ void aggregator_snapshot(struct aggregator *a, struct snapshot *out);
  * whole history at once. */
 void aggregator_filter_thread(struct aggregator *a, pid_t tid);
 
+/* The same for one process's samples (-s; 0 = all).  A thread filter,
+ * when set, takes precedence. */
+void aggregator_filter_process(struct aggregator *a, pid_t pid);
+
 /* Forget all counts, and the threads the latest REC_THREADS did not list
  * (gone or never reported); the listed ones stay with zero counts and
  * their current state and CPU figures.  Code definitions and strings are

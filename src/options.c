@@ -36,7 +36,7 @@ enum {
 
 /* '+': stop at the first non-option, which starts the target's command.
  * ':': report a missing value as ':' so we can word the message. */
-static const char short_opts[] = "+:p:r:d:bn:hV";
+static const char short_opts[] = "+:p:r:d:bn:shV";
 
 static const struct option long_opts[] = {
 	{"pid", required_argument, NULL, 'p'},
@@ -48,6 +48,7 @@ static const struct option long_opts[] = {
 	{"json", no_argument, NULL, OPT_JSON},
 	{"idle", no_argument, NULL, OPT_IDLE},
 	{"no-split", no_argument, NULL, OPT_NO_SPLIT},
+	{"subprocesses", no_argument, NULL, 's'},
 	{"no-color", no_argument, NULL, OPT_NO_COLOR},
 	{"demo", no_argument, NULL, OPT_DEMO},
 	{"native", no_argument, NULL, OPT_NATIVE},
@@ -258,6 +259,7 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_JSON: o->json = true; return 0;
 	case OPT_IDLE: o->idle = true; return 0;
 	case OPT_NO_SPLIT: o->no_split = true; return 0;
+	case 's': o->subprocesses = true; return 0;
 	case OPT_NO_COLOR: o->no_color = true; return 0;
 	case OPT_DEMO: o->demo = true; return 0;
 	case OPT_NATIVE: o->native = true; return 0;
@@ -357,6 +359,9 @@ void options_print_help(FILE *out)
 "                         them. Works on non-Python processes too\n"
 "      --native-all       --native, showing the interpreter's own frames too\n"
 "                         (key n toggles them)\n"
+"  -s, --subprocesses     also follow the target's child processes and their\n"
+"                         children as they start and exit; Python ones are\n"
+"                         sampled, others listed\n"
 "\n"
 "Output:\n"
 "  -d, --delay SECONDS    refresh interval, fractions allowed (default 1)\n"

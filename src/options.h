@@ -24,6 +24,7 @@ struct options {
 	bool idle;          /* --idle: also count threads that are off CPU */
 	bool no_split;      /* --no-split: no Python/native/system split and no
 	                       memory attribution (for measuring their cost) */
+	bool subprocesses;  /* -s: follow the target's descendants */
 	bool no_color;      /* NO_COLOR set or --no-color */
 	bool native;        /* --native: native stacks too (ptrace) */
 	bool native_all;    /* --native-all: and the interpreter's plumbing */

@@ -22,6 +22,7 @@ enum rec_type {
 	REC_THREADS = 4,  /* every Python thread's state, ~10 times a second */
 	REC_NATIVE = 5,   /* one thread's native stack (--native), just before
 	                     the REC_SAMPLE of the same thread and tick */
+	REC_PROCESS = 6,  /* a followed process (-s): found, changed, exited */
 };
 
 struct rec_header {
@@ -108,14 +109,15 @@ struct rec_threads {
 	struct rec_header h;
 	uint64_t time_ns;
 	uint32_t nthreads;
-	uint32_t pad;
+	int32_t pid;       /* the process the threads belong to */
 	struct rec_thread_state threads[];
 };
 
 /* --native: one thread's native stack at one tick, pushed just before the
  * REC_SAMPLE (same tid and time_ns) whose Python frames it belongs to.
  * With --native a thread sample without a native stack (the thread did
- * not stop in time) is not sent at all, only counted.  Followed by nips uint64_t instruction pointers, leaf first (the
+ * not stop in time) is not sent at all, only counted.  Followed by nips
+ * uint64_t instruction pointers, leaf first (the
  * leaf's is where the thread was; the others are return addresses), then
  * ngroups uint16_t: how many of the sample's Python frames each
  * interpreter-loop invocation runs, innermost invocation first, so the
@@ -130,6 +132,35 @@ struct rec_native {
 	uint16_t ngroups;
 	uint32_t pad;
 	uint64_t ips[];
+};
+
+enum rec_process_state {
+	PROC_LOOKING = 0, /* found; its Python runtime not (yet) identified */
+	PROC_PYTHON,      /* a Python process being sampled */
+	PROC_NOT_PYTHON,  /* listed, not sampled: runs another program */
+	PROC_UNREADABLE,  /* Python, but unsupported or not permitted */
+	PROC_EXITED,      /* gone */
+};
+
+/* A process of the followed family (the target and, with -s, its
+ * descendants): sent by the follower a few times a second while it lives
+ * and once when it exits.  Followed by cmd_len bytes of its command line
+ * (arguments joined by spaces, no NUL). */
+struct rec_process {
+	struct rec_header h;
+	uint64_t time_ns;    /* CLOCK_MONOTONIC of the /proc read */
+	int32_t pid;
+	int32_t ppid;
+	uint8_t state;       /* enum rec_process_state */
+	char os_state;       /* /proc state letter, 0 unknown */
+	uint16_t cmd_len;
+	uint32_t pad;
+	uint64_t utime_ns;   /* the process's CPU time so far, all threads */
+	uint64_t stime_ns;
+	uint64_t rss_bytes;
+	char version[16];    /* Python version ("3.12.1"), or why not sampled
+	                        (NUL-terminated) */
+	char cmd[];
 };
 
 #define REC_ALIGN(n) (((n) + 7u) & ~7u)

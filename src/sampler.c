@@ -15,24 +15,18 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "native_threads.h"
 #include "native_unwind.h"
+#include "proc_follow.h"
 #include "proc_threads.h"
 #include "py_reader.h"
 #include "record.h"
+#include "sampler_proc.h"
 
-#define MAX_KNOWN_TIDS 4096
 #define NAMES_EVERY_REPORTS 10 /* re-read thread names every ~1 s */
 #define CATCH_UP_PERIODS 10
 #define WORK_EVERY 8
 #define SAMPLER_NICE -10
 #define THREADS_EVERY_NS 100000000ull /* REC_THREADS period */
-
-struct known_thread {
-	pid_t tid;
-	bool named;
-	char name[16];
-};
 
 struct sampler {
 	struct sampler_config cfg;
@@ -41,21 +35,19 @@ struct sampler {
 	pthread_t thread;
 
 	/* sampler-thread-only state */
-	struct py_reader *reader;
-	struct proc_threads *threads;
+	struct sampler_proc *procs[FOLLOW_MAX_SAMPLED]; /* [0] the target */
+	size_t nprocs;
+	uint32_t next_code_id; /* session-wide code ids handed out */
 	uint8_t *buf;          /* record scratch, owned */
 	size_t buf_cap;
-	uint64_t threads_due;  /* when the next REC_THREADS is due */
-	struct known_thread known[MAX_KNOWN_TIDS]; /* names already sent */
-	size_t nknown;
-	unsigned reports;      /* REC_THREADS sent so far */
+	uint8_t *order;        /* one follower message, owned */
+	struct rec_frame *frames; /* one sample's frames in session ids, owned */
 	uint64_t ticks_taken;
 	uint64_t rng;
-	uint64_t rss_prev;     /* process RSS at the previous tick, 0 = none */
 
-	/* --native (sampler-thread-only but for the start handshake) */
+	/* --native, the target only (sampler-thread-only but for the start
+	 * handshake) */
 	struct native_unwind *unwind;    /* NULL without --native */
-	struct native_threads *tasks;    /* the threads when rt is NULL */
 	uint64_t *nat_ips;               /* NATIVE_MAX_FRAMES per thread index */
 	int *nat_n;                      /* IPs taken per thread index, 0 = none */
 	pid_t *nat_tid;                  /* the thread of each index this tick */
@@ -82,7 +74,7 @@ static uint64_t next_random(struct sampler *s)
 	return s->rng;
 }
 
-static bool push_code_def(struct sampler *s, struct py_code *c)
+static bool push_code_def(struct sampler *s, struct py_code *c, uint32_t id)
 {
 	size_t qlen = strlen(c->qualname), flen = strlen(c->filename);
 	size_t size;
@@ -97,7 +89,7 @@ static bool push_code_def(struct sampler *s, struct py_code *c)
 		return false;
 	*r = (struct rec_code_def){
 		.h = { REC_CODE_DEF, (uint32_t)size },
-		.code_id = c->id,
+		.code_id = id,
 		.firstlineno = c->firstlineno,
 		.qualname_len = (uint16_t)qlen,
 		.filename_len = (uint16_t)flen,
@@ -115,43 +107,33 @@ static bool push_code_def(struct sampler *s, struct py_code *c)
 	return true;
 }
 
-/* Every code object a sample refers to must be defined first. */
-static bool define_codes(struct sampler *s, const struct py_thread_sample *t)
+/* Every code object a sample refers to must be defined first.  The
+ * frames are copied to out with the session's code ids (not into s->buf:
+ * each definition is built there). */
+static bool define_codes(struct sampler *s, struct sampler_proc *p,
+                         const struct py_thread_sample *t, struct rec_frame *out)
 {
 	for (uint32_t i = 0; i < t->nframes; i++) {
-		struct py_code *c = py_reader_code(s->reader, t->frames[i].code_id);
+		struct py_code *c = py_reader_code(p->reader, t->frames[i].code_id);
+		uint32_t id = sampler_proc_code_id(p, t->frames[i].code_id, &s->next_code_id);
 
-		if (c != NULL && !c->sent && !push_code_def(s, c))
+		if (id == SAMPLER_PROC_NO_ID)
 			return false;
+		if (c != NULL && !c->sent && !push_code_def(s, c, id))
+			return false;
+		out[i] = (struct rec_frame){ id, t->frames[i].instr_offset };
 	}
 	return true;
 }
 
-static bool known_thread(const struct sampler *s, pid_t tid)
-{
-	for (size_t i = 0; i < s->nknown; i++)
-		if (s->known[i].tid == tid)
-			return s->known[i].named;
-	return false;
-}
-
 /* Send a thread's OS name when it is new or has changed (threads often
  * rename themselves after they start; 3.14+ threading names them). */
-static void announce_thread(struct sampler *s, pid_t tid)
+static void announce_thread(struct sampler *s, struct sampler_proc *p, pid_t tid)
 {
 	struct rec_thread r = { .h = { REC_THREAD, sizeof(r) }, .tid = tid };
-	struct known_thread *k = NULL;
+	struct known_thread *k = sampler_proc_thread(p, tid);
 
-	for (size_t i = 0; i < s->nknown && k == NULL; i++)
-		if (s->known[i].tid == tid)
-			k = &s->known[i];
-	if (k == NULL) {
-		if (s->nknown == MAX_KNOWN_TIDS)
-			s->nknown = 0; /* forget them all: names are merely re-sent */
-		k = &s->known[s->nknown++];
-		*k = (struct known_thread){ .tid = tid };
-	}
-	proc_threads_name(s->cfg.pid, tid, r.name);
+	proc_threads_name(p->pid, tid, r.name);
 	if (k->named && strcmp(k->name, r.name) == 0)
 		return;
 	if (ring_push(s->cfg.ring, &r, sizeof(r))) {
@@ -184,56 +166,14 @@ static uint64_t take_share(struct growth_share *g, const struct py_thread_sample
 	return part;
 }
 
-/* The tick's threads: the Python runtime's, or every thread of a
- * non-Python target (--native). */
-static int sample_threads(struct sampler *s)
-{
-	if (s->reader != NULL)
-		return py_reader_sample(s->reader, s->threads, s->cfg.idle);
-	return native_threads_sample(s->tasks, s->threads, s->cfg.idle);
-}
-
-static const struct py_thread_sample *thread_at(const struct sampler *s, size_t i)
-{
-	return s->reader != NULL ? py_reader_thread(s->reader, i) : native_threads_get(s->tasks, i);
-}
-
-/* Every thread's state and CPU time, a few times a second: enough for
- * the threads panel, cheap for the ring. */
-static void push_thread_states(struct sampler *s, int n, uint64_t now)
-{
-	struct rec_threads *r = (struct rec_threads *)s->buf;
-	size_t size = sizeof(*r) + (size_t)n * sizeof(struct rec_thread_state);
-
-	if (now < s->threads_due || n <= 0 || size > s->buf_cap)
-		return;
-	s->threads_due = now + THREADS_EVERY_NS;
-	*r = (struct rec_threads){
-		.h = { REC_THREADS, (uint32_t)size }, .time_ns = now, .nthreads = (uint32_t)n,
-	};
-	for (int i = 0; i < n; i++) {
-		const struct py_thread_sample *t = thread_at(s, (size_t)i);
-
-		if (s->reports % NAMES_EVERY_REPORTS == 0 && t->tid > 0)
-			announce_thread(s, t->tid);
-		r->threads[i] = (struct rec_thread_state){
-			.tid = t->tid, .state = t->state,
-			.flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT)),
-			.utime_ns = t->utime_ns, .stime_ns = t->stime_ns,
-		};
-	}
-	s->reports++;
-	ring_push(s->cfg.ring, r, size);
-}
-
 /* The tick's RSS growth, and the total weight it is shared by. */
-static struct growth_share tick_growth(struct sampler *s, int n)
+static struct growth_share tick_growth(struct sampler *s, struct sampler_proc *p, int n)
 {
 	struct growth_share g = { 0, 0 };
 	uint64_t rss = 0;
 
 	for (int i = 0; i < n; i++) {
-		const struct py_thread_sample *t = thread_at(s, (size_t)i);
+		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
 
 		if (rss == 0)
 			rss = t->rss_bytes;
@@ -241,23 +181,22 @@ static struct growth_share tick_growth(struct sampler *s, int n)
 	}
 	if (rss == 0 || !s->cfg.split)
 		return (struct growth_share){ 0, 0 };
-	if (s->rss_prev != 0 && rss > s->rss_prev)
-		g.growth = rss - s->rss_prev;
-	s->rss_prev = rss;
+	if (p->rss_prev != 0 && rss > p->rss_prev)
+		g.growth = rss - p->rss_prev;
+	p->rss_prev = rss;
 	if (g.weight == 0 && g.growth > 0)
 		atomic_fetch_add_explicit(&s->stats.mem_unattributed, g.growth,
 		                          memory_order_relaxed);
 	return g;
 }
 
-static void push_sample(struct sampler *s, const struct py_thread_sample *t,
-                        uint64_t now, uint64_t interval, uint64_t growth)
+static void push_sample(struct sampler *s, struct sampler_proc *p,
+                        const struct py_thread_sample *t, uint64_t now, uint64_t interval,
+                        uint64_t growth)
 {
 	struct rec_sample *r = (struct rec_sample *)s->buf;
 	size_t size = sizeof(*r) + t->nframes * sizeof(struct rec_frame);
 
-	if (!define_codes(s, t))
-		return; /* the ring is full: the sample would be dropped too */
 	*r = (struct rec_sample){
 		.h = { REC_SAMPLE, (uint32_t)size },
 		.time_ns = now,
@@ -265,7 +204,7 @@ static void push_sample(struct sampler *s, const struct py_thread_sample *t,
 		.tid = t->tid,
 		.nframes = (uint16_t)t->nframes,
 		.flags = t->flags,
-		.pid = s->cfg.pid,
+		.pid = p->pid,
 		.cpu_user_ns = t->utime_ns,
 		.cpu_sys_ns = t->stime_ns,
 		.minflt = t->minflt > UINT32_MAX ? UINT32_MAX : (uint32_t)t->minflt,
@@ -273,10 +212,41 @@ static void push_sample(struct sampler *s, const struct py_thread_sample *t,
 		.mem_growth = growth,
 	};
 	if (t->nframes > 0) /* a non-Python target's threads have no frames */
-		memcpy(r->frames, t->frames, t->nframes * sizeof(struct rec_frame));
+		memcpy(r->frames, s->frames, t->nframes * sizeof(struct rec_frame));
 	if (ring_push(s->cfg.ring, r, size))
 		atomic_fetch_add_explicit(&s->stats.samples, 1, memory_order_relaxed);
 }
+
+/* Every thread's state and CPU time, a few times a second: enough for
+ * the threads panel, cheap for the ring. */
+static void push_thread_states(struct sampler *s, struct sampler_proc *p, int n, uint64_t now)
+{
+	struct rec_threads *r = (struct rec_threads *)s->buf;
+	size_t size = sizeof(*r) + (size_t)n * sizeof(struct rec_thread_state);
+
+	if (now < p->threads_due || n <= 0 || size > s->buf_cap)
+		return;
+	p->threads_due = now + THREADS_EVERY_NS;
+	*r = (struct rec_threads){
+		.h = { REC_THREADS, (uint32_t)size }, .time_ns = now, .nthreads = (uint32_t)n,
+		.pid = p->pid,
+	};
+	for (int i = 0; i < n; i++) {
+		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
+
+		if (p->reports % NAMES_EVERY_REPORTS == 0 && t->tid > 0)
+			announce_thread(s, p, t->tid);
+		r->threads[i] = (struct rec_thread_state){
+			.tid = t->tid, .state = t->state,
+			.flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT)),
+			.utime_ns = t->utime_ns, .stime_ns = t->stime_ns,
+		};
+	}
+	p->reports++;
+	ring_push(s->cfg.ring, r, size);
+}
+
+/* ---- --native: the target's native stacks ------------------------------ */
 
 static void take_native(void *ctx, pid_t tid, const uint64_t *ips, int nips)
 {
@@ -311,7 +281,7 @@ static bool native_room(struct sampler *s, int n)
 
 /* Stop, unwind and resume every thread to be sampled this tick, within
  * half a period (see native_unwind.h for why all are asked at once). */
-static void native_stacks(struct sampler *s, int n, uint64_t now)
+static void native_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64_t now)
 {
 	uint64_t period = 1000000000ull / (uint64_t)s->cfg.rate_hz;
 
@@ -320,7 +290,7 @@ static void native_stacks(struct sampler *s, int n, uint64_t now)
 		return;
 	s->nat_count = n;
 	for (int i = 0; i < n; i++) {
-		const struct py_thread_sample *t = thread_at(s, (size_t)i);
+		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
 
 		s->nat_n[i] = 0;
 		s->nat_tid[i] = t->tid;
@@ -332,8 +302,8 @@ static void native_stacks(struct sampler *s, int n, uint64_t now)
 
 /* The REC_NATIVE for thread index i, just before its REC_SAMPLE; false
  * when the thread has no native stack this tick. */
-static bool push_native(struct sampler *s, int i, const struct py_thread_sample *t,
-                        uint64_t now)
+static bool push_native(struct sampler *s, struct sampler_proc *p, int i,
+                        const struct py_thread_sample *t, uint64_t now)
 {
 	struct rec_native *r = (struct rec_native *)s->buf;
 	int nips = i < s->nat_count ? s->nat_n[i] : 0;
@@ -358,12 +328,91 @@ static bool push_native(struct sampler *s, int i, const struct py_thread_sample 
 	r->h = (struct rec_header){ REC_NATIVE, (uint32_t)size };
 	r->time_ns = now;
 	r->tid = t->tid;
-	r->pid = s->cfg.pid;
+	r->pid = p->pid;
 	r->nips = (uint16_t)nips;
 	r->ngroups = ng;
 	r->pad = 0;
 	memcpy(r->ips, &s->nat_ips[(size_t)i * NATIVE_MAX_FRAMES], (size_t)nips * sizeof(uint64_t));
 	return ring_push(s->cfg.ring, r, size);
+}
+
+/* What one tick saw across the sampled processes. */
+struct tick_tally {
+	int threads, running;
+	bool gil;            /* some thread of the target held its GIL */
+	uint64_t errors;
+};
+
+/* Sample one process's threads; false when it is gone. */
+static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
+                        uint64_t interval, struct tick_tally *tt)
+{
+	int n = sampler_proc_sample(p, s->cfg.idle);
+	struct growth_share growth = tick_growth(s, p, n);
+	bool native = s->unwind != NULL && p == s->procs[0];
+
+	if (native)
+		native_stacks(s, p, n, now);
+	for (int i = 0; i < n; i++) {
+		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
+
+		if (t->flags & SAMPLE_RUNNING)
+			tt->running++;
+		if ((t->flags & SAMPLE_HAS_GIL) && p == s->procs[0])
+			tt->gil = true;
+		if (t->status == PY_THREAD_ERROR)
+			tt->errors++;
+		if (t->status != PY_THREAD_OK)
+			continue;
+		if (!sampler_proc_named(p, t->tid))
+			announce_thread(s, p, t->tid);
+		if (!define_codes(s, p, t, s->frames))
+			continue; /* the ring is full: the sample would be dropped too */
+		/* With --native a sample is whole or not at all: a Python
+		 * stack without its native part would shift the native
+		 * shares (counted in native_missed instead). */
+		if (native && !push_native(s, p, i, t, now))
+			continue;
+		push_sample(s, p, t, now, interval, take_share(&growth, t));
+	}
+	push_thread_states(s, p, n, now);
+	tt->threads += n < 0 ? 0 : n;
+	return n >= 0;
+}
+
+static void drop_proc(struct sampler *s, size_t i)
+{
+	sampler_proc_free(s->procs[i]);
+	s->procs[i] = s->procs[--s->nprocs];
+}
+
+static void drop_pid(struct sampler *s, pid_t pid)
+{
+	for (size_t i = 1; i < s->nprocs; i++)
+		if (s->procs[i]->pid == pid) {
+			drop_proc(s, i);
+			return;
+		}
+}
+
+/* The follower's orders (-s): start or stop sampling a descendant, and
+ * process records to pass on, in the follower's order. */
+static void take_orders(struct sampler *s)
+{
+	const struct follow_msg *m = (const struct follow_msg *)s->order;
+	size_t len;
+
+	while (s->cfg.orders != NULL &&
+	       (len = ring_pop(s->cfg.orders, s->order, sizeof(struct follow_msg))) > 0) {
+		if (m->h.type == REC_PROCESS) {
+			ring_push(s->cfg.ring, s->order, len);
+			continue;
+		}
+		drop_pid(s, m->pid);
+		if (m->h.type == FOLLOW_ADD && len == sizeof(*m) && s->nprocs < FOLLOW_MAX_SAMPLED &&
+		    (s->procs[s->nprocs] = sampler_proc_new(m->pid, &m->rt)) != NULL)
+			py_reader_want_calls(s->procs[s->nprocs++]->reader, s->cfg.split);
+	}
 }
 
 /* One tick: returns false when the target is gone. */
@@ -373,47 +422,26 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 	 * WORK_EVERY and count it for all of them. */
 	bool timed = s->ticks_taken++ % WORK_EVERY == 0;
 	uint64_t cpu0 = timed ? clock_thread_cpu_ns() : 0;
-	int n = sample_threads(s);
-	int running = 0;
-	bool gil = false;
-	uint64_t errors = 0;
-	struct growth_share growth = tick_growth(s, n);
+	struct tick_tally tt = { 0 };
+	bool alive;
 
-	if (s->unwind != NULL)
-		native_stacks(s, n, now);
-	for (int i = 0; i < n; i++) {
-		const struct py_thread_sample *t = thread_at(s, (size_t)i);
-
-		if (t->flags & SAMPLE_RUNNING)
-			running++;
-		if (t->flags & SAMPLE_HAS_GIL)
-			gil = true;
-		if (t->status == PY_THREAD_ERROR)
-			errors++;
-		if (t->status != PY_THREAD_OK)
-			continue;
-		if (!known_thread(s, t->tid))
-			announce_thread(s, t->tid);
-		/* With --native a sample is whole or not at all: a Python
-		 * stack without its native part would shift the native
-		 * shares (counted in native_missed instead). */
-		if (s->unwind != NULL && (!define_codes(s, t) || !push_native(s, i, t, now)))
-			continue;
-		push_sample(s, t, now, interval, take_share(&growth, t));
-	}
-	push_thread_states(s, n, now);
-	atomic_fetch_add_explicit(&s->stats.gil_ticks, gil, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->stats.active_ticks, running > 0, memory_order_relaxed);
-	atomic_store_explicit(&s->stats.threads_total, n < 0 ? 0 : n, memory_order_relaxed);
-	atomic_store_explicit(&s->stats.threads_running, running, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->stats.errors, errors, memory_order_relaxed);
+	take_orders(s);
+	alive = sample_proc(s, s->procs[0], now, interval, &tt);
+	for (size_t i = 1; i < s->nprocs; i++)
+		if (!sample_proc(s, s->procs[i], now, interval, &tt))
+			drop_proc(s, i--); /* exited: the follower reports it */
+	atomic_fetch_add_explicit(&s->stats.gil_ticks, tt.gil, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.active_ticks, tt.running > 0, memory_order_relaxed);
+	atomic_store_explicit(&s->stats.threads_total, tt.threads, memory_order_relaxed);
+	atomic_store_explicit(&s->stats.threads_running, tt.running, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.errors, tt.errors, memory_order_relaxed);
 	if (timed)
 		atomic_fetch_add_explicit(&s->stats.work_ns,
 		                          (clock_thread_cpu_ns() - cpu0) * WORK_EVERY,
 		                          memory_order_relaxed);
 	atomic_store_explicit(&s->stats.last_tick_ns, now, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->stats.ticks, 1, memory_order_relaxed);
-	return n >= 0;
+	return alive;
 }
 
 /* Absolute deadlines keep the mean rate exact however long a tick takes;
@@ -467,12 +495,17 @@ static void *sampler_main(void *arg)
 	return NULL;
 }
 
-static void free_native(struct sampler *s)
+static void free_parts(struct sampler *s)
 {
-	native_threads_free(s->tasks);
+	for (size_t i = 0; i < s->nprocs; i++)
+		sampler_proc_free(s->procs[i]);
 	free(s->nat_ips);
 	free(s->nat_n);
 	free(s->nat_tid);
+	free(s->frames);
+	free(s->order);
+	free(s->buf);
+	free(s);
 }
 
 struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_error *err)
@@ -488,23 +521,24 @@ struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_err
 	s->rng = clock_now_ns() | 1;
 	s->buf_cap = ring_capacity(cfg->ring) / 4;
 	s->buf = malloc(s->buf_cap);
-	if (cfg->rt != NULL)
-		s->reader = py_reader_new(cfg->pid, cfg->rt);
-	else
-		s->tasks = native_threads_new(cfg->pid);
-	s->threads = proc_threads_new(cfg->pid);
-	if (s->reader != NULL)
-		py_reader_want_calls(s->reader, cfg->split);
-	if (s->buf == NULL || (s->reader == NULL && s->tasks == NULL) || s->threads == NULL ||
+	s->order = malloc(sizeof(struct follow_msg));
+	s->frames = malloc(PY_READER_MAX_FRAMES * sizeof(*s->frames));
+	s->procs[0] = sampler_proc_new(cfg->pid, cfg->rt);
+	s->nprocs = s->procs[0] != NULL;
+	if (s->procs[0] != NULL && s->procs[0]->reader != NULL)
+		py_reader_want_calls(s->procs[0]->reader, cfg->split);
+	if (s->buf == NULL || s->order == NULL || s->frames == NULL || s->procs[0] == NULL ||
 	    sem_init(&s->started, 0, 0) != 0) {
 		error_set(err, PYTOP_ERR_INTERNAL, "out of memory starting the sampler");
-		goto fail;
+		free_parts(s);
+		return NULL;
 	}
 	rc = pthread_create(&s->thread, NULL, sampler_main, s);
 	if (rc != 0) {
 		error_set(err, PYTOP_ERR_INTERNAL, "cannot start the sampler thread: %s", strerror(rc));
 		sem_destroy(&s->started);
-		goto fail;
+		free_parts(s);
+		return NULL;
 	}
 	while (sem_wait(&s->started) != 0)
 		;
@@ -514,13 +548,6 @@ struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_err
 		return NULL;
 	}
 	return s;
-fail:
-	free_native(s);
-	py_reader_free(s->reader);
-	proc_threads_free(s->threads);
-	free(s->buf);
-	free(s);
-	return NULL;
 }
 
 void sampler_stop(struct sampler *s)
@@ -530,11 +557,7 @@ void sampler_stop(struct sampler *s)
 	atomic_store(&s->stop, true);
 	pthread_join(s->thread, NULL);
 	sem_destroy(&s->started);
-	free_native(s);
-	py_reader_free(s->reader);
-	proc_threads_free(s->threads);
-	free(s->buf);
-	free(s);
+	free_parts(s);
 }
 
 const struct sampler_stats *sampler_stats(const struct sampler *s)

@@ -24,7 +24,8 @@ struct sampler_stats {
 	atomic_uint_fast64_t late;      /* ticks that started a whole period late */
 	atomic_uint_fast64_t gil_ticks;    /* ticks at which some thread held the GIL */
 	atomic_uint_fast64_t active_ticks; /* ticks at which some thread was on a CPU */
-	atomic_int threads_total;       /* Python threads at the last tick */
+	atomic_int threads_total;       /* Python threads at the last tick, all
+	                                   sampled processes */
 	atomic_int threads_running;     /* ... of which on a CPU */
 	atomic_uint_fast64_t last_tick_ns; /* CLOCK_MONOTONIC of the latest tick */
 	atomic_uint_fast64_t mem_unattributed; /* RSS growth (bytes) at ticks
@@ -44,6 +45,9 @@ struct sampler_config {
 	bool split;                  /* mark samples in calls, share RSS growth */
 	bool native;                 /* also take native stacks (ptrace) */
 	struct ring *ring;           /* borrowed; the sampler is its producer */
+	struct ring *orders;         /* borrowed, NULL without -s: the follower's
+	                                orders (proc_follow.h); the sampler is
+	                                its consumer */
 };
 
 struct sampler;

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "proc_gauges.h"
 #include "native_merge.h"
+#include "proc_follow.h"
 #include "py_runtime.h"
 #include "ring.h"
 #include "sampler.h"
@@ -22,6 +23,7 @@
  * consumer that stalls for a redraw never costs samples. */
 #define RING_BYTES (16u << 20)
 #define TARGET_EXIT_GRACE_NS 2000000000ull
+#define ORDERS_BYTES (1u << 20) /* follower -> sampler: ~200 runtimes */
 
 /* Figures at the start of the current refresh window. */
 struct window_mark {
@@ -34,6 +36,8 @@ struct session {
 	struct py_runtime rt;
 	struct ring *ring;          /* owned; sampler produces, we consume */
 	struct sampler *sampler;    /* owned */
+	struct ring *orders;        /* owned, -s only: follower -> sampler */
+	struct follower *follower;  /* owned, -s only */
 	struct aggregator *agg;     /* owned */
 	struct native_merge *merge; /* owned; --native only */
 	bool python;                /* the target has a Python runtime */
@@ -47,6 +51,7 @@ struct session {
 	struct proc_gauge_read gauge_prev; /* at the previous snapshot */
 	uint64_t gauge_prev_ns;     /* when it was read; 0 = never */
 	uint64_t mem_limit;
+	pid_t process_filter;       /* 0 = all processes */
 };
 
 static struct window_mark take_mark(const struct session *s)
@@ -94,6 +99,20 @@ static bool session_poll(void *ctx)
 	return false;
 }
 
+static void fill_following(const struct session *s, struct snapshot *out)
+{
+	const struct follow_stats *fs;
+
+	out->following = s->follower != NULL;
+	if (s->follower == NULL)
+		return;
+	fs = follower_stats(s->follower);
+	out->processes_seen = atomic_load(&fs->seen);
+	out->processes_exited = atomic_load(&fs->exited);
+	out->processes_skipped = atomic_load(&fs->skipped);
+	out->processes_unsampled = atomic_load(&fs->unsampled);
+}
+
 static void fill_header(struct session *s, struct snapshot *out, const struct window_mark *now)
 {
 	const struct sampler_stats *st = sampler_stats(s->sampler);
@@ -126,6 +145,8 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->native = s->merge != NULL;
 	out->native_all = s->native_all;
 	out->native_missed = atomic_load(&st->native_missed);
+	out->process_filter = s->process_filter;
+	fill_following(s, out);
 }
 
 static double per_second(uint64_t now, uint64_t before, double seconds)
@@ -213,12 +234,21 @@ static void session_show_native_all(void *ctx, bool on)
 	aggregator_reset(s->agg);
 }
 
+static void session_filter_process(void *ctx, pid_t pid)
+{
+	struct session *s = ctx;
+
+	s->process_filter = pid;
+	aggregator_filter_process(s->agg, pid);
+}
+
 struct snapshot_source session_source(struct session *s)
 {
 	return (struct snapshot_source){
 		.ctx = s, .poll = session_poll, .take = session_take, .reset = session_reset,
 		.filter_thread = session_filter_thread,
 		.show_native_all = session_show_native_all,
+		.filter_process = s->follower != NULL ? session_filter_process : NULL,
 	};
 }
 
@@ -233,8 +263,10 @@ static int start_target(struct session *s, struct pytop_error *err)
 
 static void free_parts(struct session *s)
 {
+	follower_stop(s->follower); /* first: it feeds the sampler */
 	sampler_stop(s->sampler);
 	native_merge_free(s->merge);
+	ring_free(s->orders);
 	aggregator_free(s->agg);
 	proc_gauges_free(s->gauges);
 	ring_free(s->ring);
@@ -275,15 +307,23 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 		error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
+	if (o->subprocesses && (s->orders = ring_new(ORDERS_BYTES)) == NULL) {
+		error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
+		goto fail;
+	}
 	cfg = (struct sampler_config){
 		.pid = s->target.pid, .rt = s->python ? &s->rt : NULL, .rate_hz = o->rate_hz,
 		.idle = o->idle, .native = o->native, .ring = s->ring,
-		.split = !o->no_split,
+		.split = !o->no_split, .orders = s->orders,
 	};
 	aggregator_set_split(s->agg, !o->no_split);
 	s->start_ns = clock_now_ns();
 	s->sampler = sampler_start(&cfg, err);
 	if (s->sampler == NULL)
+		goto fail;
+	if (o->subprocesses &&
+	    (s->follower = follower_start(&(struct follow_config){
+		    .root = s->target.pid, .root_rt = &s->rt, .out = s->orders }, err)) == NULL)
 		goto fail;
 	s->mark = take_mark(s);
 	/* Without gauges the profile still works: the header just lacks them. */
@@ -302,6 +342,8 @@ int session_close(struct session *s)
 {
 	int status = 0;
 
+	follower_stop(s->follower);
+	s->follower = NULL;
 	sampler_stop(s->sampler);
 	s->sampler = NULL;
 	if (s->target.launched) {

@@ -14,6 +14,9 @@ void snapshot_free(struct snapshot *s)
 	free(s->funcs);
 	free(s->lines);
 	free(s->threads);
+	free(s->processes);
+	s->processes = NULL;
+	s->nprocesses = 0;
 	s->funcs = NULL;
 	s->lines = NULL;
 	s->threads = NULL;

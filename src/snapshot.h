@@ -108,6 +108,29 @@ enum snap_verdict {
 	VERDICT_WAITING,    /* mostly off CPU: sleeping, I/O, locks */
 };
 
+/* A process of the followed family (-s).  Values match rec_process_state. */
+enum snap_process_state {
+	PROCESS_LOOKING = 0,  /* found; its runtime not identified yet */
+	PROCESS_PYTHON,       /* sampled */
+	PROCESS_NOT_PYTHON,   /* listed, not sampled: another program */
+	PROCESS_UNREADABLE,   /* Python, not sampled: see `python` for why */
+	PROCESS_EXITED,
+};
+
+struct snap_process {
+	pid_t pid, ppid;
+	int depth;            /* in the tree: 0 = the target (or an orphan) */
+	const char *command;  /* its command line, "" if unknown */
+	const char *python;   /* "3.12.1", or why it is not sampled */
+	enum snap_process_state state;
+	char os_state;        /* /proc state letter, 0 unknown */
+	double cpu_user_pct, cpu_sys_pct; /* all its threads, % of one CPU */
+	uint64_t rss_bytes;
+	uint64_t samples, samples_win; /* its threads' samples */
+	const char *top_func; /* its most sampled leaf function in the window
+	                         (since start if the window had none), or "" */
+};
+
 struct snapshot {
 	/* target */
 	pid_t pid;
@@ -151,6 +174,18 @@ struct snapshot {
 	struct snap_func *funcs;     size_t nfuncs;
 	struct snap_line *lines;     size_t nlines;
 	struct snap_thread *threads; size_t nthreads;
+
+	/* -s: the followed family, in tree order (empty without -s) */
+	bool following;
+	/* 0 = all processes.  Else funcs and lines count only this process's
+	 * samples (and samples / samples_win are its samples with a Python
+	 * stack), like thread_filter. */
+	pid_t process_filter;
+	uint64_t processes_seen;      /* descendants found since start */
+	uint64_t processes_exited;    /* ... that have exited */
+	uint64_t processes_skipped;   /* not listed: too many at once */
+	uint64_t processes_unsampled; /* Python, not sampled: too many at once */
+	struct snap_process *processes; size_t nprocesses;
 };
 
 void snapshot_free(struct snapshot *s); /* frees the arrays, not strings */
@@ -174,6 +209,9 @@ struct snapshot_source {
 	/* --native: show (true) or hide the interpreter's plumbing frames from
 	 * now on (counts restart).  NULL or a no-op without --native. */
 	void (*show_native_all)(void *ctx, bool on);
+	/* Restrict funcs/lines of later snapshots to one process (0 = all);
+	 * NULL when the source has no processes. */
+	void (*filter_process)(void *ctx, pid_t pid);
 };
 
 #endif

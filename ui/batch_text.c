@@ -6,6 +6,7 @@
 #include "batch_text.h"
 
 #include "header.h"
+#include "process_table.h"
 #include "profile_table.h"
 #include "thread_table.h"
 
@@ -60,6 +61,21 @@ static void print_threads(FILE *out, const struct snapshot *s)
 	thread_table_free(&tt);
 }
 
+/* The followed processes (-s), as a tree. */
+static void print_processes(FILE *out, const struct snapshot *s)
+{
+	struct process_table pt;
+	char what[512];
+
+	if (!s->following)
+		return;
+	process_table_build(&pt, s, NULL, true);
+	process_table_describe(s, what, sizeof what);
+	fprintf(out, "%s\n", what);
+	print_table(out, &pt.table, pt.order, pt.n, pt.n);
+	process_table_free(&pt);
+}
+
 int batch_text_print(FILE *out, const struct snapshot *s)
 {
 	struct profile_table pt;
@@ -71,6 +87,7 @@ int batch_text_print(FILE *out, const struct snapshot *s)
 	print_table(out, &pt.table, pt.order, pt.n, BATCH_TEXT_ROWS);
 	profile_table_free(&pt);
 	print_threads(out, s);
+	print_processes(out, s);
 	fputc('\n', out);
 	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

@@ -27,6 +27,15 @@
  *              cpu_system_pct (% of one CPU, last window), threads,
  *              mem_unattributed (bytes), verdict (word, "" = none yet),
  *              verdict_reason}; null until /proc was first read
+ *   processes: [{pid, ppid, depth, command, python, state, os_state,
+ *                cpu_user, cpu_sys, rss, samples, top}] the followed family
+ *              (-s; empty without) in tree order; state is one of looking
+ *              python not_python unreadable exited; python the version or
+ *              why it is not sampled; rss in bytes
+ *   subprocesses: {seen, exited, skipped, unsampled} (-s only): processes
+ *              found since start, exited, not listed or not sampled
+ *              because too many ran at once
+ *   process_filter: the PID funcs and lines are restricted to (0 = all)
  * Counts are since start, the per-row split and memory figures included
  * (they add up over a run like own does); own/total are sample counts
  * (the percentages are count / samples).  Fields are only ever added. */
@@ -237,6 +246,70 @@ static json_t *gauges_json(const struct snapshot *s)
 		"verdict_reason", jstr(s->verdict_reason));
 }
 
+static const char *process_state_name(enum snap_process_state st)
+{
+	switch (st) {
+	case PROCESS_PYTHON:
+		return "python";
+	case PROCESS_NOT_PYTHON:
+		return "not_python";
+	case PROCESS_UNREADABLE:
+		return "unreadable";
+	case PROCESS_EXITED:
+		return "exited";
+	case PROCESS_LOOKING:
+		break;
+	}
+	return "looking";
+}
+
+static json_t *process_json(const struct snap_process *p)
+{
+	char os_state[2] = { p->os_state, '\0' };
+
+	return json_pack("{s:i, s:i, s:i, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+	                 "pid", (int)p->pid, "ppid", (int)p->ppid, "depth", p->depth,
+	                 "command", jstr(p->command), "python", jstr(p->python),
+	                 "state", process_state_name(p->state),
+	                 "os_state", jstr(os_state),
+	                 "cpu_user", jreal(p->cpu_user_pct),
+	                 "cpu_sys", jreal(p->cpu_sys_pct),
+	                 "rss", jcount(p->rss_bytes),
+	                 "samples", jcount(p->samples),
+	                 "top", jstr(p->top_func));
+}
+
+static json_t *process_rows(const struct snapshot *s)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr != NULL && i < s->nprocesses; i++) {
+		json_t *o = process_json(&s->processes[i]);
+
+		if (o == NULL || json_array_append_new(arr, o) != 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	}
+	return arr;
+}
+
+/* Adds processes, process_filter and (-s) subprocesses; 0 or -1. */
+static int add_processes(json_t *o, const struct snapshot *s)
+{
+	if (json_object_set_new(o, "processes", process_rows(s)) != 0 ||
+	    json_object_set_new(o, "process_filter", json_integer(s->process_filter)) != 0)
+		return -1;
+	if (!s->following)
+		return 0;
+	return json_object_set_new(o, "subprocesses",
+		json_pack("{s:o, s:o, s:o, s:o}",
+		          "seen", jcount(s->processes_seen),
+		          "exited", jcount(s->processes_exited),
+		          "skipped", jcount(s->processes_skipped),
+		          "unsampled", jcount(s->processes_unsampled)));
+}
+
 static json_t *snapshot_object(const struct snapshot *s)
 {
 	json_t *o = json_pack(
@@ -267,7 +340,8 @@ static json_t *snapshot_object(const struct snapshot *s)
 	    json_object_set_new(o, "lines",
 	                        profile_rows(s, PROFILE_LINES)) != 0 ||
 	    json_object_set_new(o, "threads", thread_rows(s)) != 0 ||
-	    json_object_set_new(o, "gauges", gauges_json(s)) != 0) {
+	    json_object_set_new(o, "gauges", gauges_json(s)) != 0 ||
+	    add_processes(o, s) != 0) {
 		json_decref(o);
 		return NULL;
 	}

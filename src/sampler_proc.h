@@ -1,0 +1,67 @@
+/* sampler_proc.h - what the sampler keeps for each process it samples (the
+ * target, and with -s its Python descendants): the stack reader, the
+ * kept /proc descriptors, the thread names already sent, and the mapping
+ * of the reader's code ids to the session's.
+ *
+ * Every reader numbers its code objects from 0, so two processes' ids
+ * would collide in the aggregator's code table: the sampler hands out
+ * session-wide ids and maps each reader's to them.  Sampler thread only.
+ */
+#ifndef PYTOP_SAMPLER_PROC_H
+#define PYTOP_SAMPLER_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "native_threads.h"
+#include "proc_threads.h"
+#include "py_reader.h"
+#include "py_runtime.h"
+
+#define SAMPLER_PROC_NO_ID UINT32_MAX
+
+struct known_thread {
+	pid_t tid;
+	bool named;
+	char name[16];
+};
+
+struct sampler_proc {
+	pid_t pid;
+	struct py_runtime rt;         /* own copy: rt.off points into it */
+	struct py_reader *reader;     /* owned; NULL for a process without
+	                                 Python (--native on a C program) */
+	struct native_threads *tasks; /* owned: its threads when reader is NULL */
+	struct proc_threads *threads; /* owned */
+	struct known_thread *known;   /* owned: names already sent */
+	size_t nknown;
+	uint64_t threads_due;         /* when its next REC_THREADS is due */
+	unsigned reports;             /* its REC_THREADS sent so far */
+	uint64_t rss_prev;            /* its RSS at the previous tick, 0 = none */
+	uint32_t *ids;                /* owned: reader id -> session id + 1 */
+	size_t ids_cap;
+};
+
+/* rt NULL: a process without Python, whose threads are listed from /proc
+ * and have no Python frames.  NULL on out of memory. */
+struct sampler_proc *sampler_proc_new(pid_t pid, const struct py_runtime *rt);
+void sampler_proc_free(struct sampler_proc *p);
+
+/* Read every thread once (py_reader_sample or native_threads_sample):
+ * the number of threads, -1 when the process is gone. */
+int sampler_proc_sample(struct sampler_proc *p, bool idle);
+const struct py_thread_sample *sampler_proc_thread_at(const struct sampler_proc *p, size_t i);
+
+/* The session-wide id of the reader's code `local`, handed out from
+ * *next_id the first time; SAMPLER_PROC_NO_ID on out of memory. */
+uint32_t sampler_proc_code_id(struct sampler_proc *p, uint32_t local, uint32_t *next_id);
+
+/* The entry for tid, created (unnamed) when new.  The table is bounded:
+ * when full it is emptied, and names are merely sent again. */
+struct known_thread *sampler_proc_thread(struct sampler_proc *p, pid_t tid);
+/* Whether tid's name was sent. */
+bool sampler_proc_named(const struct sampler_proc *p, pid_t tid);
+
+#endif

@@ -1,0 +1,258 @@
+/* test_subprocesses.c - -s/--subprocesses end to end.
+ *
+ * family_<slot>: pytop -s launches tests/workloads/subprocs.py family: a
+ * multiprocessing.Pool(2) whose workers run pool_hot_a and pool_hot_b, a
+ * Python child started with subprocess and sys.executable (child_hot),
+ * and a child running sleep.  The workload reports every process's PID
+ * and the CPU time each hot function used.  pytop must list all of them
+ * under the target, sample the Python ones (each worker's top function
+ * its own; its function's samples close to rate x the wall time its hot
+ * loop ran, always runnable) and list sleep as not
+ * Python, unsampled.
+ *
+ * churn: thousands of children that live for microseconds and a thread
+ * count jumping 1 -> 200 -> 1, for CHURN_S seconds (PYTOP_CHURN_SECONDS
+ * overrides it, e.g. 60 for the issue's long run): pytop must run to the
+ * end, count what it saw, keep its thread table bounded, and its own RSS
+ * flat over the run.  Figures go to the log as "# ..." lines.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define RATE_HZ 200
+#define FAMILY_S 3.0
+#define TIMEOUT_S 40.0
+#define SAMPLES_TOLERANCE 0.25  /* worker samples vs rate x its wall time */
+#define CHURN_S 12.0
+/* ASan keeps freed memory in quarantine instead of reusing it, so RSS
+ * grows with every allocation there: the figure is only logged. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RSS_MEANINGFUL false
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RSS_MEANINGFUL false
+#endif
+#endif
+#ifndef RSS_MEANINGFUL
+#define RSS_MEANINGFUL true
+#endif
+#define RSS_GROWTH_MAX_KB 1024  /* pytop's RSS growth over the churn run
+                                   (rings left out, see rss_kb) */
+
+static struct h_proc g_proc;
+static json_t *g_lines, *g_truth;
+static char *g_dir;
+
+static void teardown(void)
+{
+	json_decref(g_lines);
+	json_decref(g_truth);
+	h_proc_free(&g_proc);
+	if (g_dir != NULL)
+		h_rmtree(g_dir);
+	free(g_dir);
+	g_lines = g_truth = NULL;
+	g_dir = NULL;
+	memset(&g_proc, 0, sizeof g_proc);
+}
+
+TestSuite(subprocesses, .fini = teardown);
+
+static json_t *last_snapshot(void)
+{
+	int bad = 0;
+	g_lines = h_json_lines(g_proc.out.data, &bad);
+	cr_assert_not_null(g_lines, "line %d is not JSON:\n%s", bad, g_proc.out.data);
+	cr_assert_gt(json_array_size(g_lines), 0, "no snapshot; stderr: %s", g_proc.err.data);
+	return json_array_get(g_lines, json_array_size(g_lines) - 1);
+}
+
+static json_t *process_row(json_t *snap, int pid)
+{
+	json_t *procs = json_object_get(snap, "processes"), *p;
+	size_t i;
+	json_array_foreach(procs, i, p)
+		if ((int)h_num(p, "pid") == pid)
+			return p;
+	return NULL;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s != NULL ? s : "";
+}
+
+/* A sampled Python process: listed below the target, its version, and its
+ * own hot function on top. */
+static json_t *expect_python(json_t *snap, int pid, const char *func,
+                             const char *version)
+{
+	json_t *p = process_row(snap, pid);
+	cr_assert_not_null(p, "process %d (%s) is not listed", pid, func);
+	cr_expect(strcmp(str(p, "state"), "python") == 0 ||
+	          strcmp(str(p, "state"), "exited") == 0,
+	          "process %d: state %s", pid, str(p, "state"));
+	cr_expect_eq(strncmp(str(p, "python"), version, strlen(version)), 0,
+	             "process %d: python %s, want %s", pid, str(p, "python"), version);
+	cr_expect_geq(h_num(p, "depth"), 1, "process %d is not below the target", pid);
+	cr_expect_str_eq(str(p, "top"), func, "process %d: top function", pid);
+	return p;
+}
+
+static void check_family(const char *slot)
+{
+	const struct h_python *py = h_python_slot(slot);
+	cr_assert_not_null(py, "unknown slot %s", slot);
+	char *python = h_need_python_slot(slot);
+	g_dir = h_tmpdir();
+	char *wl = h_workload("subprocs.py");
+	char *truth = h_path(g_dir, "truth.json");
+	char *ready = h_path(g_dir, "ready");
+	char rate[16], seconds[16];
+	snprintf(rate, sizeof rate, "%d", RATE_HZ);
+	snprintf(seconds, sizeof seconds, "%.1f", FAMILY_S);
+	const char *argv[] = { h_pytop(), "-s", "-b", "--json", "-r", rate, "-d", "0.5",
+	                       "--", python, wl, "family", "--seconds", seconds,
+	                       "--truth", truth, "--ready-file", ready, NULL };
+	cr_assert(h_run(&g_proc, TIMEOUT_S, argv), "%s: pytop did not finish: %s",
+	          slot, g_proc.err.data ? g_proc.err.data : "");
+	cr_assert_eq(g_proc.status, 0, "%s: pytop exited %d: %s", slot, g_proc.status,
+	             g_proc.err.data);
+	json_t *snap = last_snapshot();
+	g_truth = h_json_file(truth);
+	cr_assert_not_null(g_truth, "%s: the workload wrote no truth", slot);
+
+	json_t *w, *workers = json_object_get(g_truth, "workers");
+	size_t i;
+	cr_assert_eq(json_array_size(workers), 2);
+	json_array_foreach(workers, i, w) {
+		int pid = (int)h_num(w, "pid");
+		double expect = RATE_HZ * h_num(w, "wall");
+		expect_python(snap, pid, str(w, "func"), py->version);
+		/* Only this worker runs its function: the merged row is its. */
+		double got = h_num(h_func(snap, str(w, "func")), "own");
+		h_note("subprocesses (%s %s, %s): worker %s: %.0f samples, %.0f expected "
+		       "from its %.2f s (%.2f s CPU)", slot, py->version,
+		       str(g_truth, "start_method"), str(w, "func"), got, expect,
+		       h_num(w, "wall"), h_num(w, "cpu"));
+		cr_expect(fabs(got - expect) <= SAMPLES_TOLERANCE * expect,
+		          "%s: worker %s: %.0f samples, expected %.0f +- %.0f%%", slot,
+		          str(w, "func"), got, expect, SAMPLES_TOLERANCE * 100);
+	}
+	json_t *child = json_object_get(g_truth, "child");
+	expect_python(snap, (int)h_num(child, "pid"), "child_hot", py->version);
+	json_t *np = process_row(snap, (int)h_num(json_object_get(g_truth, "not_python"), "pid"));
+	cr_assert_not_null(np, "%s: the child running sleep is not listed", slot);
+	cr_expect_str_eq(str(np, "python"), "not Python");
+	cr_expect_eq(h_num(np, "samples"), 0, "%s: sleep was sampled", slot);
+	json_t *sub = json_object_get(snap, "subprocesses");
+	cr_expect_geq(h_num(sub, "seen"), 4, "%s: %.0f processes seen", slot, h_num(sub, "seen"));
+	free(python), free(wl), free(truth), free(ready);
+}
+
+#define ON(slot)                                                            \
+	Test(subprocesses, family_##slot, .timeout = TIMEOUT_S + 10)        \
+	{                                                                   \
+		check_family(#slot);                                        \
+	}
+
+ON(py311_debian)
+ON(py312_pyenv)
+ON(py314_sid)
+ON(py315_sid)
+
+/* pid's resident KiB from /proc/PID/smaps, leaving out mappings of 8 MiB
+ * or more: those are the sample ring (16 MiB), the consumer's record buffer
+ * (8 MiB), fixed in size and touched page by page as the ring's write
+ * position first goes round (at ~250 KB/s that takes a minute) - growth,
+ * but not a leak.  Everything pytop allocates as it goes (tables, strings)
+ * is in the rest.  -1 if unreadable. */
+static long rss_kb(pid_t pid)
+{
+	char path[64], line[512];
+	unsigned long start, end;
+	long kb = 0, v;
+	bool big = false;
+	snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof line, f) != NULL) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			big = end - start >= (8ul << 20);
+		else if (!big && sscanf(line, "Rss: %ld kB", &v) == 1)
+			kb += v;
+	}
+	fclose(f);
+	return kb;
+}
+
+Test(subprocesses, churn, .timeout = 200)
+{
+	const char *env = getenv("PYTOP_CHURN_SECONDS");
+	double secs = env != NULL && atof(env) > 0 ? atof(env) : CHURN_S;
+	char *python = h_need_python_slot("py311_debian");
+	g_dir = h_tmpdir();
+	char *wl = h_workload("subprocs.py");
+	char *truth = h_path(g_dir, "truth.json");
+	char *ready = h_path(g_dir, "ready");
+	char seconds[16], duration[16];
+	snprintf(seconds, sizeof seconds, "%.1f", secs);
+	snprintf(duration, sizeof duration, "%.1f", secs + 30);
+	const char *argv[] = { h_pytop(), "-s", "-b", "--json", "-d", "1",
+	                       "--duration", duration, "--", python, wl, "churn",
+	                       "--seconds", seconds, "--truth", truth,
+	                       "--ready-file", ready, NULL };
+	cr_assert(h_proc_start(&g_proc, argv));
+	cr_assert(h_wait_file(ready, 20), "the workload did not start: %s", g_proc.err.data);
+	/* The baseline once the first children and thread jumps have been
+	 * seen (the tables' first growth is not a leak); the peak after it. */
+	h_proc_pump(&g_proc, secs / 4);
+	long base = rss_kb(g_proc.pid), peak = base;
+	double end = h_now() + secs * 3 / 4 - 0.5;
+	while (h_now() < end && !g_proc.exited) {
+		long now = rss_kb(g_proc.pid);
+		if (now > peak)
+			peak = now;
+		h_proc_pump(&g_proc, 0.5);
+	}
+	cr_assert(h_proc_finish(&g_proc, secs + 30), "pytop did not finish: %s", g_proc.err.data);
+	cr_assert_eq(g_proc.status, 0, "pytop exited %d: %s", g_proc.status, g_proc.err.data);
+	json_t *snap = last_snapshot();
+	g_truth = h_json_file(truth);
+	cr_assert_not_null(g_truth, "the workload wrote no truth");
+	json_t *sub = json_object_get(snap, "subprocesses");
+	cr_assert_not_null(sub, "no subprocesses counters");
+	h_note("churn %.0f s: %.0f forks, %.0f runs, %.0f jumps to %.0f threads; pytop saw %.0f "
+	       "processes (%.0f exited, %.0f skipped, %.0f unsampled), %.0f errors; pytop RSS "
+	       "%ld KiB after %.0f s, peak %ld KiB after", secs, h_num(g_truth, "forks"),
+	       h_num(g_truth, "spawns"), h_num(g_truth, "jumps"), h_num(g_truth, "max_threads"),
+	       h_num(sub, "seen"), h_num(sub, "exited"), h_num(sub, "skipped"),
+	       h_num(sub, "unsampled"), h_num(snap, "errors"), base, secs / 4, peak);
+	cr_expect_gt(h_num(g_truth, "jumps"), 0, "the thread count never jumped");
+	cr_expect_gt(h_num(sub, "seen"), 0, "no child was ever seen");
+	cr_expect_leq(h_num(sub, "seen"), h_num(g_truth, "forks") + h_num(g_truth, "spawns") + 1);
+	/* 200 threads ended each jump: the table keeps only the latest. */
+	cr_expect_leq(json_array_size(json_object_get(snap, "threads")), 64 + 201,
+	              "%zu threads listed", json_array_size(json_object_get(snap, "threads")));
+	cr_expect_leq(json_array_size(json_object_get(snap, "processes")), 32 + 256 + 1);
+	cr_expect(!RSS_MEANINGFUL || (base > 0 && peak - base <= RSS_GROWTH_MAX_KB),
+	          "pytop's RSS grew from %ld to %ld KiB during the churn", base, peak);
+	free(python), free(wl), free(truth), free(ready);
+}
+
+int main(int argc, char *argv[])
+{
+	return h_main_one_at_a_time(argc, argv);
+}

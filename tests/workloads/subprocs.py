@@ -1,0 +1,119 @@
+"""subprocs.py - a family of processes for -s/--subprocesses.
+
+family: a multiprocessing.Pool(2) (the interpreter's default start method,
+or --start-method) whose two workers each run one known hot function
+(pool_hot_a, pool_hot_b) for --seconds; at the same time a Python child
+started by subprocess with sys.executable (child_hot) and a child that
+execs a non-Python program (sleep).  Truth: every process's PID, what it
+ran and for how long (CPU seconds, measured by the process itself).
+
+churn: for --seconds, children that exit at once (fork + os._exit, and
+/bin/true by subprocess), thousands of them, while the thread count jumps
+from 1 to --threads and back.  Truth: how many children and the most
+threads at once.
+"""
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import workload_common as wc
+
+
+# Each hot function has its own loop, so that it is the leaf of its
+# samples (its "own" time); each returns the CPU and wall seconds it ran
+# (always runnable, so a sampler that counts runnable threads sees it for
+# its whole wall time, however busy the machine).
+
+def pool_hot_a(seconds):
+    x, cpu0, wall0 = 1.0, time.process_time(), time.monotonic()
+    while time.monotonic() < wall0 + seconds:
+        for _ in range(1000):
+            x = (x * 1.000001 + 0.5) % 977.0
+    return (os.getpid(), "pool_hot_a", time.process_time() - cpu0,
+            time.monotonic() - wall0)
+
+
+def pool_hot_b(seconds):
+    x, cpu0, wall0 = 1.0, time.process_time(), time.monotonic()
+    while time.monotonic() < wall0 + seconds:
+        for _ in range(1000):
+            x = (x * 1.000001 + 0.5) % 977.0
+    return (os.getpid(), "pool_hot_b", time.process_time() - cpu0,
+            time.monotonic() - wall0)
+
+
+def child_hot(seconds):
+    x, deadline = 1.0, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for _ in range(1000):
+            x = (x * 1.000001 + 0.5) % 977.0
+
+
+def family(args):
+    import multiprocessing as mp
+    ctx = mp.get_context(args.start_method) if args.start_method else mp.get_context()
+    wc.announce_ready(args)
+    truth = {"start_method": ctx.get_start_method(), "workers": []}
+    child = subprocess.Popen([sys.executable, os.path.abspath(__file__), "child",
+                              "--seconds", str(args.seconds)])
+    sleeper = subprocess.Popen(["sleep", str(args.seconds)])
+    with ctx.Pool(2) as pool:
+        a = pool.apply_async(pool_hot_a, (args.seconds,))
+        b = pool.apply_async(pool_hot_b, (args.seconds,))
+        for r in (a.get(), b.get()):
+            truth["workers"].append({"pid": r[0], "func": r[1], "cpu": r[2],
+                                     "wall": r[3]})
+    child.wait()
+    sleeper.wait()
+    truth["child"] = {"pid": child.pid, "func": "child_hot"}
+    truth["not_python"] = {"pid": sleeper.pid, "program": "sleep"}
+    return truth
+
+
+def jump_threads(n, stop):
+    """n threads that live for a moment, then back to one."""
+    ts = [threading.Thread(target=stop.wait, args=(0.2,)) for _ in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
+def churn(args):
+    wc.announce_ready(args)
+    deadline = time.monotonic() + args.seconds
+    forks = spawns = jumps = 0
+    stop = threading.Event()
+    while time.monotonic() < deadline:
+        for _ in range(20):
+            pid = os.fork()
+            if pid == 0:
+                os._exit(0)  # a child that lives for microseconds
+            os.waitpid(pid, 0)
+            forks += 1
+        subprocess.run(["true"])
+        spawns += 1
+        if spawns % 25 == 0:
+            jump_threads(args.threads, stop)
+            jumps += 1
+    return {"forks": forks, "spawns": spawns, "jumps": jumps, "max_threads": args.threads + 1}
+
+
+def main():
+    def extra(ap):
+        ap.add_argument("mode", choices=["family", "churn", "child"])
+        ap.add_argument("--start-method", default=None)
+        ap.add_argument("--threads", type=int, default=200)
+    args = wc.parse_args(__doc__.splitlines()[0], extra)
+    if args.mode == "child":
+        child_hot(args.seconds)
+        return
+    truth = family(args) if args.mode == "family" else churn(args)
+    wc.write_truth(args, truth)
+    wc.finish(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+/* process_table.c - rows and columns of the processes table. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "process_table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+static const char *or_empty(const char *s)
+{
+	return s != NULL ? s : "";
+}
+
+static const struct snap_process *proc_of(const void *row)
+{
+	return row;
+}
+
+static void fmt_pid(const void *row, const void *ctx, int width, bool utf8,
+                    char *buf, size_t size)
+{
+	(void)ctx, (void)width, (void)utf8;
+	snprintf(buf, size, "%d", (int)proc_of(row)->pid);
+}
+
+static void fmt_python(const void *row, const void *ctx, int width,
+                       bool utf8, char *buf, size_t size)
+{
+	const struct snap_process *p = proc_of(row);
+
+	(void)ctx, (void)width, (void)utf8;
+	switch (p->state) {
+	case PROCESS_EXITED:
+		snprintf(buf, size, "exited");
+		break;
+	case PROCESS_LOOKING:
+		snprintf(buf, size, "...");
+		break;
+	default:
+		snprintf(buf, size, "%s", or_empty(p->python));
+		break;
+	}
+}
+
+static void fmt_cpu(const void *row, const void *ctx, int width, bool utf8,
+                    char *buf, size_t size)
+{
+	const struct snap_process *p = proc_of(row);
+
+	(void)ctx, (void)width, (void)utf8;
+	snprintf(buf, size, "%.1f", p->cpu_user_pct + p->cpu_sys_pct);
+}
+
+static void fmt_usr_sys(const void *row, const void *ctx, int width,
+                        bool utf8, char *buf, size_t size)
+{
+	const struct snap_process *p = proc_of(row);
+
+	(void)ctx, (void)width, (void)utf8;
+	snprintf(buf, size, "%.0f/%.0f", p->cpu_user_pct, p->cpu_sys_pct);
+}
+
+static void fmt_rss(const void *row, const void *ctx, int width, bool utf8,
+                    char *buf, size_t size)
+{
+	double mib = (double)proc_of(row)->rss_bytes / (1024.0 * 1024.0);
+
+	(void)ctx, (void)width, (void)utf8;
+	if (proc_of(row)->state == PROCESS_EXITED)
+		snprintf(buf, size, "-");
+	else if (mib >= 10240)
+		snprintf(buf, size, "%.0fG", mib / 1024);
+	else
+		snprintf(buf, size, "%.0fM", mib);
+}
+
+static void fmt_samples(const void *row, const void *ctx, int width,
+                        bool utf8, char *buf, size_t size)
+{
+	(void)ctx, (void)width, (void)utf8;
+	text_thousands(buf, size, proc_of(row)->samples);
+}
+
+static void fmt_top(const void *row, const void *ctx, int width, bool utf8,
+                    char *buf, size_t size)
+{
+	const char *top = or_empty(proc_of(row)->top_func);
+
+	(void)ctx, (void)width;
+	snprintf(buf, size, "%s", top[0] != '\0' ? top : utf8 ? "\u2014" : "-");
+}
+
+/* The command under its parent: two columns per level and a branch. */
+static void fmt_command(const void *row, const void *ctx, int width,
+                        bool utf8, char *buf, size_t size)
+{
+	const struct snap_process *p = proc_of(row);
+	size_t used = 0;
+	int depth = p->depth > 16 ? 16 : p->depth;
+
+	(void)ctx, (void)width;
+	buf[0] = '\0';
+	for (int d = 1; d < depth && used + 3 < size; d++)
+		used += (size_t)snprintf(buf + used, size - used, "  ");
+	if (depth > 0 && used + 8 < size)
+		used += (size_t)snprintf(buf + used, size - used, "%s",
+		                         utf8 ? "\u2514\u2500 " : "`- ");
+	if (used < size)
+		snprintf(buf + used, size - used, "%s", or_empty(p->command));
+}
+
+static const struct table_column process_columns[PROCESS_NCOLS] = {
+	[PROCESS_COL_PID] = {
+		.title = "PID", .width = 7, .right_align = true, .format = fmt_pid,
+	},
+	[PROCESS_COL_PYTHON] = {
+		.title = "Python", .width = 11, .gap = 1, .format = fmt_python,
+	},
+	[PROCESS_COL_CPU] = {
+		.title = "CPU%", .width = 5, .gap = 1, .right_align = true,
+		.format = fmt_cpu,
+	},
+	[PROCESS_COL_USR_SYS] = {
+		.title = "usr/sys", .width = 7, .gap = 1, .right_align = true,
+		.format = fmt_usr_sys,
+	},
+	[PROCESS_COL_RSS] = {
+		.title = "RSS", .width = 6, .gap = 1, .right_align = true,
+		.format = fmt_rss,
+	},
+	[PROCESS_COL_SAMPLES] = {
+		.title = "Samples", .width = 9, .gap = 1, .right_align = true,
+		.format = fmt_samples,
+	},
+	[PROCESS_COL_TOP] = {
+		.title = "Top function", .width = 22, .gap = 1, .format = fmt_top,
+	},
+	[PROCESS_COL_COMMAND] = {
+		.title = "Command", .width = 0, .gap = 1, .format = fmt_command,
+	},
+};
+
+static bool matches(const struct snap_process *p, const char *filter)
+{
+	char pid[16];
+
+	if (filter == NULL || filter[0] == '\0')
+		return true;
+	snprintf(pid, sizeof pid, "%d", (int)p->pid);
+	return strncmp(pid, filter, strlen(filter)) == 0 ||
+	       strcasestr(or_empty(p->command), filter) != NULL ||
+	       strcasestr(or_empty(p->python), filter) != NULL ||
+	       strcasestr(or_empty(p->top_func), filter) != NULL;
+}
+
+int process_table_build(struct process_table *pt, const struct snapshot *s,
+                        const char *filter, bool utf8)
+{
+	*pt = (struct process_table){ 0 };
+	pt->table = (struct table){ .cols = process_columns, .ncols = PROCESS_NCOLS,
+	                            .ctx = pt, .utf8 = utf8, .sort_col = -1 };
+	if (s->nprocesses == 0)
+		return 0;
+	pt->order = calloc(s->nprocesses, sizeof pt->order[0]);
+	if (pt->order == NULL)
+		return -1;
+	for (size_t i = 0; i < s->nprocesses; i++)
+		if (matches(&s->processes[i], filter))
+			pt->order[pt->n++] = &s->processes[i];
+	return 0;
+}
+
+void process_table_free(struct process_table *pt)
+{
+	free(pt->order);
+	pt->order = NULL;
+	pt->n = 0;
+}
+
+void process_table_describe(const struct snapshot *s, char *buf, size_t size)
+{
+	size_t exited = 0;
+
+	for (size_t i = 0; i < s->nprocesses; i++)
+		exited += s->processes[i].state == PROCESS_EXITED;
+	if (!s->following) {
+		snprintf(buf, size, "Processes: not following children (start pytop with -s)");
+		return;
+	}
+	snprintf(buf, size, "Processes: %zu (%zu exited), %llu seen, %llu skipped, "
+	         "CPU %% over the last %.1f s", s->nprocesses - exited, exited,
+	         (unsigned long long)s->processes_seen,
+	         (unsigned long long)(s->processes_skipped + s->processes_unsampled),
+	         s->window_s);
+}

@@ -480,6 +480,21 @@ Test(tui, sigterm_restores_the_terminal)
 	check_terminal_restored();
 }
 
+/* User + system CPU clock ticks of pid, -1 if unreadable. */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	char *text = h_read_file(path);
+	char *rp = text ? strrchr(text, ')') : NULL;
+	long utime = -1, stime = -1;
+	if (rp)
+		sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld",
+		       &utime, &stime);
+	free(text);
+	return utime < 0 ? -1 : utime + stime;
+}
+
 Test(tui, target_exit_keeps_final_figures)
 {
 	/* A short run: the view stays on the final figures until q. */
@@ -510,6 +525,14 @@ Test(tui, target_exit_keeps_final_figures)
 	cr_assert_null(strstr(s, "PYTOP-DONE"), "pytop left when its target "
 	               "exited instead of showing the final figures:\n%s", s);
 	cr_assert_not_null(strstr(s, "hot_a"), "final figures gone:\n%s", s);
+	/* Waiting for q on the final figures must not spin. */
+	pid_t pytop = h_find_child(h_tmux_pane_pid(&u->tmux), "pytop");
+	cr_assert_gt(pytop, 0, "no pytop under the pane's shell");
+	long before = cpu_ticks(pytop);
+	h_sleep(1.0);
+	long used = cpu_ticks(pytop) - before;
+	cr_assert_leq(used, 10, "pytop used %ld clock ticks of CPU in 1 s while "
+	              "showing final figures", used);
 	quit();
 	char *status_path = h_path(u->dir, "exit_status");
 	char *status = h_read_file(status_path);

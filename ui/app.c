@@ -263,8 +263,11 @@ static unsigned tick(struct tui_state *st, struct schedule *sc,
 {
 	unsigned react = REACT_NONE;
 
-	if (!st->exited && schedule_poll_due(sc, now) &&
-	    !src->poll(src->ctx)) {
+	/* The poll schedule keeps running once the target is gone: it is
+	 * what the key wait is timed by (else the wait would be 0: a spin). */
+	bool poll_due = schedule_poll_due(sc, now);
+
+	if (!st->exited && poll_due && !src->poll(src->ctx)) {
 		/* The final figures, shown even when paused. */
 		st->exited = true;
 		st->paused = false;

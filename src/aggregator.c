@@ -98,6 +98,9 @@ struct agg_thread {
 	const char *top_func; /* interned or "" */
 	uint64_t report;      /* serial of the latest REC_THREADS listing it,
 	                         0 = never listed */
+	uint64_t seen_serial; /* REC_THREADS ingested when it was last sampled:
+	                         a thread that lived between two reports is
+	                         gone once its process reports again */
 	char os_state;        /* at that report */
 	uint8_t flags;        /* SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT, likewise */
 	struct agg_cpu cpu;
@@ -609,6 +612,9 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 	t->samples++;
 	t->samples_win++;
 	t->running = (s.flags & SAMPLE_RUNNING) != 0;
+	t->seen_serial = a->report_serial;
+	if (t->report == 0)
+		t->pid = s.pid;
 	proc_table_sample(a->procs, s.pid, s.nframes > 0);
 	if (s.nframes == 0) {
 		t->top_func = a->empty;
@@ -979,11 +985,14 @@ static bool agg_thread_listed(const struct aggregator *a,
 	       t->report == latest;
 }
 
+static bool agg_thread_gone(const struct aggregator *a,
+                            const struct agg_thread *t);
+
 static enum snap_thread_state agg_thread_state(const struct aggregator *a,
                                                const struct agg_thread *t)
 {
 	if (t->report == 0)
-		return THREAD_UNKNOWN;
+		return agg_thread_gone(a, t) ? THREAD_GONE : THREAD_UNKNOWN;
 	if (!agg_thread_listed(a, t))
 		return THREAD_GONE;
 	if (t->os_state == 'R')
@@ -1039,35 +1048,58 @@ static void agg_close_cpu_window(struct aggregator *a)
 static bool agg_thread_gone(const struct aggregator *a,
                             const struct agg_thread *t)
 {
-	return t->report != 0 && !agg_thread_listed(a, t);
+	uint64_t latest;
+	if (t->report != 0)
+		return !agg_thread_listed(a, t);
+	/* Never listed: gone once its process reported after its last
+	 * sample without it, or exited. */
+	return hashmap_get(&a->report_by_pid, (uint32_t)t->pid, &latest) &&
+	       (latest == 0 || latest > t->seen_serial);
 }
 
-static int agg_cmp_u64_desc(const void *pa, const void *pb)
+/* When a gone thread was last known to live, for keeping the latest. */
+static uint64_t agg_thread_last(const struct agg_thread *t)
 {
-	uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
-	return (x < y) - (x > y);
+	return t->report != 0 ? t->report : t->seen_serial;
 }
 
-/* The latest report of the oldest gone thread to keep; 0 = keep all. */
-static uint64_t agg_gone_cutoff(const struct aggregator *a)
+/* A gone thread and when it was last known to live. */
+struct agg_gone {
+	uint64_t last;
+	size_t index;
+};
+
+static int agg_cmp_gone_desc(const void *pa, const void *pb)
+{
+	const struct agg_gone *x = pa, *y = pb;
+	if (x->last != y->last)
+		return (x->last < y->last) - (x->last > y->last);
+	return (x->index < y->index) - (x->index > y->index);
+}
+
+/* Mark in drop[] the gone threads beyond the AGG_KEEP_GONE_THREADS most
+ * recently alive (many vanish together, listed in the same last report:
+ * ties are cut too).  false when nothing is to go. */
+static bool agg_gone_to_drop(const struct aggregator *a, bool *drop)
 {
 	const struct agg_thread *t = agg_threads(a);
 	size_t gone = 0;
 	for (size_t i = 0; i < a->threads.n; i++)
 		gone += agg_thread_gone(a, &t[i]);
 	if (gone <= AGG_KEEP_GONE_THREADS)
-		return 0;
-	uint64_t *last = malloc(gone * sizeof *last), cut;
-	if (last == NULL)
-		return 0;
+		return false;
+	struct agg_gone *g = malloc(gone * sizeof *g);
+	if (g == NULL)
+		return false;
 	gone = 0;
 	for (size_t i = 0; i < a->threads.n; i++)
 		if (agg_thread_gone(a, &t[i]))
-			last[gone++] = t[i].report;
-	qsort(last, gone, sizeof *last, agg_cmp_u64_desc);
-	cut = last[AGG_KEEP_GONE_THREADS - 1];
-	free(last);
-	return cut;
+			g[gone++] = (struct agg_gone){ agg_thread_last(&t[i]), i };
+	qsort(g, gone, sizeof *g, agg_cmp_gone_desc);
+	for (size_t k = AGG_KEEP_GONE_THREADS; k < gone; k++)
+		drop[g[k].index] = true;
+	free(g);
+	return true;
 }
 
 /* Keep the per-thread rows of threads still in the table. */
@@ -1092,15 +1124,17 @@ static void agg_compact_trows(struct aggregator *a, struct agg_ttable tt)
 
 static void agg_age_threads(struct aggregator *a)
 {
-	uint64_t cut = agg_gone_cutoff(a);
-	if (cut == 0)
+	bool *drop = a->threads.n ? calloc(a->threads.n, sizeof *drop) : NULL;
+	if (drop == NULL || !agg_gone_to_drop(a, drop)) {
+		free(drop);
 		return;
+	}
 	struct agg_thread *t = agg_threads(a);
 	size_t kept = 0;
 	hashmap_clear(&a->thread_by_tid);
 	hashmap_clear(&a->thread_names);
 	for (size_t i = 0; i < a->threads.n; i++) {
-		if (agg_thread_gone(a, &t[i]) && t[i].report < cut) {
+		if (drop[i]) {
 			split_queue_free(&t[i].queue);
 			continue;
 		}
@@ -1111,6 +1145,7 @@ static void agg_age_threads(struct aggregator *a)
 		kept++;
 	}
 	a->threads.n = kept;
+	free(drop);
 	agg_compact_trows(a, (struct agg_ttable){ &a->tfuncs, &a->tfunc_by_key });
 	agg_compact_trows(a, (struct agg_ttable){ &a->tlines, &a->tline_by_key });
 	/* Row indices moved: the caches start over. */

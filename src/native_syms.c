@@ -130,14 +130,33 @@ static const char *function_of(struct native_syms *ns, Dwfl_Module *mod, uint64_
 	return intern(ns, buf);
 }
 
+/* libdw finds an address's compile unit through .debug_aranges, which
+ * clang does not emit by default: then look through the units' own
+ * address ranges. */
+static Dwarf_Line *line_by_units(Dwfl_Module *mod, uint64_t addr)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL)
+		if (dwarf_haspc(cu, addr - bias) > 0)
+			return dwarf_getsrc_die(cu, addr - bias);
+	return NULL;
+}
+
 static int source_line(Dwfl_Module *mod, uint64_t addr, const char **file)
 {
 	Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+	Dwarf_Line *dl;
 	int line = 0;
 
 	*file = NULL;
-	if (l != NULL)
+	if (l != NULL) {
 		*file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	} else if ((dl = line_by_units(mod, addr)) != NULL) {
+		*file = dwarf_linesrc(dl, NULL, NULL);
+		dwarf_lineno(dl, &line);
+	}
 	return *file != NULL && line > 0 ? line : 0;
 }
 

@@ -15,7 +15,8 @@ enum snap_verdict verdict_decide(const struct snap_gauges *g, double active_pct,
 	reason[0] = '\0';
 	if (!g->valid || window_s < VERDICT_MIN_WINDOW_S)
 		return VERDICT_NONE;
-	if (g->majflt_rate >= VERDICT_MAJFLT_RATE) {
+	if (g->majflt_rate >= VERDICT_MAJFLT_RATE ||
+	    (g->majflt_rate >= VERDICT_MAJFLT_WAITING_RATE && active_pct < VERDICT_ACTIVE_PCT)) {
 		snprintf(reason, size, "%.0f major faults/s", g->majflt_rate);
 		return VERDICT_MEMORY;
 	}

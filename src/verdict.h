@@ -2,7 +2,10 @@
  * its reason, from the rules of thumb an operator would apply to top's
  * figures:
  *   memory-bound  major faults at >= VERDICT_MAJFLT_RATE per second, or
- *                 RSS at >= 90% of the memory limit;
+ *                 at >= VERDICT_MAJFLT_WAITING_RATE while the threads
+ *                 are mostly off CPU (what they wait for is the disk
+ *                 paging their memory in), or RSS at >= 90% of the
+ *                 memory limit;
  *   waiting       at most ticks no Python thread was runnable (all
  *                 sleeping, blocked on I/O or locks).  Runnable threads
  *                 that wait for a CPU the machine cannot give them are
@@ -18,6 +21,7 @@
 #include "snapshot.h"
 
 #define VERDICT_MAJFLT_RATE 50.0
+#define VERDICT_MAJFLT_WAITING_RATE 5.0
 #define VERDICT_MEM_SHARE 0.90
 #define VERDICT_ACTIVE_PCT 50.0
 #define VERDICT_SYSTEM_SHARE 0.35

@@ -238,6 +238,12 @@ Test(verdict, each_rule_in_order)
 	paging.majflt_rate = 400;
 	cr_expect_eq(decide(paging, 20, why), VERDICT_MEMORY, "paging wins");
 	cr_expect(strstr(why, "400 major faults/s") != NULL, "%s", why);
+	struct snap_gauges slow_disk = cpu;
+	slow_disk.majflt_rate = 8;
+	cr_expect_eq(decide(slow_disk, 20, why), VERDICT_MEMORY,
+	             "waiting on page-ins is paging");
+	cr_expect_eq(decide(slow_disk, 99, why), VERDICT_CPU,
+	             "a few page-ins in a busy program are not");
 	struct snap_gauges full = cpu;
 	full.rss = 950;
 	cr_expect_eq(decide(full, 99, why), VERDICT_MEMORY);

@@ -80,13 +80,14 @@ static struct thread_fd *lookup(struct proc_threads *pt, pid_t tid)
 }
 
 /* The fields after "state", numbered as in proc(5) from 4 (ppid) on. */
-enum { F_MINFLT = 10, F_MAJFLT = 12, F_UTIME = 14, F_STIME = 15, F_RSS = 24 };
+enum { F_MINFLT = 10, F_MAJFLT = 12, F_UTIME = 14, F_STIME = 15, F_RSS = 24,
+       F_STARTSTACK = 28, F_LAST = F_STARTSTACK };
 
-/* Parse the numeric fields 4..24 that follow the state letter.  sscanf
+/* Parse the numeric fields 4..F_LAST that follow the state letter.  sscanf
  * would do, but this runs for every thread at every tick. */
-static bool parse_fields(const char *p, uint64_t f[F_RSS + 1])
+static bool parse_fields(const char *p, uint64_t f[F_LAST + 1])
 {
-	for (int i = 4; i <= F_RSS; i++) {
+	for (int i = 4; i <= F_LAST; i++) {
 		char *end;
 
 		while (*p == ' ')
@@ -110,7 +111,7 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 	char buf[512];
 	ssize_t n;
 	char *paren;
-	uint64_t f[F_RSS + 1];
+	uint64_t f[F_LAST + 1];
 
 	*out = (struct proc_thread_stat){ 0 };
 	if (t == NULL)
@@ -131,6 +132,7 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 	out->utime_ns = f[F_UTIME] * pt->ns_per_tick;
 	out->stime_ns = f[F_STIME] * pt->ns_per_tick;
 	out->rss_bytes = f[F_RSS] * pt->page_size;
+	out->start_stack = f[F_STARTSTACK];
 	/* The first read of a thread has no "before": its faults so far are
 	 * not charged to whatever it runs now. */
 	if (t->read_once) {

@@ -21,6 +21,8 @@ struct proc_thread_stat {
 	uint64_t minflt, majflt; /* the thread's page faults since its previous
 	                            read (0 at the first read) */
 	uint64_t rss_bytes;      /* the whole process's resident set */
+	uint64_t start_stack;    /* where the program's stack starts: an exec
+	                            (a new program) moves it */
 };
 
 /* Read thread tid's /proc stat: one pread on a kept descriptor.  Fault

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -343,12 +344,41 @@ struct tick_tally {
 	uint64_t errors;
 };
 
+/* Whether p's program was replaced (exec) since it was first read: its
+ * main thread's stack moved, and the reader's addresses are stale.  Its
+ * /proc stat is read for this a few times a second. */
+static bool ran_exec(struct sampler_proc *p, uint64_t now)
+{
+	struct proc_thread_stat st;
+
+	if (now < p->exec_due)
+		return false;
+	p->exec_due = now + THREADS_EVERY_NS;
+	proc_threads_read(p->threads, p->pid, &st);
+	if (st.start_stack == 0)
+		return false;
+	if (p->start_stack == 0)
+		p->start_stack = st.start_stack;
+	return st.start_stack != p->start_stack;
+}
+
 /* Sample one process's threads; false when it is gone. */
 static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
                         uint64_t interval, struct tick_tally *tt)
 {
-	int n = sampler_proc_sample(p, s->cfg.idle);
-	struct growth_share growth = tick_growth(s, p, n);
+	int n;
+	struct growth_share growth;
+
+	if (p == s->procs[0] && (atomic_load_explicit(&s->stats.exec_seen, memory_order_relaxed) ||
+	                         ran_exec(p, now))) {
+		/* What the target runs now is not what pytop found: say so
+		 * and stop reading it (the follower of -s looks descendants
+		 * up again; the target itself would need a new session). */
+		atomic_store_explicit(&s->stats.exec_seen, true, memory_order_relaxed);
+		return kill(p->pid, 0) == 0 || errno != ESRCH;
+	}
+	n = sampler_proc_sample(p, s->cfg.idle);
+	growth = tick_growth(s, p, n);
 	bool native = s->unwind != NULL && p == s->procs[0];
 
 	if (native)

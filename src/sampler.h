@@ -33,6 +33,9 @@ struct sampler_stats {
 	atomic_uint_fast64_t native_missed; /* --native: thread samples without a
 	                                   native stack (not stopped in time,
 	                                   gone, or not unwindable) */
+	atomic_bool exec_seen;          /* the target ran exec: a new program
+	                                   the reader cannot follow; its
+	                                   samples stop */
 	atomic_bool finished;           /* the target is gone; thread exited */
 };
 

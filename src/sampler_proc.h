@@ -40,6 +40,9 @@ struct sampler_proc {
 	uint64_t threads_due;         /* when its next REC_THREADS is due */
 	unsigned reports;             /* its REC_THREADS sent so far */
 	uint64_t rss_prev;            /* its RSS at the previous tick, 0 = none */
+	uint64_t start_stack;         /* its main thread's, when first read: a
+	                                 change means it ran exec */
+	uint64_t exec_due;            /* when to look for an exec next */
 	uint32_t *ids;                /* owned: reader id -> session id + 1 */
 	size_t ids_cap;
 };

@@ -123,6 +123,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	snprintf(out->command, sizeof(out->command), "%s", s->target.command);
 	snprintf(out->python_version, sizeof(out->python_version), "%s", s->rt.version);
 	out->target_exited = s->target.exited;
+	out->target_exec = atomic_load(&st->exec_seen);
 	out->exit_status = target_exit_code(&s->target);
 	out->elapsed_s = (double)(now->wall_ns - s->start_ns) / 1e9;
 	out->window_s = window;

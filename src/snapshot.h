@@ -137,6 +137,8 @@ struct snapshot {
 	char command[256];        /* the target's command line, spaces between */
 	char python_version[16];  /* "3.11.2" */
 	bool target_exited;
+	bool target_exec;         /* it ran exec after pytop found it: its new
+	                             program is not sampled (figures stop) */
 	int exit_status;          /* valid when target_exited; -1 unknown */
 
 	/* sampling health */

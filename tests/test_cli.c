@@ -380,8 +380,10 @@ Test(cli, stdout_not_a_terminal_falls_back_to_batch, .timeout = 30)
 	h_proc_free(&p);
 }
 
-/* Launch a program that stops dead after 1 s; the figures survive. */
-static void launch_dies(const char *ending, int status)
+/* Launch a program that stops dead after 1 s (or runs exec: then pytop
+ * must say so, keep what it had, and end with the new program); the
+ * figures survive. */
+static void launch_dies(const char *ending, int status, bool execs)
 {
 	const char *py = h_need_python(H_PY_DEBIAN);
 	char prog[512];
@@ -402,6 +404,8 @@ static void launch_dies(const char *ending, int status)
 	json_t *last = json_array_get(lines, json_array_size(lines) - 1);
 	cr_assert(json_is_true(json_object_get(last, "exited")));
 	cr_assert_eq(h_num(last, "exit_status"), status);
+	cr_assert_eq(json_is_true(json_object_get(last, "exec")), execs,
+	             "\"exec\" is not %s", execs ? "true" : "false");
 	cr_assert_gt(h_num(last, "samples"), 500,
 	             "the figures collected before the end are lost: %.0f "
 	             "samples", h_num(last, "samples"));
@@ -413,12 +417,17 @@ static void launch_dies(const char *ending, int status)
 
 Test(cli, target_exits_abruptly, .timeout = 30)
 {
-	launch_dies("os._exit(0)\n", 0);
+	launch_dies("os._exit(0)\n", 0, false);
 }
 
 Test(cli, target_exits_abruptly_with_status, .timeout = 30)
 {
-	launch_dies("os._exit(7)\n", 7);
+	launch_dies("os._exit(7)\n", 7, false);
+}
+
+Test(cli, target_runs_exec, .timeout = 30)
+{
+	launch_dies("os.execv('/bin/sleep', ['sleep', '0.5'])\n", 0, true);
 }
 
 Test(cli, attached_target_dies, .timeout = 30)

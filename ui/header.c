@@ -258,7 +258,9 @@ int header_health(const struct snapshot *s, int width, bool utf8,
 
 void header_exit_note(const struct snapshot *s, char *buf, size_t size)
 {
-	if (!s->target_exited)
+	if (!s->target_exited && s->target_exec)
+		snprintf(buf, size, "[target ran exec: new program not sampled]");
+	else if (!s->target_exited)
 		snprintf(buf, size, "%s", "");
 	else if (s->exit_status < 0)
 		snprintf(buf, size, "[target exited, status unknown]");

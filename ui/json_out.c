@@ -314,7 +314,7 @@ static json_t *snapshot_object(const struct snapshot *s)
 {
 	json_t *o = json_pack(
 		"{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i,"
-		" s:o, s:o, s:o, s:o, s:b}",
+		" s:o, s:o, s:o, s:o, s:b, s:b}",
 		"elapsed", jreal(s->elapsed_s), "pid", (int)s->pid,
 		"python", jstr(s->python_version), "command", jstr(s->command),
 		"samples", jcount(s->samples), "ticks", jcount(s->ticks),
@@ -326,7 +326,7 @@ static json_t *snapshot_object(const struct snapshot *s)
 		"sample_work_us", jreal(s->sample_work_us),
 		"gil_held_pct", jreal(s->gil_held_pct),
 		"active_pct", jreal(s->active_pct),
-		"exited", s->target_exited);
+		"exited", s->target_exited, "exec", s->target_exec);
 
 	if (o == NULL)
 		return NULL;

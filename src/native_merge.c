@@ -241,6 +241,19 @@ static size_t merge(struct native_merge *m, const struct rec_frame *py, size_t n
 	return o.n;
 }
 
+/* The native stack says for sure what the leaf Python frame's
+ * instruction only suggests when the thread is outside the interpreter's
+ * module (libc, zlib, an extension): native, whatever the instruction.
+ * Inside it the instruction still decides: a builtin such as list.sort
+ * lives there too, and so does the bytecode loop.  Without a Python
+ * runtime (a C program) everything is native. */
+static uint16_t sharpen(const struct native_merge *m, uint16_t flags)
+{
+	if (m->held_hdr.nips == 0 || (m->interp_module != NULL && m->nat[0].interp))
+		return flags;
+	return flags | SAMPLE_IN_CALL;
+}
+
 static void ingest_sample(struct native_merge *m, const uint8_t *rec, size_t len)
 {
 	struct rec_sample s;
@@ -256,6 +269,7 @@ static void ingest_sample(struct native_merge *m, const uint8_t *rec, size_t len
 	m->held = false;
 	memcpy(m->py, rec + sizeof(s), s.nframes * sizeof(m->py[0]));
 	n = merge(m, m->py, s.nframes, (struct rec_frame *)(void *)(m->out + sizeof(s)));
+	s.flags = sharpen(m, s.flags);
 	s.nframes = (uint16_t)n;
 	s.h.size = (uint32_t)(sizeof(s) + n * sizeof(struct rec_frame));
 	memcpy(m->out, &s, sizeof(s));

@@ -169,17 +169,10 @@ static void draw_description(const struct functions_screen *fs,
                              const struct crt *crt, int y,
                              const char *status)
 {
-	char left[512], right[512];
-	size_t n = 0;
+	char left[512];
 
 	profile_table_describe(&fs->table, fs->since_reset, left, sizeof left);
-	right[0] = '\0';
-	if (fs->filter[0] != '\0')
-		n += (size_t)snprintf(right, sizeof right, "[filter: %s] ",
-		                      fs->filter);
-	if (n < sizeof right)
-		snprintf(right + n, sizeof right - n, "%s", status);
-	table_view_description(crt, y, left, right);
+	table_view_filtered_description(crt, y, left, fs->filter, status);
 }
 
 /* The last " (" of the Function cell starts the file part. */

@@ -82,6 +82,31 @@ void table_view_description(const struct crt *crt, int y, const char *left,
 	}
 }
 
+void table_view_filtered_description(const struct crt *crt, int y,
+                                     const char *left, const char *filter,
+                                     const char *status)
+{
+	char right[512];
+
+	if (filter[0] != '\0')
+		snprintf(right, sizeof right, "[filter: %s] %s", filter, status);
+	else
+		snprintf(right, sizeof right, "%s", status);
+	table_view_description(crt, y, left, right);
+}
+
+void table_view_row(const struct crt *crt, int y, const struct table *t,
+                    const void *row, bool selected)
+{
+	char line[TABLE_VIEW_LINE];
+
+	table_format_row(t, row, COLS, line, sizeof line, NULL);
+	if (selected)
+		table_view_selected(crt, y, line);
+	else
+		crt_put(crt, y, 0, CRT_NORMAL, line);
+}
+
 void table_view_titles(const struct crt *crt, int y, const struct table *t,
                        int sort_col)
 {

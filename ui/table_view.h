@@ -40,6 +40,16 @@ void table_view_span(const struct crt *crt, int y, const char *line,
 void table_view_description(const struct crt *crt, int y, const char *left,
                             const char *right);
 
+/* The description line of a table that can be filtered: left, and at
+ * its right "[filter: F] " (when filter is not "") then status. */
+void table_view_filtered_description(const struct crt *crt, int y,
+                                     const char *left, const char *filter,
+                                     const char *status);
+
+/* One row of t on row y, under the selection bar when selected. */
+void table_view_row(const struct crt *crt, int y, const struct table *t,
+                    const void *row, bool selected);
+
 /* The title row of t, with column sort_col marked. */
 void table_view_titles(const struct crt *crt, int y, const struct table *t,
                        int sort_col);

@@ -103,30 +103,10 @@ static void draw_description(const struct threads_screen *ts,
                              const struct crt *crt, int y,
                              const char *status)
 {
-	char left[512], right[512];
-	size_t n = 0;
+	char left[512];
 
 	thread_table_describe(&ts->table, ts->snap, left, sizeof left);
-	right[0] = '\0';
-	if (ts->filter[0] != '\0')
-		n += (size_t)snprintf(right, sizeof right, "[filter: %s] ",
-		                      ts->filter);
-	if (n < sizeof right)
-		snprintf(right + n, sizeof right - n, "%s", status);
-	table_view_description(crt, y, left, right);
-}
-
-static void draw_row(const struct threads_screen *ts, const struct crt *crt,
-                     int y, size_t i)
-{
-	char line[TABLE_VIEW_LINE];
-
-	table_format_row(&ts->table.table, thread_table_row(&ts->table, i),
-	                 COLS, line, sizeof line, NULL);
-	if (i == ts->pos.sel)
-		table_view_selected(crt, y, line);
-	else
-		crt_put(crt, y, 0, CRT_NORMAL, line);
+	table_view_filtered_description(crt, y, left, ts->filter, status);
 }
 
 void tscreen_draw(struct threads_screen *ts, const struct crt *crt, int y,
@@ -148,5 +128,7 @@ void tscreen_draw(struct threads_screen *ts, const struct crt *crt, int y,
 		        : "  (no threads yet)");
 	for (int r = 0; r < h - 2 && ts->pos.top + (size_t)r < ts->table.n;
 	     r++)
-		draw_row(ts, crt, y + 2 + r, ts->pos.top + (size_t)r);
+		table_view_row(crt, y + 2 + r, &ts->table.table,
+		               ts->table.order[ts->pos.top + (size_t)r],
+		               ts->pos.top + (size_t)r == ts->pos.sel);
 }

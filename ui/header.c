@@ -100,8 +100,8 @@ static double share_pct(uint64_t part, uint64_t rest)
 
 /* The health line's pieces, in display order. */
 enum segment {
-	SEG_SAMPLES, SEG_ERRORS, SEG_DROPPED, SEG_THREADS, SEG_GIL, SEG_ACTIVE,
-	SEG_PYTOP, NSEGMENTS
+	SEG_SAMPLES, SEG_ERRORS, SEG_DROPPED, SEG_THREADS, SEG_PROCESSES,
+	SEG_GIL, SEG_ACTIVE, SEG_PYTOP, NSEGMENTS
 };
 
 struct segments {
@@ -109,15 +109,15 @@ struct segments {
 	bool shown[NSEGMENTS];
 };
 
-/* Samples of every thread.  Under a thread filter s->samples is the
- * thread's; the health line is about all of sampling, so it adds up the
- * threads' counts instead (those include samples without a Python frame,
- * which s->samples leaves out). */
+/* Samples of every thread.  Under a thread (or process) filter
+ * s->samples is the thread's; the health line is about all of sampling,
+ * so it adds up the threads' counts instead (those include samples
+ * without a Python frame, which s->samples leaves out). */
 static uint64_t all_samples(const struct snapshot *s)
 {
 	uint64_t n = 0;
 
-	if (s->thread_filter == 0)
+	if (s->thread_filter == 0 && s->process_filter == 0)
 		return s->samples;
 	for (size_t i = 0; i < s->nthreads; i++)
 		n += s->threads[i].samples;
@@ -130,6 +130,16 @@ static bool rate_not_held(const struct snapshot *s)
 {
 	return s->elapsed_s > 1.5 && s->window_s > 0.5 && !s->target_exited &&
 	       s->rate_hz < 0.8 * s->requested_hz;
+}
+
+/* -s: the processes of the family still running (the target too). */
+static size_t live_processes(const struct snapshot *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nprocesses; i++)
+		n += s->processes[i].state != PROCESS_EXITED;
+	return n;
 }
 
 static void health_segments(const struct snapshot *s, bool short_forms,
@@ -153,6 +163,8 @@ static void health_segments(const struct snapshot *s, bool short_forms,
 	         share_pct(s->dropped, samples));
 	snprintf(g->text[SEG_THREADS], SEGMENT_MAX, "threads %d/%d",
 	         s->threads_running, s->threads_total);
+	snprintf(g->text[SEG_PROCESSES], SEGMENT_MAX, "procs %zu",
+	         live_processes(s));
 	snprintf(g->text[SEG_GIL], SEGMENT_MAX, "GIL %.0f%%", s->gil_held_pct);
 	snprintf(g->text[SEG_ACTIVE], SEGMENT_MAX, "active %.0f%%",
 	         s->active_pct);
@@ -188,14 +200,15 @@ static bool shows_nonzero(double pct)
 
 /* Make the line fit one row by giving up the least telling pieces first:
  * error and drop shares that print as 0.0%, the long forms, pytop's
- * own CPU, the thread count, then the error and drop shares.  The sample
+ * own CPU, the thread count, the process count (-s), then the error and
+ * drop shares.  The sample
  * count and rate, GIL and active shares always stay.  Returns whether the
  * line fits now. */
 static bool shrink_to_fit(const struct snapshot *s, struct segments *g,
                           int width, bool utf8)
 {
 	static const enum segment drop_order[] = {
-		SEG_PYTOP, SEG_THREADS, SEG_DROPPED, SEG_ERRORS,
+		SEG_PYTOP, SEG_THREADS, SEG_PROCESSES, SEG_DROPPED, SEG_ERRORS,
 	};
 
 	if (fits(g, width, utf8))
@@ -226,6 +239,7 @@ int header_health(const struct snapshot *s, int width, bool utf8,
 	health_segments(s, false, &g);
 	for (int i = 0; i < NSEGMENTS; i++)
 		g.shown[i] = true;
+	g.shown[SEG_PROCESSES] = s->following;
 	if (shrink_to_fit(s, &g, width, utf8) || max_lines < 2) {
 		join(&g, tmp, sizeof tmp);
 		text_fit(lines[0], HEADER_LINE_MAX, tmp, width,

@@ -38,9 +38,11 @@ void header_identity(const struct snapshot *s, int width, bool utf8,
                      char *buf, size_t size);
 
 /* "Samples 97,004 (998/s of 1000)  err 0.0%  drop 0.0%  threads 3/5
- * GIL 45%  active 97%  pytop 1.9% CPU".  When that is wider than width,
- * the least telling pieces go first (err and drop shares of 0.0%, long
- * forms, pytop's CPU, the thread count, err and drop) so that 80 columns
+ * GIL 45%  active 97%  pytop 1.9% CPU", with "procs 3" (the family's
+ * running processes) after the threads under -s.  When that is wider than
+ * width, the least telling pieces go first (err and drop shares of 0.0%,
+ * long forms, pytop's CPU, the thread count, the process count, err and
+ * drop) so that 80 columns
  * take one line; only what still does not fit is wrapped into at most
  * max_lines lines.  Under a thread filter the sample count is still every
  * thread's.  Returns the number of lines written (>= 1). */

@@ -366,6 +366,7 @@ static void rebuild(struct lines_screen *ls, const struct snapshot *s)
 	ls->cc.samples = s->samples;
 	ls->idle_mode = s->idle_mode;
 	ls->thread = s->thread_filter;
+	ls->process = s->process_filter;
 	/* The figure columns follow the Line column in count_col order. */
 	_Static_assert(LINES_COL_MAJFLT - LINES_COL_OWN == COUNT_MAJFLT - COUNT_OWN,
 	               "lines columns mirror count columns");
@@ -442,7 +443,7 @@ void lscreen_describe(const struct lines_screen *ls, int width, char *buf,
 	int room;
 
 	profile_percent_of(ls->cc.samples, ls->idle_mode, ls->thread, tname,
-	                   of, sizeof of);
+	                   ls->process, of, sizeof of);
 	if (ls->last > ls->first)
 		snprintf(where, sizeof where, ":%d-%d), ", ls->first, ls->last);
 	else

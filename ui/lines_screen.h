@@ -63,6 +63,7 @@ struct lines_screen {
 	char note[4480];              /* what is wrong with the source, or "" */
 	bool idle_mode;
 	pid_t thread;                 /* the snapshot's thread filter */
+	pid_t process;                /* the snapshot's process filter */
 	struct table_column cols[LINES_NCOLS];
 	struct table table;
 	struct list_pos pos;

@@ -289,6 +289,7 @@ int profile_table_build(struct profile_table *pt, const struct snapshot *s,
 		.idle_mode = s->idle_mode,
 		.thread = s->thread_filter,
 		.thread_name = profile_thread_name(s, s->thread_filter),
+		.process = s->process_filter,
 		.mode = mode,
 		.sort = sort,
 	};
@@ -322,12 +323,17 @@ void profile_table_free(struct profile_table *pt)
 }
 
 void profile_percent_of(uint64_t samples, bool idle, pid_t thread,
-                        const char *thread_name, char *buf, size_t size)
+                        const char *thread_name, pid_t process, char *buf,
+                        size_t size)
 {
 	char n[32];
 
 	text_thousands(n, sizeof n, samples);
-	if (thread != 0)
+	/* The engine's thread filter wins over its process filter. */
+	if (thread == 0 && process != 0)
+		snprintf(buf, size, "%% of %s %ssamples of process %d", n,
+		         idle ? "" : "running ", (int)process);
+	else if (thread != 0)
 		snprintf(buf, size, "%% of %s %ssamples of thread %d%s%s", n,
 		         idle ? "" : "running ", (int)thread,
 		         thread_name[0] != '\0' ? " " : "", thread_name);
@@ -342,7 +348,7 @@ void profile_table_describe(const struct profile_table *pt, bool since_reset,
 	char of[256];
 
 	profile_percent_of(pt->cc.samples, pt->idle_mode, pt->thread,
-	                   pt->thread_name, of, sizeof of);
+	                   pt->thread_name, pt->process, of, sizeof of);
 	snprintf(buf, size, "%s since %s, %s, by %s",
 	         pt->mode == PROFILE_LINES ? "Lines" : "Functions",
 	         since_reset ? "reset" : "start", of,

@@ -65,6 +65,7 @@ struct profile_table {
 	bool idle_mode;
 	pid_t thread;             /* the snapshot's thread filter, 0 = all */
 	const char *thread_name;  /* its OS name, borrowed; "" if unknown */
+	pid_t process;            /* the snapshot's process filter, 0 = all */
 	enum profile_mode mode;
 	enum profile_col sort;
 	struct table_column cols[PROFILE_NCOLS];
@@ -95,9 +96,12 @@ enum profile_col profile_col_step(enum profile_col col, int dir,
                                   unsigned long hidden);
 
 /* "% of 97,004 samples of running threads", "% of 1,200 running
- * samples of thread 4250 worker": what 100 % means. */
+ * samples of thread 4250 worker", "% of 900 running samples of process
+ * 4300" (a process filter, -s, without a thread filter): what 100 %
+ * means. */
 void profile_percent_of(uint64_t samples, bool idle, pid_t thread,
-                        const char *thread_name, char *buf, size_t size);
+                        const char *thread_name, pid_t process, char *buf,
+                        size_t size);
 
 /* The OS name of thread tid in s, "" if it is not listed. */
 const char *profile_thread_name(const struct snapshot *s, pid_t tid);
@@ -105,7 +109,8 @@ const char *profile_thread_name(const struct snapshot *s, pid_t tid);
 /* "Functions since start, % of 97,004 samples of running threads, by
  * %Own" - the line that names what the percentages are of.  since_reset
  * says "since reset" instead; under a thread filter, "of 1,200 running
- * samples of thread 4250 worker". */
+ * samples of thread 4250 worker"; under a process filter, "of 900
+ * running samples of process 4300". */
 void profile_table_describe(const struct profile_table *pt, bool since_reset,
                             char *buf, size_t size);
 

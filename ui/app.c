@@ -205,7 +205,7 @@ static int draw_header(const struct tui_state *st, const struct crt *crt)
 
 static void draw(struct tui_state *st, const struct crt *crt, bool repaint)
 {
-	char status[128], note[64];
+	char status[192];
 	struct legend_item legend[LEGEND_MAX];
 	int y;
 
@@ -214,18 +214,20 @@ static void draw(struct tui_state *st, const struct crt *crt, bool repaint)
 	else
 		erase();
 	if (st->help) {
-		help_screen_draw(crt, st->view == VIEW_THREADS);
+		help_screen_draw(crt, st->view == VIEW_THREADS ? HELP_THREADS
+		                 : st->view == VIEW_PROCESSES ? HELP_PROCESSES
+		                 : HELP_FUNCTIONS);
 		refresh();
 		return;
 	}
 	y = draw_header(st, crt);
-	header_exit_note(&st->fs.snap, note, sizeof note);
-	snprintf(status, sizeof status, "%s%s%s",
-	         st->paused ? "[paused]" : "",
-	         st->paused && note[0] != '\0' ? " " : "", note);
+	keys_status(st, status, sizeof status);
 	if (st->view == VIEW_THREADS) {
 		tscreen_sync(&st->ts, fscreen_snapshot(&st->fs), st->fs.shown);
 		tscreen_draw(&st->ts, crt, y, LINES - 1 - y, status);
+	} else if (st->view == VIEW_PROCESSES) {
+		pscreen_sync(&st->ps, fscreen_snapshot(&st->fs), st->fs.shown);
+		pscreen_draw(&st->ps, crt, y, LINES - 1 - y, status);
 	} else if (st->view == VIEW_LINES) {
 		lscreen_sync(&st->ls, fscreen_snapshot(&st->fs), st->fs.shown);
 		lscreen_draw(&st->ls, crt, y, LINES - 1 - y, status);
@@ -291,10 +293,13 @@ static bool react_to(struct tui_state *st, struct snapshot_source *src,
 		src->reset(src->ctx);
 	if ((react & REACT_NATIVE_ALL) && src->show_native_all != NULL)
 		src->show_native_all(src->ctx, st->native_all);
-	/* Choosing a thread still works once the target is gone: the
-	 * counts are all there, only figures per window stop. */
-	if ((react & REACT_THREAD_FILTER) && src->filter_thread != NULL) {
+	/* Choosing a thread or a process still works once the target is
+	 * gone: the counts are all there, only figures per window stop. */
+	if ((react & REACT_PROCESS_FILTER) && src->filter_process != NULL)
+		src->filter_process(src->ctx, st->process_filter);
+	if ((react & REACT_THREAD_FILTER) && src->filter_thread != NULL)
 		src->filter_thread(src->ctx, st->thread_filter);
+	if (react & (REACT_THREAD_FILTER | REACT_PROCESS_FILTER)) {
 		take_snapshot(st, src, true);
 	} else if ((react & REACT_REFRESH) && !st->exited) {
 		take_snapshot(st, src, true);
@@ -317,6 +322,7 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 	st.native_all = o->native_all;
 	fscreen_init(&st.fs, crt.utf8);
 	tscreen_init(&st.ts, crt.utf8);
+	pscreen_init(&st.ps, crt.utf8);
 	lscreen_init(&st.ls, crt.utf8);
 	schedule_init(&sc, o);
 	/* Something to show at once: the header and an empty table. */
@@ -335,6 +341,7 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 		react = keys_handle(&st, key);
 	}
 	lscreen_free(&st.ls);
+	pscreen_free(&st.ps);
 	tscreen_free(&st.ts);
 	fscreen_free(&st.fs);
 	crt_done();

@@ -37,6 +37,15 @@ static const char *const thread_help[] = {
 	NULL,
 };
 
+static const char *const process_help[] = {
+	"Python     version of a sampled process, else looking, not Python,",
+	"           exited, or why it is not sampled (no access, unsupported)",
+	"CPU% RSS   all its threads' CPU over the last refresh; resident memory",
+	"Samples    its threads' samples; Top function: its most sampled leaf",
+	"Enter shows only the selected process's functions and lines; a: all.",
+	NULL,
+};
+
 /* One line per binding, a binding without help text joining the line
  * before ("Up Down"); returns the next free row. */
 static int draw_bindings(const struct crt *crt, int y)
@@ -55,14 +64,18 @@ static int draw_bindings(const struct crt *crt, int y)
 			                        " %s", b[i].keys_text);
 		snprintf(line, sizeof line, "  %-*s", KEY_COLS, keys);
 		crt_put(crt, y, 0, CRT_KEY, line);
-		crt_put(crt, y, KEY_COLS + 3, CRT_NORMAL, help);
+		/* A longer key list pushes its help to the right. */
+		crt_put(crt, y, (len > KEY_COLS ? (int)len : KEY_COLS) + 3,
+		        CRT_NORMAL, help);
 	}
 	return y;
 }
 
-void help_screen_draw(const struct crt *crt, bool threads)
+void help_screen_draw(const struct crt *crt, enum help_topic topic)
 {
-	const char *const *columns = threads ? thread_help : function_help;
+	const char *const *columns = topic == HELP_THREADS ? thread_help
+	                             : topic == HELP_PROCESSES ? process_help
+	                             : function_help;
 	char line[256];
 	int y = 0;
 

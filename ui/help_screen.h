@@ -8,8 +8,13 @@
 
 #include "crt.h"
 
-/* threads: explain the threads screen's columns instead of the function
- * table's. */
-void help_screen_draw(const struct crt *crt, bool threads);
+/* Which screen's columns the help explains. */
+enum help_topic {
+	HELP_FUNCTIONS = 0, /* the function and line tables (and source) */
+	HELP_THREADS = 1,
+	HELP_PROCESSES,
+};
+
+void help_screen_draw(const struct crt *crt, enum help_topic topic);
 
 #endif

@@ -18,6 +18,9 @@ enum reaction {
 	REACT_THREAD_FILTER = 1 << 5, /* ask the source for st->thread_filter's
 	                                 functions, then take a snapshot */
 	REACT_NATIVE_ALL = 1 << 6, /* --native: tell the source st->native_all */
+	REACT_PROCESS_FILTER = 1 << 7, /* -s: ask the source for
+	                                  st->process_filter's functions, then
+	                                  take a snapshot */
 };
 
 #define KEYS_PER_BINDING 4
@@ -45,5 +48,9 @@ struct legend_item {
 /* Fill the legend for the current state; returns the entry count. */
 size_t keys_legend(const struct tui_state *st, struct legend_item *out,
                    size_t max);
+
+/* The status half of the line above a table: a key's note (st->note),
+ * "[paused]", the exit note; "" when there is nothing to say. */
+void keys_status(const struct tui_state *st, char *buf, size_t size);
 
 #endif

@@ -26,6 +26,7 @@ struct tui {
 	struct h_tmux tmux;
 	char *dir;
 	char *wl;
+	const char *wl_args; /* more workload arguments (static), or NULL */
 	pid_t target;        /* the workload pytop launched, once known */
 	char target_pid[16];
 	char *screen;        /* the last capture we looked at */
@@ -61,13 +62,13 @@ static void write_script(struct tui *u, const char *py, const char *env,
 	        "cd '%s'\n"
 	        "stty -a > stty.before\n"
 	        "%s '%s' -r 500 %s -- '%s' '%s' --seconds 60 --ready-file ready "
-	        "--truth truth.json\n"
+	        "--truth truth.json %s\n"
 	        "echo $? > exit_status\n"
 	        "stty -a > stty.after\n"
 	        "echo PYTOP-DONE\n"
 	        "exec sleep %d\n",
 	        u->dir, env ? env : "", h_pytop(), extra_args ? extra_args : "",
-	        py, u->wl, SERVER_LIFETIME_S);
+	        py, u->wl, u->wl_args ? u->wl_args : "", SERVER_LIFETIME_S);
 	fclose(f);
 	free(path);
 }
@@ -590,6 +591,76 @@ Test(tui, threads_screen_selects_a_thread)
 	key("a");
 	see("samples of all threads", "all threads again");
 	see("hash_loop", "the other thread's function is back");
+	quit();
+}
+
+/* The parent PID of pid from /proc/PID/stat, -1 if unreadable. */
+static int ppid_of(int pid)
+{
+	char path[64], *stat, *close;
+	int ppid = -1;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	stat = h_read_file(path);
+	/* "pid (comm) state ppid ...": comm may hold anything but ')'
+	 * ends it for good at its last occurrence. */
+	close = stat != NULL ? strrchr(stat, ')') : NULL;
+	if (close != NULL && sscanf(close + 1, " %*c %d", &ppid) != 1)
+		ppid = -1;
+	free(stat);
+	return ppid;
+}
+
+/* The PID at the start of the processes screen's row showing func. */
+static int worker_pid(const char *screen, const char *func)
+{
+	char *line = line_with(screen, func);
+	cr_assert_not_null(line, "no process row with %s:\n%s", func, screen);
+	int pid = atoi(line);
+	free(line);
+	return pid;
+}
+
+/* -s: P shows the family as a tree with both pool workers (children of
+ * the target, by /proc, each with its own hot function on top); Enter on
+ * one shows only its functions, a all of them again. */
+Test(tui, processes_screen_selects_a_process)
+{
+	/* The workers' loops end by themselves soon after the test. */
+	g_tui.wl_args = "family --seconds 8";
+	tui_start_workload("subprocs.py", NULL, "-s", 120, 30);
+	see("procs ", "the process count in the header");
+	key("P");
+	see("Command", "the processes screen's titles");
+	see("pool_hot_a", "one worker's top function");
+	see("pool_hot_b", "the other worker's top function");
+	see("Enter Funcs", "the processes screen's legend");
+	const char *s = screen_now();
+	int a = worker_pid(s, "pool_hot_a"), b = worker_pid(s, "pool_hot_b");
+	cr_assert_neq(a, b, "one process for both functions:\n%s", s);
+	cr_assert_eq(ppid_of(a), (int)g_tui.target, "worker %d of %d?", a,
+	             ppid_of(a));
+	cr_assert_eq(ppid_of(b), (int)g_tui.target, "worker %d of %d?", b,
+	             ppid_of(b));
+	cr_assert_not_null(strstr(s, "\u2500 "), "no tree branches:\n%s", s);
+
+	/* Keep the row of pool_hot_b's worker, and choose it. */
+	key("/");
+	cr_assert(h_tmux_literal(&g_tui.tmux, "pool_hot_b"));
+	key("Enter");
+	wait_without("pool_hot_a", "processes filtered to pool_hot_b's");
+	key("Enter");
+	char what[64];
+	snprintf(what, sizeof what, "samples of process %d", b);
+	see(what, "the functions view names the chosen process");
+	s = wait_without("pool_hot_a", "functions of one process");
+	cr_assert_not_null(strstr(s, "pool_hot_b"), "the worker's own "
+	                   "function is missing:\n%s", s);
+	see("a All", "the legend offers all processes again");
+
+	key("a");
+	see("samples of running threads", "all processes again");
+	see("pool_hot_a", "the other worker's function is back");
 	quit();
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "proc_children.h"
 
 /* How long a launched program may run without becoming a Python before we
  * call it "not Python".  Wrappers (pyenv shims, shell scripts) exec the
@@ -279,13 +280,30 @@ void target_wait_exit(struct target *t, uint64_t grace_ns)
 	t->exited = true;
 }
 
+/* SIGTERM to the launched program, then to its descendants.  They would
+ * be orphaned by stopping only the program (a multiprocessing pool's
+ * workers wait forever for a parent that is gone); they are found by a
+ * /proc scan first, and signalled after the program so that it cannot
+ * start replacements. */
+static void terminate_family(pid_t root)
+{
+	struct proc_children *pc = proc_children_new();
+	const struct proc_child *fam;
+	int n = pc != NULL ? proc_children_scan(pc, root, &fam) : 0;
+
+	kill(root, SIGTERM);
+	for (int i = 1; i < n; i++) /* [0] is the root */
+		kill(fam[i].pid, SIGTERM);
+	proc_children_free(pc);
+}
+
 void target_terminate(struct target *t)
 {
 	uint64_t deadline;
 
 	if (!t->launched || target_poll_exit(t))
 		return;
-	kill(t->pid, SIGTERM);
+	terminate_family(t->pid);
 	deadline = clock_now_ns() + 2000000000ull;
 	while (!target_poll_exit(t) && clock_now_ns() < deadline)
 		clock_sleep_until(clock_now_ns() + 10000000);

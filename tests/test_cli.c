@@ -425,6 +425,47 @@ Test(cli, target_exits_abruptly_with_status, .timeout = 30)
 	launch_dies("os._exit(7)\n", 7, false);
 }
 
+/* Quitting in launch mode stops the program's children too: a pool's
+ * workers must not be left orphaned, waiting for a parent that is gone. */
+Test(cli, quit_stops_the_programs_children, .timeout = 30)
+{
+	const char *py = h_need_python(H_PY_DEBIAN);
+	char *dir = h_tmpdir(), *pids = h_path(dir, "pids");
+	char prog[1024];
+	snprintf(prog, sizeof prog,
+	         "import multiprocessing as mp, os, time\n"
+	         "def work(path):\n"
+	         "    with open(path, 'a') as f: f.write('%%d\\n' %% os.getpid())\n"
+	         "    time.sleep(60)\n"
+	         "if __name__ == '__main__':\n"
+	         "    with mp.Pool(2) as p: p.map(work, ['%s', '%s'], chunksize=1)\n",
+	         pids, pids);
+	const char *argv[] = {h_pytop(), "-b", "-n", "3", "-d", "0.5", "--", py, "-c", prog, NULL};
+	struct h_proc p;
+	run(&p, argv);
+	cr_assert(p.exited && !p.timed_out, "pytop hung");
+	char *text = h_read_file(pids);
+	cr_assert_not_null(text, "the workers never started");
+	int workers = 0;
+	for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+		pid_t w = (pid_t)atoi(line);
+		double deadline = h_now() + 5;
+		while (h_proc_state(w) != 0 && h_proc_state(w) != 'Z' && h_now() < deadline)
+			h_sleep(0.05);
+		cr_expect(h_proc_state(w) == 0 || h_proc_state(w) == 'Z',
+		          "worker %d still runs (state %c) after pytop quit", (int)w,
+		          h_proc_state(w));
+		if (h_proc_state(w) != 0 && h_proc_state(w) != 'Z')
+			kill(w, SIGKILL);
+		workers++;
+	}
+	cr_expect_eq(workers, 2, "%d workers started", workers);
+	free(text);
+	h_proc_free(&p);
+	h_rmtree(dir);
+	free(dir), free(pids);
+}
+
 Test(cli, target_runs_exec, .timeout = 30)
 {
 	launch_dies("os.execv('/bin/sleep', ['sleep', '0.5'])\n", 0, true);

@@ -104,9 +104,10 @@ uint64_t aggregator_bad(const struct aggregator *a);
  * split fields stay 0).  On by default. */
 void aggregator_set_split(struct aggregator *a, bool on);
 
-/* Split the samples still queued for their system share with each
- * thread's lifetime ratio: for the final figures, once the target is gone
- * and the ring drained. */
+/* For the final figures, once the target is gone and the ring drained:
+ * split the samples still queued for their system share with each
+ * thread's lifetime ratio, and mark the followed processes that are gone
+ * as exited (no report of theirs will come any more). */
 void aggregator_settle(struct aggregator *a);
 
 #endif

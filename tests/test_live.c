@@ -689,11 +689,11 @@ static void launch_code_reuse(const struct target_py *py)
 
 /* ---- launch reliability ------------------------------------------------------ */
 
-/* 20 launches in a row on Debian's interpreter and the newest (see
+/* 12 launches in a row on Debian's interpreter and the newest (see
  * launch_reliability); fewer on the others, to keep the whole matrix
  * within a few minutes. */
-#define LAUNCHES_MANY 20
-#define LAUNCHES_FEW 5
+#define LAUNCHES_MANY 12
+#define LAUNCHES_FEW 3
 #define LAUNCH_WORK_S 0.3
 /* From its first bytecode at >= 90 % of 1 kHz: >= 270 samples of 0.3 s of
  * CPU work, whatever else loads the machine (the work is CPU time, not wall
@@ -796,12 +796,12 @@ static void launch_reliability(const struct target_py *py)
 		run_on(#slot, check);                                         \
 	}
 
-/* Which checks run where.  Every slot: the accuracy of launch and attach
- * (static and shared-libpython builds read the runtime differently).
- * Every distinct build (not the sid shared ones again, whose interpreter
- * loop is the static one's): deep recursion.  One interpreter per minor
- * version: threads, code-object reuse, exit status, a few launches in a
- * row; 20 launches on Debian's interpreter and the newest. */
+/* Which checks run where.  Every slot: the accuracy of launch (static and
+ * shared-libpython builds read the runtime differently).  Every distinct
+ * build (not the sid shared ones again, whose interpreter loop is the
+ * static one's): attach accuracy and deep recursion.  One interpreter per
+ * minor version: threads, code-object reuse, exit status, a few launches
+ * in a row; 12 launches on Debian's interpreter and the newest. */
 #define ON_EVERY(check, t)                                                   \
 	ON(check, py311_debian, t) ON(check, py311_pyenv, t)                 \
 	ON(check, py312_pyenv, t) ON(check, py313_pyenv, t)                  \
@@ -819,7 +819,7 @@ static void launch_reliability(const struct target_py *py)
 	ON(check, py315_sid, t)
 
 ON_EVERY(launch_split, 40)
-ON_EVERY(attach_split, 40)
+ON_BUILDS(attach_split, 40)
 ON_BUILDS(launch_deep, 40)
 ON_MINORS(launch_threads, 40)
 ON_MINORS(launch_threads_idle, 40)

@@ -279,9 +279,9 @@ static void verdict_check(const char *slot, const char *const extra[],
 
 static void verdicts(const char *slot)
 {
-	static const char *const cpu[] = {"--seconds", "3", "--only", "py_loop", NULL};
-	static const char *const sys[] = {"--seconds", "3", "--only", "read_file", NULL};
-	static const char *const wait[] = {"--seconds", "3", "--sleep", "--only",
+	static const char *const cpu[] = {"--seconds", "2.5", "--only", "py_loop", NULL};
+	static const char *const sys[] = {"--seconds", "2.5", "--only", "read_file", NULL};
+	static const char *const wait[] = {"--seconds", "2.5", "--sleep", "--only",
 	                                   "sleep_phase", NULL};
 	static const char *const mem[] = {"--seconds", "3", "--page-in", "32",
 	                                  "--only", "page_in", NULL};
@@ -304,7 +304,6 @@ ON(split_check, py312_pyenv, 60)
 ON(split_check, py313_pyenv, 60)
 ON(split_check, py314_sid, 60)
 ON(split_check, py315_sid, 60)
-ON(waiting_check, py311_debian, 40)
 ON(waiting_check, py315_sid, 40)
 ON(memory_check, py311_debian, 40)
 ON(memory_check, py313_sid_shared, 40)

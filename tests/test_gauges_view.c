@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "snapshot.h"
+#include "headless.h"
 #include "../ui/batch_text.h"
 #include "../ui/header.h"
 #include "../ui/json_out.h"
@@ -29,11 +30,6 @@ static const char *const blocks[] = {
 	" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586",
 	"\u2587", "\u2588",
 };
-
-static void utf8_locale(void)
-{
-	cr_assert_not_null(setlocale(LC_ALL, "C.UTF-8"));
-}
 
 /* ---- fixtures ----------------------------------------------------------- */
 
@@ -112,7 +108,7 @@ static void fill_history(struct gauge_history *h, const struct snapshot *s,
 
 /* ---- sparklines --------------------------------------------------------- */
 
-TestSuite(sparkline, .init = utf8_locale);
+TestSuite(sparkline, .init = headless_utf8_locale);
 
 Test(sparkline, keeps_the_last_sixty_values)
 {
@@ -207,7 +203,7 @@ Test(sparkline, ascii_fallback)
 
 /* ---- units -------------------------------------------------------------- */
 
-TestSuite(units, .init = utf8_locale);
+TestSuite(units, .init = headless_utf8_locale);
 
 Test(units, bytes_and_rates)
 {
@@ -241,7 +237,7 @@ Test(units, bytes_and_rates)
 
 /* ---- the header ----------------------------------------------------------- */
 
-TestSuite(header, .init = utf8_locale);
+TestSuite(header, .init = headless_utf8_locale);
 
 /* line holds label, a blank, then exactly the sparkline of sl drawn in
  * cols columns (followed by two blanks or the end). */
@@ -511,7 +507,7 @@ static void check_split(const json_t *row, const struct snap_split *sp)
 	cr_assert_eq(integer(row, "majflt"), (json_int_t)sp->majflt);
 }
 
-TestSuite(json, .init = utf8_locale);
+TestSuite(json, .init = headless_utf8_locale);
 
 Test(json, split_per_function_and_line)
 {
@@ -591,7 +587,7 @@ Test(json, gauges_null_until_read_and_nan_safe)
 	snapshot_free(&s);
 }
 
-TestSuite(batch, .init = utf8_locale);
+TestSuite(batch, .init = headless_utf8_locale);
 
 Test(batch, gauges_and_verdict_line)
 {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "snapshot.h"
+#include "headless.h"
 #include "../ui/batch_text.h"
 #include "../ui/count_columns.h"
 #include "../ui/crt.h"
@@ -88,11 +89,6 @@ static const char *name_at(const struct profile_table *pt, size_t i)
 	return profile_table_row(pt, i)->name;
 }
 
-static void utf8_locale(void)
-{
-	cr_assert_not_null(setlocale(LC_ALL, "C.UTF-8"));
-}
-
 /* A fresh directory for source files (removed by the test's process
  * ending; the names are unique). */
 static char *tmpdir(void)
@@ -119,7 +115,7 @@ static char *write_file(const char *dir, const char *name, const char *data,
 
 /* ---- columns ------------------------------------------------------------ */
 
-TestSuite(columns, .init = utf8_locale);
+TestSuite(columns, .init = headless_utf8_locale);
 
 Test(columns, figures_are_shares_of_all_samples)
 {
@@ -316,7 +312,7 @@ Test(columns, batch_text_shows_every_column)
 
 /* ---- source files -------------------------------------------------------- */
 
-TestSuite(source, .init = utf8_locale);
+TestSuite(source, .init = headless_utf8_locale);
 
 Test(source, missing_binary_directory_and_no_file)
 {
@@ -451,48 +447,23 @@ Test(source, a_function_ends_where_its_indentation_does)
 
 /* ---- the lines view, headless ------------------------------------------ */
 
-static SCREEN *screen;
-static FILE *term_out, *term_in;
 static struct crt mono;
 static char *g_dir, *g_path;
 
 static void curses_up(void)
 {
-	utf8_locale();
-	term_out = fopen("/dev/null", "w");
-	term_in = fopen("/dev/null", "r");
-	screen = newterm("xterm", term_out, term_in);
-	cr_assert_not_null(screen);
-	set_term(screen);
-	resizeterm(24, 80);
-	memset(&mono, 0, sizeof mono);
-	mono.utf8 = true;
+	headless_up(&mono);
 	g_dir = tmpdir();
 	g_path = write_file(g_dir, "p.py", program, sizeof program - 1);
 }
 
 static void curses_down(void)
 {
-	endwin();
-	delscreen(screen);
-	fclose(term_out);
-	fclose(term_in);
+	headless_down();
 	unlink(g_path);
 	rmdir(g_dir);
 	free(g_path);
 	free(g_dir);
-}
-
-static const char *row(int y)
-{
-	static char buf[1024];
-	int n = mvinnstr(y, 0, buf, (int)sizeof buf - 1);
-
-	cr_assert_geq(n, 0);
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == ' ')
-		buf[--n] = '\0';
-	return buf;
 }
 
 /* work() with its loop body hottest, its header cold, and other(). */
@@ -567,26 +538,26 @@ Test(view, enter_shows_the_source_with_the_hottest_line_selected)
 	cr_assert_eq(st.view, VIEW_LINES);
 	draw(&st);
 	snprintf(title, sizeof title, "Source of work (");
-	cr_assert_eq(strncmp(row(0), title, strlen(title)), 0, "%s", row(0));
-	cr_assert_not_null(strstr(row(0), "p.py:4-13), % of 1,000 samples"),
-	                   "%s", row(0));
-	cr_assert_str_eq(row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+ "
+	cr_assert_eq(strncmp(headless_row(0), title, strlen(title)), 0, "%s", headless_row(0));
+	cr_assert_not_null(strstr(headless_row(0), "p.py:4-13), % of 1,000 samples"),
+	                   "%s", headless_row(0));
+	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+ "
 	                 "Heat  Source");
 	/* Every line of the function, decorator to return. */
 	cr_assert_eq(st.ls.nrows, 10);
-	cr_assert_str_eq(row(2), "    4                                       "
+	cr_assert_str_eq(headless_row(2), "    4                                       "
 	                 "      @decorator");
-	cr_assert_str_eq(row(8), "   10  60.0    60.0  30.0  25.0   5.0  4.0K "
+	cr_assert_str_eq(headless_row(8), "   10  60.0    60.0  30.0  25.0   5.0  4.0K "
 	                 "\u2588\u2588\u2588\u2588\u2588         total += i "
 	                 "* i  # tab\u2026");
-	cr_assert_str_eq(row(7), "    9  10.0    30.0  10.0   0.0   0.0     0 "
+	cr_assert_str_eq(headless_row(7), "    9  10.0    30.0  10.0   0.0   0.0     0 "
 	                 "\u2588\u2588\u258c       for i in range(n):");
-	cr_assert_str_eq(row(11), "   13   0.0     0.0   0.0   0.0   0.0     0 "
+	cr_assert_str_eq(headless_row(11), "   13   0.0     0.0   0.0   0.0   0.0     0 "
 	                 "          return total");
 	cr_assert_eq(selected_line(&st), 10);
 	for (int y = 0; y < 24; y++)
-		cr_assert_leq(text_width(row(y), true), 80, "row %d", y);
-	cr_assert_str_eq(row(23), "F1Help  Esc Back  l Lines t Threads p Pause "
+		cr_assert_leq(text_width(headless_row(y), true), 80, "row %d", y);
+	cr_assert_str_eq(headless_row(23), "F1Help  Esc Back  l Lines t Threads p Pause "
 	                 "r Reset F10Quit");
 	stop(&st);
 }
@@ -600,19 +571,19 @@ Test(view, wide_terminal_shows_faults_and_idle_shows_wait)
 	keys_handle(&st, '\r');
 	resizeterm(24, 200);
 	draw(&st);
-	cr_assert_str_eq(row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+  "
+	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+  "
 	                 "Faults  MajFlt Heat  Source");
-	cr_assert_not_null(strstr(row(8), "  4.0K     31!       1 "), "%s",
-	                   row(8));
+	cr_assert_not_null(strstr(headless_row(8), "  4.0K     31!       1 "), "%s",
+	                   headless_row(8));
 	s = work_snapshot(g_path);
 	s.idle_mode = true;
 	fscreen_show(&st.fs, &s);
 	draw(&st);
-	cr_assert_str_eq(row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  %Wait  "
+	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  %Wait  "
 	                 "Mem+  Faults  MajFlt Heat  Source");
 	resizeterm(24, 80);
 	draw(&st);
-	cr_assert_str_eq(row(1), " Line  %Own   %Py  %Nat  %Sys  %Wait  Mem+ "
+	cr_assert_str_eq(headless_row(1), " Line  %Own   %Py  %Nat  %Sys  %Wait  Mem+ "
 	                 "Heat  Source");
 	stop(&st);
 }
@@ -647,8 +618,8 @@ Test(view, keys_move_and_esc_or_left_go_back_to_the_same_function)
 	fscreen_show(&st.fs, &s);
 	draw(&st);
 	cr_assert_eq(selected_line(&st), 13);
-	cr_assert_not_null(strstr(row(11), "   13  99.9    99.9"), "%s",
-	                   row(11));
+	cr_assert_not_null(strstr(headless_row(11), "   13  99.9    99.9"), "%s",
+	                   headless_row(11));
 	/* Esc: the functions table, its bar still on work. */
 	cr_assert_eq(keys_handle(&st, 27), REACT_REDRAW);
 	cr_assert_eq(st.view, VIEW_PROFILE);
@@ -710,11 +681,11 @@ Test(view, missing_source_still_lists_the_sampled_lines)
 	start(&st, "/nonexistent/dir/gone.py");
 	keys_handle(&st, '\r');
 	draw(&st);
-	cr_assert_str_eq(row(1), "source not available: /nonexistent/dir/"
+	cr_assert_str_eq(headless_row(1), "source not available: /nonexistent/dir/"
 	                 "gone.py: No such file or directory");
 	cr_assert_eq(st.ls.nrows, 3);
-	cr_assert_not_null(strstr(row(3), "    9  10.0"), "%s", row(3));
-	cr_assert_not_null(strstr(row(4), "   10  60.0"), "%s", row(4));
+	cr_assert_not_null(strstr(headless_row(3), "    9  10.0"), "%s", headless_row(3));
+	cr_assert_not_null(strstr(headless_row(4), "   10  60.0"), "%s", headless_row(4));
 	cr_assert_eq(selected_line(&st), 10);
 	stop(&st);
 }
@@ -727,12 +698,12 @@ Test(view, a_shorter_file_says_it_changed)
 	start(&st, shorter); /* lines 1-6 only */
 	keys_handle(&st, '\r');
 	draw(&st);
-	cr_assert_str_eq(row(1), "source changed? line 13 is past the end of "
+	cr_assert_str_eq(headless_row(1), "source changed? line 13 is past the end of "
 	                 "the file (6 lines)");
 	/* 4-6 from the file, then the sampled lines past its end. */
-	cr_assert_str_eq(row(3), "    4                                       "
+	cr_assert_str_eq(headless_row(3), "    4                                       "
 	                 "      @decorator");
-	cr_assert_not_null(strstr(row(6), "    9  10.0"), "%s", row(6));
+	cr_assert_not_null(strstr(headless_row(6), "    9  10.0"), "%s", headless_row(6));
 	cr_assert_eq(st.ls.nrows, 6);
 	stop(&st);
 	unlink(shorter);
@@ -747,9 +718,9 @@ Test(view, ascii_heat_bar_without_utf8)
 	mono.utf8 = false;
 	keys_handle(&st, '\r');
 	draw(&st);
-	cr_assert_not_null(strstr(row(8), " ##### "), "%s", row(8));
-	cr_assert_not_null(strstr(row(7), " ##+ "), "%s", row(7));
-	cr_assert_str_eq(row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+ "
+	cr_assert_not_null(strstr(headless_row(8), " ##### "), "%s", headless_row(8));
+	cr_assert_not_null(strstr(headless_row(7), " ##+ "), "%s", headless_row(7));
+	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+ "
 	                 "Heat  Source");
 	mono.utf8 = true;
 	stop(&st);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "snapshot.h"
+#include "headless.h"
 #include "../ui/batch_text.h"
 #include "../ui/crt.h"
 #include "../ui/function_bar.h"
@@ -96,14 +97,9 @@ static struct snapshot make_snapshot(bool following, pid_t process_filter)
 	return s;
 }
 
-static void utf8_locale(void)
-{
-	cr_assert_not_null(setlocale(LC_ALL, "C.UTF-8"));
-}
-
 /* ---- the table ---------------------------------------------------------- */
 
-TestSuite(table, .init = utf8_locale);
+TestSuite(table, .init = headless_utf8_locale);
 
 /* The Command cell of every row, with its branches. */
 static void commands(const struct process_table *pt, char out[][128])
@@ -193,41 +189,16 @@ Test(table, states_and_filter)
 
 /* ---- the screen, headless ----------------------------------------------- */
 
-static SCREEN *screen;
-static FILE *term_out, *term_in;
 static struct crt mono;
 
 static void curses_up(void)
 {
-	utf8_locale();
-	term_out = fopen("/dev/null", "w");
-	term_in = fopen("/dev/null", "r");
-	screen = newterm("xterm", term_out, term_in);
-	cr_assert_not_null(screen);
-	set_term(screen);
-	resizeterm(24, 80);
-	memset(&mono, 0, sizeof mono);
-	mono.utf8 = true;
+	headless_up(&mono);
 }
 
 static void curses_down(void)
 {
-	endwin();
-	delscreen(screen);
-	fclose(term_out);
-	fclose(term_in);
-}
-
-/* Row y of the screen, trailing blanks removed (static buffer). */
-static const char *row(int y)
-{
-	static char buf[2048];
-	int n = mvinnstr(y, 0, buf, (int)sizeof buf - 1);
-	cr_assert_geq(n, 0);
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == ' ')
-		buf[--n] = '\0';
-	return buf;
+	headless_down();
 }
 
 /* What app.c draws below the header: the screen in view with the status
@@ -283,7 +254,7 @@ static int row_of(pid_t pid)
 
 	snprintf(want, sizeof want, "%7d ", (int)pid);
 	for (int y = 0; y < LINES; y++)
-		if (strncmp(row(y), want, strlen(want)) == 0)
+		if (strncmp(headless_row(y), want, strlen(want)) == 0)
 			return y;
 	return -1;
 }
@@ -298,25 +269,25 @@ Test(tui, tree_at_80_columns_drops_usr_sys_and_rss)
 	cr_assert_eq(keys_handle(&st, 'P'), REACT_REDRAW);
 	cr_assert_eq(st.view, VIEW_PROCESSES);
 	draw(&st);
-	cr_assert_str_eq(row(0), "Processes: 7 (1 exited), 7 seen, 0 skipped, "
+	cr_assert_str_eq(headless_row(0), "Processes: 7 (1 exited), 7 seen, 0 skipped, "
 	                 "CPU % over the last 1.0 s");
-	cr_assert_str_eq(row(1), "    PID Python       CPU%   Samples "
+	cr_assert_str_eq(headless_row(1), "    PID Python       CPU%   Samples "
 	                 "Top function           Command");
-	cr_assert_str_eq(row(2), "   5000 3.11.2        3.0       120 main  "
+	cr_assert_str_eq(headless_row(2), "   5000 3.11.2        3.0       120 main  "
 	                 "                 python3 app.py --pool");
-	cr_assert_str_eq(row(3), "   5001 3.11.2       98.5     2,900 "
+	cr_assert_str_eq(headless_row(3), "   5001 3.11.2       98.5     2,900 "
 	                 "pool_hot_a             \u251c\u2500 python3 app.py "
 	                 "--\u2026");
-	cr_assert_str_eq(row(5), "   5005 not Python    0.0         0 "
+	cr_assert_str_eq(headless_row(5), "   5005 not Python    0.0         0 "
 	                 "\u2014                      \u2502  \u2514\u2500 "
 	                 "sleep 30");
 	for (int y = 0; y < LINES; y++)
-		cr_assert_leq(text_width(row(y), true), 80, "row %d", y);
+		cr_assert_leq(text_width(headless_row(y), true), 80, "row %d", y);
 	/* Tree order on screen, the target first. */
 	for (size_t i = 0; i < NFAMILY; i++)
 		cr_assert_eq(row_of(family[i].pid), 2 + (int)i, "pid %d",
 		             (int)family[i].pid);
-	cr_assert_str_eq(row(23), "F1Help  F4Filter Enter Funcs P Back  "
+	cr_assert_str_eq(headless_row(23), "F1Help  F4Filter Enter Funcs P Back  "
 	                 "p Pause r Reset F10Quit");
 	stop(&st);
 }
@@ -332,12 +303,12 @@ Test(tui, tree_at_200_columns_shows_every_column_like_batch)
 	start(&st, true, true);
 	keys_handle(&st, CRT_KEYCODE(KEY_F(5)));
 	draw(&st);
-	cr_assert_str_eq(row(1), "    PID Python       CPU% usr/sys    RSS   "
+	cr_assert_str_eq(headless_row(1), "    PID Python       CPU% usr/sys    RSS   "
 	                 "Samples Top function           Command");
-	cr_assert_str_eq(row(3), "   5001 3.11.2       98.5    97/2    31M     "
+	cr_assert_str_eq(headless_row(3), "   5001 3.11.2       98.5    97/2    31M     "
 	                 "2,900 pool_hot_a             \u251c\u2500 python3 "
 	                 "app.py --pool");
-	cr_assert_str_eq(row(7), "   5004 exited        0.0     0/0      -     "
+	cr_assert_str_eq(headless_row(7), "   5004 exited        0.0     0/0      -     "
 	                 "   15 run                    \u2514\u2500 python3 "
 	                 "-c pass");
 	/* Batch text prints the same rows. */
@@ -348,9 +319,9 @@ Test(tui, tree_at_200_columns_shows_every_column_like_batch)
 	for (int y = 1; y < 2 + (int)NFAMILY; y++) {
 		char line[1024];
 
-		snprintf(line, sizeof line, "\n%s\n", row(y));
+		snprintf(line, sizeof line, "\n%s\n", headless_row(y));
 		cr_assert_not_null(strstr(batch, line), "batch lacks row %d "
-		                   "[%s]:\n%s", y, row(y), batch);
+		                   "[%s]:\n%s", y, headless_row(y), batch);
 	}
 	free(batch);
 	resizeterm(24, 80);
@@ -364,9 +335,9 @@ Test(tui, ascii_screen)
 	start(&st, true, false);
 	keys_handle(&st, 'P');
 	draw(&st);
-	cr_assert_str_eq(row(5), "   5005 not Python    0.0         0 -      "
+	cr_assert_str_eq(headless_row(5), "   5005 not Python    0.0         0 -      "
 	                 "                |  `- sleep 30");
-	cr_assert_not_null(strstr(row(9), "      `- secret"), "%s", row(9));
+	cr_assert_not_null(strstr(headless_row(9), "      `- secret"), "%s", headless_row(9));
 	stop(&st);
 }
 
@@ -400,11 +371,11 @@ Test(tui, enter_filters_to_a_process_and_a_returns)
 	/* What the source then returns: 5002's functions. */
 	show(&st, true, 5002);
 	draw(&st);
-	cr_assert_str_eq(row(0), "Functions since start, % of 2,800 running "
+	cr_assert_str_eq(headless_row(0), "Functions since start, % of 2,800 running "
 	                 "samples of process 5002, by %Own");
-	cr_assert_not_null(strstr(row(2), "pool_hot_b"), "%s", row(2));
-	cr_assert_not_null(strstr(row(23), "a All"), "%s", row(23));
-	cr_assert_leq(text_width(row(23), true), 80);
+	cr_assert_not_null(strstr(headless_row(2), "pool_hot_b"), "%s", headless_row(2));
+	cr_assert_not_null(strstr(headless_row(23), "a All"), "%s", headless_row(23));
+	cr_assert_leq(text_width(headless_row(23), true), 80);
 
 	/* a: every process again, then nothing left to do. */
 	cr_assert_eq(keys_handle(&st, 'a'), REACT_PROCESS_FILTER |
@@ -413,8 +384,8 @@ Test(tui, enter_filters_to_a_process_and_a_returns)
 	cr_assert_eq(keys_handle(&st, 'a'), REACT_NONE);
 	show(&st, true, 0);
 	draw(&st);
-	cr_assert_not_null(strstr(row(0), "samples of running threads"), "%s",
-	                   row(0));
+	cr_assert_not_null(strstr(headless_row(0), "samples of running threads"), "%s",
+	                   headless_row(0));
 	/* Esc does the same from the functions, and leaves the screen. */
 	st.process_filter = 5001;
 	cr_assert_eq(keys_handle(&st, 27), REACT_PROCESS_FILTER |
@@ -438,7 +409,7 @@ Test(tui, enter_on_an_unsampled_process_says_so)
 	cr_assert_eq(st.process_filter, 0);
 	cr_assert_eq(st.view, VIEW_PROCESSES);
 	draw(&st);
-	cr_assert_not_null(strstr(row(0), "[not sampled"), "%s", row(0));
+	cr_assert_not_null(strstr(headless_row(0), "[not sampled"), "%s", headless_row(0));
 	/* The exited child had samples: it can be chosen. */
 	keys_handle(&st, CRT_KEYCODE(KEY_UP));
 	keys_handle(&st, CRT_KEYCODE(KEY_UP));
@@ -461,10 +432,10 @@ Test(tui, filter_prompt_is_its_own)
 	cr_assert_str_eq(st.ps.filter, "sl");
 	cr_assert_str_eq(st.fs.filter, "");
 	draw(&st);
-	cr_assert_not_null(strstr(row(0), "[filter: sl]"), "%s", row(0));
+	cr_assert_not_null(strstr(headless_row(0), "[filter: sl]"), "%s", headless_row(0));
 	cr_assert_eq(row_of(5005), 2);
 	cr_assert_eq(row_of(5003), 3);
-	cr_assert_str_eq(row(4), "");
+	cr_assert_str_eq(headless_row(4), "");
 	stop(&st);
 }
 
@@ -476,13 +447,13 @@ Test(tui, without_following_P_says_so_and_stays)
 	cr_assert_eq(keys_handle(&st, 'P'), REACT_REDRAW);
 	cr_assert_eq(st.view, VIEW_PROFILE);
 	draw(&st);
-	cr_assert_not_null(strstr(row(0), "[no processes: start pytop with "
-	                          "-s]"), "%s", row(0));
-	cr_assert_not_null(strstr(row(23), "t Threads"), "%s", row(23));
+	cr_assert_not_null(strstr(headless_row(0), "[no processes: start pytop with "
+	                          "-s]"), "%s", headless_row(0));
+	cr_assert_not_null(strstr(headless_row(23), "t Threads"), "%s", headless_row(23));
 	/* Said once: the next key clears it. */
 	keys_handle(&st, CRT_KEYCODE(KEY_DOWN));
 	draw(&st);
-	cr_assert_null(strstr(row(0), "[no processes"), "%s", row(0));
+	cr_assert_null(strstr(headless_row(0), "[no processes"), "%s", headless_row(0));
 	cr_assert_eq(keys_handle(&st, 'a'), REACT_NONE);
 	stop(&st);
 }
@@ -507,13 +478,13 @@ Test(tui, help_fits_80x24_on_the_processes_screen)
 {
 	erase();
 	help_screen_draw(&mono, HELP_PROCESSES);
-	cr_assert_str_eq(row(7), "  t F7 Tab P F5 t: the threads screen; "
+	cr_assert_str_eq(headless_row(7), "  t F7 Tab P F5 t: the threads screen; "
 	                 "P: the processes tree (-s); again: back");
-	cr_assert_not_null(strstr(row(18), "Python     version of a sampled"),
-	                   "%s", row(18));
-	cr_assert_not_null(strstr(row(22), "Enter shows only the selected "
-	                          "process"), "%s", row(22));
-	cr_assert_str_eq(row(23), "Press any key to return.");
+	cr_assert_not_null(strstr(headless_row(18), "Python     version of a sampled"),
+	                   "%s", headless_row(18));
+	cr_assert_not_null(strstr(headless_row(22), "Enter shows only the selected "
+	                          "process"), "%s", headless_row(22));
+	cr_assert_str_eq(headless_row(23), "Press any key to return.");
 	for (int y = 0; y < LINES; y++)
-		cr_assert_leq(text_width(row(y), true), 80, "row %d", y);
+		cr_assert_leq(text_width(headless_row(y), true), 80, "row %d", y);
 }

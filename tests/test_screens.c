@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "snapshot.h"
+#include "headless.h"
 #include "../ui/batch_text.h"
 #include "../ui/crt.h"
 #include "../ui/function_bar.h"
@@ -120,14 +121,9 @@ static const struct snap_thread five[] = {
 	THREAD(4253, "", THREAD_UNKNOWN, 0.0, 0.0, 0.0, 0, ""),
 };
 
-static void utf8_locale(void)
-{
-	cr_assert_not_null(setlocale(LC_ALL, "C.UTF-8"));
-}
-
 /* ---- text --------------------------------------------------------------- */
 
-TestSuite(text, .init = utf8_locale);
+TestSuite(text, .init = headless_utf8_locale);
 
 Test(text, cuts_on_the_right_with_an_ellipsis)
 {
@@ -196,7 +192,7 @@ Test(text, thousands_and_sanitized_copies)
 
 /* ---- the profile table -------------------------------------------------- */
 
-TestSuite(table, .init = utf8_locale);
+TestSuite(table, .init = headless_utf8_locale);
 
 static const char *row_name(const struct profile_table *pt, size_t i)
 {
@@ -318,7 +314,7 @@ Test(table, seconds)
 
 /* ---- header ------------------------------------------------------------- */
 
-TestSuite(header, .init = utf8_locale);
+TestSuite(header, .init = headless_utf8_locale);
 
 static int health(const struct snapshot *s, int width, int max,
                   char lines[][HEADER_LINE_MAX])
@@ -373,7 +369,7 @@ Test(header, health_line_fits_80_columns_dropping_the_least_first)
 
 /* ---- the threads table --------------------------------------------------- */
 
-TestSuite(threads, .init = utf8_locale);
+TestSuite(threads, .init = headless_utf8_locale);
 
 static pid_t tid_at(const struct thread_table *tt, size_t i)
 {
@@ -502,7 +498,7 @@ static char *capture(int (*print)(FILE *, const struct snapshot *),
 	return buf;
 }
 
-TestSuite(batch, .init = utf8_locale);
+TestSuite(batch, .init = headless_utf8_locale);
 
 Test(batch, one_block_per_refresh)
 {
@@ -589,7 +585,7 @@ Test(batch, threads_block_busiest_first_at_most_twenty)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-TestSuite(json, .init = utf8_locale);
+TestSuite(json, .init = headless_utf8_locale);
 
 static json_t *json_of(const struct snapshot *s)
 {
@@ -709,41 +705,16 @@ Test(json, thread_states_cpu_and_gil)
 
 /* ---- the TUI, headless -------------------------------------------------- */
 
-static SCREEN *screen;
-static FILE *term_out, *term_in;
 static struct crt mono;
 
 static void curses_up(void)
 {
-	utf8_locale();
-	term_out = fopen("/dev/null", "w");
-	term_in = fopen("/dev/null", "r");
-	screen = newterm("xterm", term_out, term_in);
-	cr_assert_not_null(screen);
-	set_term(screen);
-	resizeterm(24, 80);
-	memset(&mono, 0, sizeof mono);
-	mono.utf8 = true;
+	headless_up(&mono);
 }
 
 static void curses_down(void)
 {
-	endwin();
-	delscreen(screen);
-	fclose(term_out);
-	fclose(term_in);
-}
-
-/* Row y of the screen, trailing blanks removed (static buffer). */
-static const char *row(int y)
-{
-	static char buf[1024];
-	int n = mvinnstr(y, 0, buf, (int)sizeof buf - 1);
-	cr_assert_geq(n, 0);
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == ' ')
-		buf[--n] = '\0';
-	return buf;
+	headless_down();
 }
 
 /* Draw what app.c draws below the header: the screen in view, and the
@@ -789,13 +760,13 @@ Test(tui, draws_the_table_at_80x24)
 	struct tui_state st;
 
 	start(&st, three, 3);
-	cr_assert_str_eq(row(0), "Functions since start, % of 1,000 samples "
+	cr_assert_str_eq(headless_row(0), "Functions since start, % of 1,000 samples "
 	                 "of running threads, by %Own");
-	cr_assert_str_eq(row(1), "%Own\u25bc  %Total   %Py  %Nat  %Sys  Mem+  "
+	cr_assert_str_eq(headless_row(1), "%Own\u25bc  %Total   %Py  %Nat  %Sys  Mem+  "
 	                 "Faults Function (file:line)");
-	cr_assert_str_eq(row(2), " 60.0    61.0   0.0   0.0   0.0     0       "
+	cr_assert_str_eq(headless_row(2), " 60.0    61.0   0.0   0.0   0.0     0       "
 	                 "0 hot (/srv/app/pkg/viz.py:12)");
-	cr_assert_str_eq(row(5), "");
+	cr_assert_str_eq(headless_row(5), "");
 	stop(&st);
 }
 
@@ -806,9 +777,9 @@ Test(tui, keys_sort_switch_and_filter)
 	start(&st, three, 3);
 	cr_assert_eq(keys_handle(&st, '>'), REACT_REDRAW);
 	draw(&st, "");
-	cr_assert_str_eq(row(1), " %Own %Total\u25bc   %Py  %Nat  %Sys  Mem+  "
+	cr_assert_str_eq(headless_row(1), " %Own %Total\u25bc   %Py  %Nat  %Sys  Mem+  "
 	                 "Faults Function (file:line)");
-	cr_assert_not_null(strstr(row(2), "Klass.cold"));
+	cr_assert_not_null(strstr(headless_row(2), "Klass.cold"));
 	keys_handle(&st, '<');
 	keys_handle(&st, CRT_KEYCODE(KEY_F(6)));
 	cr_assert_eq(st.fs.sort, PROFILE_COL_TOTAL);
@@ -816,9 +787,9 @@ Test(tui, keys_sort_switch_and_filter)
 
 	keys_handle(&st, 'l');
 	draw(&st, "");
-	cr_assert_eq(strncmp(row(0), "Lines since start", 17), 0, "%s",
-	             row(0));
-	cr_assert_not_null(strstr(row(2), "viz.py:14)"), "%s", row(2));
+	cr_assert_eq(strncmp(headless_row(0), "Lines since start", 17), 0, "%s",
+	             headless_row(0));
+	cr_assert_not_null(strstr(headless_row(2), "viz.py:14)"), "%s", headless_row(2));
 	keys_handle(&st, 'l');
 
 	keys_handle(&st, '/');
@@ -828,9 +799,9 @@ Test(tui, keys_sort_switch_and_filter)
 	keys_handle(&st, '\r');
 	cr_assert(!st.prompt.active);
 	draw(&st, "");
-	cr_assert_not_null(strstr(row(0), "[filter: io]"), "%s", row(0));
-	cr_assert_not_null(strstr(row(2), "warm"));
-	cr_assert_str_eq(row(3), "");
+	cr_assert_not_null(strstr(headless_row(0), "[filter: io]"), "%s", headless_row(0));
+	cr_assert_not_null(strstr(headless_row(2), "warm"));
+	cr_assert_str_eq(headless_row(3), "");
 	/* Esc leaves the filter as it was; an empty answer clears it. */
 	keys_handle(&st, '/');
 	keys_handle(&st, 'z');
@@ -891,11 +862,11 @@ Test(tui, tiny_and_empty_screens)
 	struct tui_state st;
 
 	start(&st, three, 0);
-	cr_assert_str_eq(row(2), "  (no samples yet)");
+	cr_assert_str_eq(headless_row(2), "  (no samples yet)");
 	resizeterm(4, 20);
 	draw(&st, "[paused]");
-	cr_assert_str_eq(row(0), "Functions \u2026 [paused]");
-	cr_assert_leq(strlen(row(1)), 20 * 3);
+	cr_assert_str_eq(headless_row(0), "Functions \u2026 [paused]");
+	cr_assert_leq(strlen(headless_row(1)), 20 * 3);
 	stop(&st);
 }
 
@@ -904,14 +875,14 @@ Test(tui, legend_fits_80_columns)
 	struct tui_state st;
 
 	start(&st, three, 3);
-	cr_assert_str_eq(row(23), "F1Help  F4Filter F6Sort  Enter Source l Lines "
+	cr_assert_str_eq(headless_row(23), "F1Help  F4Filter F6Sort  Enter Source l Lines "
 	                 "t Threads p Pause F10Quit");
 	st.thread_filter = 4251;
 	st.view = VIEW_THREADS;
 	draw(&st, "");
-	cr_assert_str_eq(row(23), "F1Help  F4Filter F6Sort  Enter Funcs t Back  "
+	cr_assert_str_eq(headless_row(23), "F1Help  F4Filter F6Sort  Enter Funcs t Back  "
 	                 "a All   p Pause r Reset F10Quit");
-	cr_assert_leq(text_width(row(23), true), 80);
+	cr_assert_leq(text_width(headless_row(23), true), 80);
 	stop(&st);
 }
 
@@ -928,14 +899,14 @@ Test(tui, threads_screen_enter_filters_and_a_returns)
 	cr_assert_eq(keys_handle(&st, 't'), REACT_REDRAW);
 	cr_assert_eq(st.view, VIEW_THREADS);
 	draw(&st, "");
-	cr_assert_str_eq(row(0), "Threads: 5, CPU and GIL % over the last "
+	cr_assert_str_eq(headless_row(0), "Threads: 5, CPU and GIL % over the last "
 	                 "1.0 s, by CPU%");
-	cr_assert_str_eq(row(1), "    TID Name            State    CPU%\u25bc "
+	cr_assert_str_eq(headless_row(1), "    TID Name            State    CPU%\u25bc "
 	                 "usr/sys  GIL%   Samples Top function");
-	cr_assert_str_eq(row(2), "   4251 cruncher        run+GIL   97.6    "
+	cr_assert_str_eq(headless_row(2), "   4251 cruncher        run+GIL   97.6    "
 	                 "96/1  95.0       980 hot");
-	cr_assert_not_null(strstr(row(3), "loader          run "));
-	cr_assert_not_null(strstr(row(4), "gone"));
+	cr_assert_not_null(strstr(headless_row(3), "loader          run "));
+	cr_assert_not_null(strstr(headless_row(4), "gone"));
 
 	/* The bar moves and sorts like the function table's. */
 	keys_handle(&st, CRT_KEYCODE(KEY_DOWN));
@@ -964,11 +935,11 @@ Test(tui, threads_screen_enter_filters_and_a_returns)
 	s.thread_filter = 4250;
 	fscreen_show(&st.fs, &s);
 	draw(&st, "");
-	cr_assert_str_eq(row(0), "Functions since start, % of 700 running "
+	cr_assert_str_eq(headless_row(0), "Functions since start, % of 700 running "
 	                 "samples of thread 4250 loader, by %Own");
-	cr_assert_str_eq(row(2), " 85.7   100.0   0.0   0.0   0.0     0       "
+	cr_assert_str_eq(headless_row(2), " 85.7   100.0   0.0   0.0   0.0     0       "
 	                 "0 load (/srv/app/pkg/io.py:5)");
-	cr_assert_not_null(strstr(row(23), "a All"), "%s", row(23));
+	cr_assert_not_null(strstr(headless_row(23), "a All"), "%s", headless_row(23));
 
 	/* a: all threads again (and again: nothing to do). */
 	cr_assert_eq(keys_handle(&st, 'a'), REACT_THREAD_FILTER | REACT_REDRAW);
@@ -1016,9 +987,9 @@ Test(tui, threads_filter_prompt_is_its_own)
 	cr_assert_str_eq(st.ts.filter, "hot");
 	cr_assert_str_eq(st.fs.filter, "");
 	draw(&st, "");
-	cr_assert_not_null(strstr(row(0), "[filter: hot]"), "%s", row(0));
-	cr_assert_not_null(strstr(row(2), "cruncher"));
-	cr_assert_str_eq(row(3), "");
+	cr_assert_not_null(strstr(headless_row(0), "[filter: hot]"), "%s", headless_row(0));
+	cr_assert_not_null(strstr(headless_row(2), "cruncher"));
+	cr_assert_str_eq(headless_row(3), "");
 	/* Enter takes the one thread left. */
 	keys_handle(&st, '\r');
 	cr_assert_eq(st.thread_filter, 4251);
@@ -1053,14 +1024,14 @@ Test(tui, help_fits_80x24_for_both_screens)
 {
 	erase();
 	help_screen_draw(&mono, false);
-	cr_assert_str_eq(row(1), "  Up Down    select the row above / below");
-	cr_assert_not_null(strstr(row(22), "Percentages are of the samples"),
-	                   "%s", row(22));
-	cr_assert_str_eq(row(23), "Press any key to return.");
+	cr_assert_str_eq(headless_row(1), "  Up Down    select the row above / below");
+	cr_assert_not_null(strstr(headless_row(22), "Percentages are of the samples"),
+	                   "%s", headless_row(22));
+	cr_assert_str_eq(headless_row(23), "Press any key to return.");
 	erase();
 	help_screen_draw(&mono, true);
-	cr_assert_not_null(strstr(row(18), "State      run+GIL"), "%s",
-	                   row(18));
-	cr_assert_not_null(strstr(row(22), "Enter shows only the selected"),
-	                   "%s", row(22));
+	cr_assert_not_null(strstr(headless_row(18), "State      run+GIL"), "%s",
+	                   headless_row(18));
+	cr_assert_not_null(strstr(headless_row(22), "Enter shows only the selected"),
+	                   "%s", headless_row(22));
 }

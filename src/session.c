@@ -155,6 +155,24 @@ static double per_second(uint64_t now, uint64_t before, double seconds)
 	return now > before && seconds > 0 ? (double)(now - before) / seconds : 0;
 }
 
+/* With -s the work is often in the children (a pool's parent mostly
+ * waits): the CPU gauges, and so the verdict, cover the whole followed
+ * family; memory and faults stay the target's. */
+static void family_cpu(struct snapshot *out)
+{
+	double user = 0, sys = 0;
+
+	if (out->nprocesses < 2)
+		return;
+	for (size_t i = 0; i < out->nprocesses; i++)
+		if (out->processes[i].state != PROCESS_EXITED) {
+			user += out->processes[i].cpu_user_pct;
+			sys += out->processes[i].cpu_sys_pct;
+		}
+	out->gauges.cpu_user_pct = user;
+	out->gauges.cpu_system_pct = sys;
+}
+
 /* The process gauges: cumulative figures now, rates since the previous
  * snapshot.  A target that is gone keeps its last figures. */
 static void fill_gauges(struct session *s, struct snapshot *out)
@@ -185,6 +203,7 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		.threads = r.threads,
 		.mem_unattributed = atomic_load(&sampler_stats(s->sampler)->mem_unattributed),
 	};
+	family_cpu(out);
 	out->verdict = verdict_decide(g, out->active_pct, dt, out->verdict_reason, sizeof(out->verdict_reason));
 	if (t != s->gauge_prev_ns) {
 		s->gauge_prev = r;

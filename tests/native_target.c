@@ -1,6 +1,8 @@
 /* native_target.c - a C program with known hot functions, for
  * tests/test_native.c: it splits its time 70/30 between hot_a() and
- * hot_b() in 10 ms rounds and measures how long each
+ * hot_b() in rounds of 10.4 ms (not a multiple of any timer tick: a
+ * sampler whose stops land on ticks would otherwise see the same few
+ * phases of every round) and measures how long each
  * really ran (wall time; "wall" is the two together).  Built by the test suite with -g, so pytop --native must
  * name both with their source file and lines.
  *
@@ -76,10 +78,10 @@ int main(int argc, char **argv)
 	while (now() < end) {
 		double t = now();
 
-		hot_a(0.007);
+		hot_a(0.00728);
 		spent_a += now() - t;
 		t = now();
-		hot_b(0.003);
+		hot_b(0.00312);
 		spent_b += now() - t;
 	}
 	if (argc > 2 && (f = fopen(argv[2], "w")) != NULL) {

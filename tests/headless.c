@@ -12,6 +12,7 @@
 
 #include "../ui/provide_curses.h"
 
+struct crt headless_crt;
 static SCREEN *screen;
 static FILE *term_out, *term_in;
 
@@ -20,7 +21,7 @@ void headless_utf8_locale(void)
 	cr_assert_not_null(setlocale(LC_ALL, "C.UTF-8"));
 }
 
-void headless_up(struct crt *crt)
+void headless_up(void)
 {
 	headless_utf8_locale();
 	term_out = fopen("/dev/null", "w");
@@ -29,8 +30,8 @@ void headless_up(struct crt *crt)
 	cr_assert_not_null(screen);
 	set_term(screen);
 	resizeterm(24, 80);
-	memset(crt, 0, sizeof *crt);
-	crt->utf8 = true;
+	memset(&headless_crt, 0, sizeof headless_crt);
+	headless_crt.utf8 = true;
 }
 
 void headless_down(void)
@@ -50,5 +51,18 @@ const char *headless_row(int y)
 	buf[n] = '\0';
 	while (n > 0 && buf[n - 1] == ' ')
 		buf[--n] = '\0';
+	return buf;
+}
+
+char *headless_capture(int (*print)(FILE *, const struct snapshot *),
+                       const struct snapshot *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(print(f, s), 0);
+	fclose(f);
 	return buf;
 }

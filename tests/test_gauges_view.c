@@ -450,23 +450,10 @@ Test(header, verdict_words)
 
 /* ---- JSON and batch text ------------------------------------------------- */
 
-/* Run a printer into memory; returns the text (caller frees). */
-static char *capture(int (*print)(FILE *, const struct snapshot *),
-                     const struct snapshot *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	cr_assert_not_null(f);
-	cr_assert_eq(print(f, s), 0);
-	fclose(f);
-	return buf;
-}
 
 static json_t *json_of(const struct snapshot *s)
 {
-	char *out = capture(json_out_print, s);
+	char *out = headless_capture(json_out_print, s);
 	json_error_t err;
 	json_t *j = json_loads(out, 0, &err);
 
@@ -594,7 +581,7 @@ Test(batch, gauges_and_verdict_line)
 	struct snapshot s = make_snapshot();
 	char *out, want[512], *third;
 
-	out = capture(batch_text_print, &s);
+	out = headless_capture(batch_text_print, &s);
 	third = strchr(strchr(out, '\n') + 1, '\n') + 1;
 	snprintf(want, sizeof want,
 	         "CPU usr 92%%  sys 6%%  threads 5  \u2502  "
@@ -606,7 +593,7 @@ Test(batch, gauges_and_verdict_line)
 	free(out);
 	/* Without gauges, no line: the table's description comes third. */
 	s.gauges.valid = false;
-	out = capture(batch_text_print, &s);
+	out = headless_capture(batch_text_print, &s);
 	third = strchr(strchr(out, '\n') + 1, '\n') + 1;
 	cr_assert_eq(strncmp(third, "Functions since start", 21), 0, "%s",
 	             third);

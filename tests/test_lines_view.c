@@ -447,12 +447,11 @@ Test(source, a_function_ends_where_its_indentation_does)
 
 /* ---- the lines view, headless ------------------------------------------ */
 
-static struct crt mono;
 static char *g_dir, *g_path;
 
 static void curses_up(void)
 {
-	headless_up(&mono);
+	headless_up();
 	g_dir = tmpdir();
 	g_path = write_file(g_dir, "p.py", program, sizeof program - 1);
 }
@@ -490,11 +489,11 @@ static void draw(struct tui_state *st)
 	erase();
 	if (st->view == VIEW_LINES) {
 		lscreen_sync(&st->ls, fscreen_snapshot(&st->fs), st->fs.shown);
-		lscreen_draw(&st->ls, &mono, 0, LINES - 1, "");
+		lscreen_draw(&st->ls, &headless_crt, 0, LINES - 1, "");
 	} else {
-		fscreen_draw(&st->fs, &mono, 0, LINES - 1, "");
+		fscreen_draw(&st->fs, &headless_crt, 0, LINES - 1, "");
 	}
-	function_bar_draw(&mono, LINES - 1, legend,
+	function_bar_draw(&headless_crt, LINES - 1, legend,
 	                  keys_legend(st, legend, 16));
 }
 
@@ -715,13 +714,13 @@ Test(view, ascii_heat_bar_without_utf8)
 	struct tui_state st;
 
 	start(&st, g_path);
-	mono.utf8 = false;
+	headless_crt.utf8 = false;
 	keys_handle(&st, '\r');
 	draw(&st);
 	cr_assert_not_null(strstr(headless_row(8), " ##### "), "%s", headless_row(8));
 	cr_assert_not_null(strstr(headless_row(7), " ##+ "), "%s", headless_row(7));
 	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+ "
 	                 "Heat  Source");
-	mono.utf8 = true;
+	headless_crt.utf8 = true;
 	stop(&st);
 }

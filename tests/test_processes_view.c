@@ -189,18 +189,6 @@ Test(table, states_and_filter)
 
 /* ---- the screen, headless ----------------------------------------------- */
 
-static struct crt mono;
-
-static void curses_up(void)
-{
-	headless_up(&mono);
-}
-
-static void curses_down(void)
-{
-	headless_down();
-}
-
 /* What app.c draws below the header: the screen in view with the status
  * at the right of its first line, and the key legend on the last row. */
 static void draw(struct tui_state *st)
@@ -212,11 +200,11 @@ static void draw(struct tui_state *st)
 	keys_status(st, status, sizeof status);
 	if (st->view == VIEW_PROCESSES) {
 		pscreen_sync(&st->ps, fscreen_snapshot(&st->fs), st->fs.shown);
-		pscreen_draw(&st->ps, &mono, 0, LINES - 1, status);
+		pscreen_draw(&st->ps, &headless_crt, 0, LINES - 1, status);
 	} else {
-		fscreen_draw(&st->fs, &mono, 0, LINES - 1, status);
+		fscreen_draw(&st->fs, &headless_crt, 0, LINES - 1, status);
 	}
-	function_bar_draw(&mono, LINES - 1, legend,
+	function_bar_draw(&headless_crt, LINES - 1, legend,
 	                  keys_legend(st, legend, 16));
 }
 
@@ -230,7 +218,7 @@ static void show(struct tui_state *st, bool following, pid_t filter)
 static void start(struct tui_state *st, bool following, bool utf8)
 {
 	memset(st, 0, sizeof *st);
-	mono.utf8 = utf8;
+	headless_crt.utf8 = utf8;
 	fscreen_init(&st->fs, utf8);
 	tscreen_init(&st->ts, utf8);
 	lscreen_init(&st->ls, utf8);
@@ -259,7 +247,7 @@ static int row_of(pid_t pid)
 	return -1;
 }
 
-TestSuite(tui, .init = curses_up, .fini = curses_down);
+TestSuite(tui, .init = headless_up, .fini = headless_down);
 
 Test(tui, tree_at_80_columns_drops_usr_sys_and_rss)
 {
@@ -477,7 +465,7 @@ Test(tui, header_counts_the_running_processes)
 Test(tui, help_fits_80x24_on_the_processes_screen)
 {
 	erase();
-	help_screen_draw(&mono, HELP_PROCESSES);
+	help_screen_draw(&headless_crt, HELP_PROCESSES);
 	cr_assert_str_eq(headless_row(7), "  t F7 Tab P F5 t: the threads screen; "
 	                 "P: the processes tree (-s); again: back");
 	cr_assert_not_null(strstr(headless_row(18), "Python     version of a sampled"),

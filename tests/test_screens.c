@@ -484,19 +484,6 @@ static int h_lines(const char *s)
 	return n;
 }
 
-/* Run a printer into memory; returns the text (caller frees). */
-static char *capture(int (*print)(FILE *, const struct snapshot *),
-                     const struct snapshot *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	cr_assert_not_null(f);
-	cr_assert_eq(print(f, s), 0);
-	fclose(f);
-	return buf;
-}
 
 TestSuite(batch, .init = headless_utf8_locale);
 
@@ -507,7 +494,7 @@ Test(batch, one_block_per_refresh)
 
 	s.target_exited = true;
 	s.exit_status = 3;
-	out = capture(batch_text_print, &s);
+	out = headless_capture(batch_text_print, &s);
 	snprintf(want, sizeof want,
 	         "pytop %s  pid 4242  python3 app.py --big   "
 	         "Python 3.11.7   00:01:37 elapsed\n"
@@ -547,7 +534,7 @@ Test(batch, at_most_thirty_rows)
 		many[i] = (struct fn){ names[i], "x.py", i, 40 - i, 40 - i };
 	}
 	s = make_snapshot(many, 40);
-	out = capture(batch_text_print, &s);
+	out = headless_capture(batch_text_print, &s);
 	for (char *p = strstr(out, " (x.py:"); p; p = strstr(p + 1, " (x.py:"))
 		rows++;
 	cr_assert_eq(rows, BATCH_TEXT_ROWS);
@@ -567,7 +554,7 @@ Test(batch, threads_block_busiest_first_at_most_twenty)
 		many[i] = THREAD(1000 + i, "w", THREAD_RUNNING, (double)i, 0.0,
 		                 0.0, 1, "f");
 	set_threads(&s, many, 25);
-	out = capture(batch_text_print, &s);
+	out = headless_capture(batch_text_print, &s);
 	block = strstr(out, "Threads: 25, CPU and GIL % over the last 1.0 s, "
 	               "by CPU%\n");
 	cr_assert_not_null(block, "%s", out);
@@ -589,7 +576,7 @@ TestSuite(json, .init = headless_utf8_locale);
 
 static json_t *json_of(const struct snapshot *s)
 {
-	char *out = capture(json_out_print, s);
+	char *out = headless_capture(json_out_print, s);
 	json_error_t err;
 	json_t *j;
 
@@ -705,18 +692,6 @@ Test(json, thread_states_cpu_and_gil)
 
 /* ---- the TUI, headless -------------------------------------------------- */
 
-static struct crt mono;
-
-static void curses_up(void)
-{
-	headless_up(&mono);
-}
-
-static void curses_down(void)
-{
-	headless_down();
-}
-
 /* Draw what app.c draws below the header: the screen in view, and the
  * key legend on the last row. */
 static void draw(struct tui_state *st, const char *status)
@@ -726,11 +701,11 @@ static void draw(struct tui_state *st, const char *status)
 	erase();
 	if (st->view == VIEW_THREADS) {
 		tscreen_sync(&st->ts, fscreen_snapshot(&st->fs), st->fs.shown);
-		tscreen_draw(&st->ts, &mono, 0, LINES - 1, status);
+		tscreen_draw(&st->ts, &headless_crt, 0, LINES - 1, status);
 	} else {
-		fscreen_draw(&st->fs, &mono, 0, LINES - 1, status);
+		fscreen_draw(&st->fs, &headless_crt, 0, LINES - 1, status);
 	}
-	function_bar_draw(&mono, LINES - 1, legend,
+	function_bar_draw(&headless_crt, LINES - 1, legend,
 	                  keys_legend(st, legend, 16));
 }
 
@@ -753,7 +728,7 @@ static void stop(struct tui_state *st)
 	fscreen_free(&st->fs);
 }
 
-TestSuite(tui, .init = curses_up, .fini = curses_down);
+TestSuite(tui, .init = headless_up, .fini = headless_down);
 
 Test(tui, draws_the_table_at_80x24)
 {
@@ -1023,13 +998,13 @@ Test(tui, selection_survives_new_snapshots_on_the_threads_screen)
 Test(tui, help_fits_80x24_for_both_screens)
 {
 	erase();
-	help_screen_draw(&mono, false);
+	help_screen_draw(&headless_crt, false);
 	cr_assert_str_eq(headless_row(1), "  Up Down    select the row above / below");
 	cr_assert_not_null(strstr(headless_row(22), "Percentages are of the samples"),
 	                   "%s", headless_row(22));
 	cr_assert_str_eq(headless_row(23), "Press any key to return.");
 	erase();
-	help_screen_draw(&mono, true);
+	help_screen_draw(&headless_crt, true);
 	cr_assert_not_null(strstr(headless_row(18), "State      run+GIL"), "%s",
 	                   headless_row(18));
 	cr_assert_not_null(strstr(headless_row(22), "Enter shows only the selected"),

@@ -77,6 +77,15 @@ struct agg_line {
 	struct agg_tcache ptc;   /* into plines */
 };
 
+/* The own samples of a Python line whose leaf was a native function
+ * (--native): where in native code the line's time went. */
+struct agg_callee {
+	uint32_t line, func;     /* the Python line's row, the leaf's function row */
+	struct agg_counts c;     /* own samples; total counts them once too */
+	struct agg_tcache tc;    /* into tcallees */
+	struct agg_tcache ptc;   /* into pcallees */
+};
+
 /* A thread's CPU and GIL figures over the current window. */
 struct agg_cpu {
 	bool has_base;
@@ -118,6 +127,9 @@ struct agg_trow {
 
 /* A native frame without a known source line feeds no line row. */
 #define AGG_NO_LINE UINT32_MAX
+/* No row of that kind (a thread or callee row not found, a sample that
+ * has no native callee). */
+#define AGG_NO_ROW UINT32_MAX
 
 /* A resolved frame: the rows it feeds. */
 struct agg_frame {
@@ -149,14 +161,18 @@ struct aggregator {
 	struct hashmap tfunc_by_key;  /* (uint32)tid << 32 | func -> index */
 	struct agg_vec tlines;    /* struct agg_trow, per thread and line */
 	struct hashmap tline_by_key;  /* (uint32)tid << 32 | line -> index */
+	struct agg_vec callees;   /* struct agg_callee */
+	struct hashmap callee_by_key; /* line << 32 | func -> index */
+	struct agg_vec tcallees;  /* struct agg_trow, per thread and callee */
+	struct hashmap tcallee_by_key;
 	pid_t filter;             /* 0 = all threads */
 	bool no_split;            /* aggregator_set_split(false) */
 
 	/* -s: processes, and per-process function and line rows, kept like
 	 * the per-thread ones with the PID in the tid's place */
 	struct proc_table *procs; /* owned */
-	struct agg_vec pfuncs, plines;
-	struct hashmap pfunc_by_key, pline_by_key;
+	struct agg_vec pfuncs, plines, pcallees;
+	struct hashmap pfunc_by_key, pline_by_key, pcallee_by_key;
 	struct hashmap report_by_pid; /* pid -> serial of its latest REC_THREADS */
 	struct hashmap reports_win_by_pid; /* pid -> its REC_THREADS this window */
 	pid_t pfilter;            /* 0 = all processes */
@@ -202,6 +218,11 @@ static struct agg_line *agg_lines(const struct aggregator *a)
 	return a->lines.items;
 }
 
+static struct agg_callee *agg_callees(const struct aggregator *a)
+{
+	return a->callees.items;
+}
+
 static struct agg_thread *agg_threads(const struct aggregator *a)
 {
 	return a->threads.items;
@@ -233,6 +254,9 @@ struct aggregator *aggregator_new(void)
 	hashmap_init(&a->tline_by_key);
 	hashmap_init(&a->pfunc_by_key);
 	hashmap_init(&a->pline_by_key);
+	hashmap_init(&a->callee_by_key);
+	hashmap_init(&a->tcallee_by_key);
+	hashmap_init(&a->pcallee_by_key);
 	hashmap_init(&a->report_by_pid);
 	hashmap_init(&a->reports_win_by_pid);
 	a->strings = strtab_new();
@@ -266,6 +290,12 @@ void aggregator_free(struct aggregator *a)
 	free(a->tlines.items);
 	free(a->pfuncs.items);
 	free(a->plines.items);
+	free(a->callees.items);
+	free(a->tcallees.items);
+	free(a->pcallees.items);
+	hashmap_destroy(&a->callee_by_key);
+	hashmap_destroy(&a->tcallee_by_key);
+	hashmap_destroy(&a->pcallee_by_key);
 	proc_table_free(a->procs);
 	hashmap_destroy(&a->pfunc_by_key);
 	hashmap_destroy(&a->pline_by_key);
@@ -354,6 +384,26 @@ static bool agg_line_row(struct aggregator *a, const struct code_info *ci,
 	return true;
 }
 
+/* The callee row of native function row func under Python line row
+ * line, created on first use; false on OOM. */
+static bool agg_callee_row(struct aggregator *a, uint32_t line, uint32_t func,
+                           uint32_t *out)
+{
+	uint64_t key = pair_key(line, func), idx;
+	if (hashmap_get(&a->callee_by_key, key, &idx)) {
+		*out = (uint32_t)idx;
+		return true;
+	}
+	if (a->callees.n >= UINT32_MAX ||
+	    !agg_vec_reserve(&a->callees, sizeof(struct agg_callee)) ||
+	    !hashmap_put(&a->callee_by_key, key, a->callees.n))
+		return false;
+	agg_callees(a)[a->callees.n] = (struct agg_callee){ .line = line,
+	                                                    .func = func };
+	*out = (uint32_t)a->callees.n++;
+	return true;
+}
+
 /* The thread row for tid, created on first use; NULL on OOM. */
 static struct agg_thread *agg_thread_row(struct aggregator *a, int32_t tid)
 {
@@ -422,6 +472,14 @@ static void agg_counts_split(struct agg_counts *c, const struct snap_split *d)
 	agg_split_add(&c->split_win, d);
 }
 
+/* d to row i of a per-thread (or per-process) table, if it has one. */
+static void agg_trow_split(struct agg_vec *v, uint32_t i,
+                           const struct snap_split *d)
+{
+	if (i < v->n)
+		agg_counts_split(&agg_trows(v)[i].c, d);
+}
+
 /* Add d to every row the sample of `it` fed, its thread and the total. */
 static void agg_split_apply(struct aggregator *a, struct agg_thread *t,
                             const struct split_item *it,
@@ -430,10 +488,14 @@ static void agg_split_apply(struct aggregator *a, struct agg_thread *t,
 	agg_counts_split(&agg_funcs(a)[it->func].c, d);
 	if (it->line != AGG_NO_LINE)
 		agg_counts_split(&agg_lines(a)[it->line].c, d);
-	if (it->tfunc < a->tfuncs.n)
-		agg_counts_split(&agg_trows(&a->tfuncs)[it->tfunc].c, d);
-	if (it->tline < a->tlines.n)
-		agg_counts_split(&agg_trows(&a->tlines)[it->tline].c, d);
+	if (it->callee < a->callees.n)
+		agg_counts_split(&agg_callees(a)[it->callee].c, d);
+	agg_trow_split(&a->tfuncs, it->tfunc, d);
+	agg_trow_split(&a->tlines, it->tline, d);
+	agg_trow_split(&a->tcallees, it->tcallee, d);
+	agg_trow_split(&a->pfuncs, it->pfunc, d);
+	agg_trow_split(&a->plines, it->pline, d);
+	agg_trow_split(&a->pcallees, it->pcallee, d);
 	agg_split_add(&t->split, d);
 	agg_split_add(&t->split_win, d);
 	agg_split_add(&a->split, d);
@@ -462,21 +524,41 @@ static uint32_t agg_tindex(const struct agg_tcache *tc, pid_t tid)
 	return tc->idx != 0 && tc->tid == tid ? tc->idx - 1 : UINT32_MAX;
 }
 
-/* Charge the sample's memory at once; classify its time: off CPU it is
- * waiting, on CPU it waits in the thread's queue for the system share. */
-static void agg_split_sample(struct aggregator *a, struct agg_thread *t,
-                             const struct rec_sample *s,
-                             const struct agg_frame *leaf)
+/* The rows a sample's own time went to: global, its thread's and its
+ * process's. */
+static struct split_item agg_split_item(const struct aggregator *a,
+                                        const struct rec_sample *s,
+                                        uint32_t func, uint32_t line,
+                                        uint32_t callee)
 {
+	const struct agg_func *f = &agg_funcs(a)[func];
 	struct split_item it = {
-		.func = leaf->func, .line = leaf->line,
-		.tfunc = agg_tindex(&agg_funcs(a)[leaf->func].tc, s->tid),
-		.tline = leaf->line == AGG_NO_LINE ? UINT32_MAX
-		         : agg_tindex(&agg_lines(a)[leaf->line].tc, s->tid),
+		.func = func, .line = line, .callee = callee,
+		.tfunc = agg_tindex(&f->tc, s->tid),
+		.pfunc = agg_tindex(&f->ptc, s->pid),
+		.tline = AGG_NO_ROW, .pline = AGG_NO_ROW,
+		.tcallee = AGG_NO_ROW, .pcallee = AGG_NO_ROW,
 		.native = (s->flags & SAMPLE_IN_CALL) ||
 		          ((s->flags & SAMPLE_GIL_KNOWN) &&
 		           !(s->flags & SAMPLE_HAS_GIL)),
 	};
+	if (line != AGG_NO_LINE) {
+		it.tline = agg_tindex(&agg_lines(a)[line].tc, s->tid);
+		it.pline = agg_tindex(&agg_lines(a)[line].ptc, s->pid);
+	}
+	if (callee != AGG_NO_ROW) {
+		it.tcallee = agg_tindex(&agg_callees(a)[callee].tc, s->tid);
+		it.pcallee = agg_tindex(&agg_callees(a)[callee].ptc, s->pid);
+	}
+	return it;
+}
+
+/* Charge the sample's memory at once; classify its time: off CPU it is
+ * waiting, on CPU it waits in the thread's queue for the system share. */
+static void agg_split_sample(struct aggregator *a, struct agg_thread *t,
+                             const struct rec_sample *s,
+                             struct split_item it)
+{
 	struct snap_split d = { .mem_growth = s->mem_growth,
 	                        .minflt = s->minflt, .majflt = s->majflt };
 	double f;
@@ -567,6 +649,31 @@ static void agg_thread_total(struct agg_ttable tt, struct agg_tcache *tc,
 		agg_add_total(c, w);
 }
 
+/* A sample whose leaf is native: count it under its innermost Python
+ * frame's line and the leaf function (the sample's own rows, so own and
+ * total alike).  The callee row, or AGG_NO_ROW when the stack has no
+ * Python line (a native thread) or on OOM. */
+static uint32_t agg_count_callee(struct aggregator *a,
+                                 const struct rec_sample *s, uint64_t w)
+{
+	const struct agg_func *funcs = agg_funcs(a);
+	uint32_t leaf = a->scratch[0].func, idx;
+	size_t i = 1;
+	while (i < s->nframes && funcs[a->scratch[i].func].native)
+		i++;
+	if (i >= s->nframes || a->scratch[i].line == AGG_NO_LINE ||
+	    !agg_callee_row(a, a->scratch[i].line, leaf, &idx))
+		return AGG_NO_ROW;
+	struct agg_callee *c = &agg_callees(a)[idx];
+	agg_count_own(&c->c, w);
+	agg_add_total(&c->c, w);
+	agg_thread_leaf((struct agg_ttable){ &a->tcallees, &a->tcallee_by_key },
+	                &c->tc, s->tid, idx, w);
+	agg_thread_leaf((struct agg_ttable){ &a->pcallees, &a->pcallee_by_key },
+	                &c->ptc, s->pid, idx, w);
+	return idx;
+}
+
 static bool agg_reserve_scratch(struct aggregator *a, size_t n)
 {
 	if (n <= a->scratch_cap)
@@ -650,10 +757,11 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 		agg_thread_leaf(tl, &lines[line].tc, s.tid, line, w);
 		agg_thread_leaf(pl, &lines[line].ptc, s.pid, line, w);
 	}
-	if (!a->no_split) {
-		struct agg_frame own = { leaf->func, ll < s.nframes ? a->scratch[ll].line : AGG_NO_LINE };
-		agg_split_sample(a, t, &s, &own);
-	}
+	uint32_t callee = funcs[leaf->func].native
+	                  ? agg_count_callee(a, &s, w) : AGG_NO_ROW;
+	if (!a->no_split)
+		agg_split_sample(a, t, &s, agg_split_item(a, &s, leaf->func,
+		        ll < s.nframes ? a->scratch[ll].line : AGG_NO_LINE, callee));
 	for (size_t i = 1; i < s.nframes; i++) {
 		const struct agg_frame *f = &a->scratch[i];
 		if (agg_count_total(&funcs[f->func].c, serial, w)) {
@@ -972,6 +1080,39 @@ static void agg_snap_lines(struct aggregator *a, const struct agg_view *v,
 		      agg_cmp_line);
 }
 
+static void agg_snap_callees(struct aggregator *a, const struct agg_view *v,
+                             struct snapshot *out)
+{
+	struct agg_callee *c = agg_callees(a);
+	size_t live = 0;
+	for (size_t i = 0; i < a->callees.n; i++) {
+		const struct agg_counts *k = agg_view_get(v, &c[i].c, i);
+		live += k != NULL && k->own > 0;
+	}
+	out->callees = live ? malloc(live * sizeof *out->callees) : NULL;
+	out->ncallees = 0;
+	for (size_t i = 0; i < a->callees.n; i++) {
+		const struct agg_counts *k = agg_view_get(v, &c[i].c, i);
+		const struct agg_line *caller = &agg_lines(a)[c[i].line];
+		const struct agg_func *f = &agg_funcs(a)[c[i].func];
+		if (k != NULL && k->own > 0 && out->callees != NULL)
+			out->callees[out->ncallees++] = (struct snap_callee){
+				.caller_file = caller->file,
+				.caller_line = caller->line,
+				.name = f->name, .file = f->file,
+				.line = f->line, .module = f->module,
+				.c = agg_snap_counts(k),
+			};
+		c[i].c.own_win = c[i].c.total_win = 0;
+		c[i].c.split_win = (struct snap_split){ 0 };
+	}
+	agg_close_row_windows(&a->tcallees);
+	agg_close_row_windows(&a->pcallees);
+	if (out->ncallees > 1)
+		qsort(out->callees, out->ncallees, sizeof *out->callees,
+		      snapshot_callee_cmp);
+}
+
 /* The state at the latest report: R and the GIL say running with or
  * without it; off CPU, asking for the GIL is a wait, anything else idle.
  * A thread the latest report left out is gone; one never reported yet
@@ -1148,11 +1289,14 @@ static void agg_age_threads(struct aggregator *a)
 	free(drop);
 	agg_compact_trows(a, (struct agg_ttable){ &a->tfuncs, &a->tfunc_by_key });
 	agg_compact_trows(a, (struct agg_ttable){ &a->tlines, &a->tline_by_key });
+	agg_compact_trows(a, (struct agg_ttable){ &a->tcallees, &a->tcallee_by_key });
 	/* Row indices moved: the caches start over. */
 	for (size_t i = 0; i < a->funcs.n; i++)
 		agg_funcs(a)[i].tc = (struct agg_tcache){ 0, 0 };
 	for (size_t i = 0; i < a->lines.n; i++)
 		agg_lines(a)[i].tc = (struct agg_tcache){ 0, 0 };
+	for (size_t i = 0; i < a->callees.n; i++)
+		agg_callees(a)[i].tc = (struct agg_tcache){ 0, 0 };
 }
 
 static void agg_snap_threads(struct aggregator *a, struct snapshot *out)
@@ -1244,36 +1388,42 @@ static void agg_process_tops(struct aggregator *a, struct snapshot *out)
 
 /* The per-thread or per-process rows the filters select, if any. */
 static bool agg_filtered_views(struct aggregator *a, struct agg_view *fv,
-                               struct agg_view *lv)
+                               struct agg_view *lv, struct agg_view *cv)
 {
 	if (a->filter != 0)
 		return agg_view_filtered(&a->tfuncs, a->funcs.n, a->filter, fv) &&
-		       agg_view_filtered(&a->tlines, a->lines.n, a->filter, lv);
+		       agg_view_filtered(&a->tlines, a->lines.n, a->filter, lv) &&
+		       agg_view_filtered(&a->tcallees, a->callees.n, a->filter, cv);
 	if (a->pfilter != 0)
 		return agg_view_filtered(&a->pfuncs, a->funcs.n, a->pfilter, fv) &&
-		       agg_view_filtered(&a->plines, a->lines.n, a->pfilter, lv);
+		       agg_view_filtered(&a->plines, a->lines.n, a->pfilter, lv) &&
+		       agg_view_filtered(&a->pcallees, a->callees.n, a->pfilter, cv);
 	return true;
 }
 
 void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 {
-	struct agg_view fv = { NULL }, lv = { NULL };
+	struct agg_view fv = { NULL }, lv = { NULL }, cv = { NULL };
 	/* Without memory for the filter's map, show no rows rather than
 	 * the wrong ones. */
-	bool ok = agg_filtered_views(a, &fv, &lv);
+	bool ok = agg_filtered_views(a, &fv, &lv, &cv);
 	proc_table_snapshot(a->procs, a->empty, out);
 	agg_process_tops(a, out);
 	agg_snap_funcs(a, &fv, out);
 	agg_snap_lines(a, &lv, out);
+	agg_snap_callees(a, &cv, out);
 	if (!ok) {
 		free(out->funcs);
 		free(out->lines);
+		free(out->callees);
 		out->funcs = NULL;
 		out->lines = NULL;
-		out->nfuncs = out->nlines = 0;
+		out->callees = NULL;
+		out->nfuncs = out->nlines = out->ncallees = 0;
 	}
 	free(fv.by_row);
 	free(lv.by_row);
+	free(cv.by_row);
 	agg_snap_samples(a, out);
 	agg_snap_threads(a, out);
 }
@@ -1320,16 +1470,23 @@ void aggregator_reset(struct aggregator *a)
 	}
 	/* Per-thread rows are only counts: dropping them frees the rows of
 	 * threads that have ended. */
-	a->tfuncs.n = a->tlines.n = 0;
+	struct agg_callee *c = agg_callees(a);
+	for (size_t i = 0; i < a->callees.n; i++) {
+		c[i].c = (struct agg_counts){ 0 };
+		c[i].tc = c[i].ptc = (struct agg_tcache){ 0, 0 };
+	}
+	a->tfuncs.n = a->tlines.n = a->tcallees.n = 0;
 	hashmap_clear(&a->tfunc_by_key);
 	hashmap_clear(&a->tline_by_key);
+	hashmap_clear(&a->tcallee_by_key);
 	for (size_t i = 0; i < a->funcs.n; i++)
 		f[i].ptc = (struct agg_tcache){ 0, 0 };
 	for (size_t i = 0; i < a->lines.n; i++)
 		l[i].ptc = (struct agg_tcache){ 0, 0 };
-	a->pfuncs.n = a->plines.n = 0;
+	a->pfuncs.n = a->plines.n = a->pcallees.n = 0;
 	hashmap_clear(&a->pfunc_by_key);
 	hashmap_clear(&a->pline_by_key);
+	hashmap_clear(&a->pcallee_by_key);
 	proc_table_reset(a->procs);
 	agg_reset_threads(a);
 	a->samples = a->samples_win = 0;

@@ -18,10 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A queued sample: the rows it feeds (opaque to this module). */
+/* A queued sample: the rows it feeds (opaque to this module); UINT32_MAX
+ * = none. */
 struct split_item {
-	uint32_t func, line;   /* global rows */
-	uint32_t tfunc, tline; /* the thread's rows, UINT32_MAX = none */
+	uint32_t func, line, callee;    /* global rows */
+	uint32_t tfunc, tline, tcallee; /* the thread's rows */
+	uint32_t pfunc, pline, pcallee; /* the process's rows */
 	bool native;
 };
 

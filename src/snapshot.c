@@ -6,6 +6,7 @@
 #include "snapshot.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void snapshot_free(struct snapshot *s)
 {
@@ -15,6 +16,9 @@ void snapshot_free(struct snapshot *s)
 	free(s->lines);
 	free(s->threads);
 	free(s->processes);
+	free(s->callees);
+	s->callees = NULL;
+	s->ncallees = 0;
 	s->processes = NULL;
 	s->nprocesses = 0;
 	s->funcs = NULL;
@@ -33,4 +37,47 @@ const char *snapshot_verdict_word(enum snap_verdict v)
 	case VERDICT_NONE: break;
 	}
 	return "";
+}
+
+static int caller_cmp(const char *afile, int aline, const char *bfile,
+                      int bline)
+{
+	int c = strcmp(afile != NULL ? afile : "", bfile != NULL ? bfile : "");
+	return c != 0 ? c : (aline > bline) - (aline < bline);
+}
+
+int snapshot_callee_cmp(const void *pa, const void *pb)
+{
+	const struct snap_callee *a = pa, *b = pb;
+	int c = caller_cmp(a->caller_file, a->caller_line, b->caller_file,
+	                   b->caller_line);
+	if (c != 0)
+		return c;
+	if (a->c.own != b->c.own)
+		return a->c.own < b->c.own ? 1 : -1;
+	return strcmp(a->name != NULL ? a->name : "",
+	              b->name != NULL ? b->name : "");
+}
+
+const struct snap_callee *snapshot_callees_of(const struct snapshot *s,
+                                              const char *file, int line,
+                                              size_t *n)
+{
+	size_t lo = 0, hi = s->ncallees, end;
+	*n = 0;
+	/* The first callee not before file:line. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct snap_callee *c = &s->callees[mid];
+		if (caller_cmp(c->caller_file, c->caller_line, file, line) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < s->ncallees; end++)
+		if (caller_cmp(s->callees[end].caller_file,
+		               s->callees[end].caller_line, file, line) != 0)
+			break;
+	*n = end - lo;
+	return *n > 0 ? &s->callees[lo] : NULL;
 }

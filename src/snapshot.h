@@ -62,6 +62,19 @@ struct snap_line {
 	const char *module; /* native: its module's file name; "" for Python */
 };
 
+/* --native: the own samples of a Python line (caller_file:caller_line)
+ * whose leaf was the native function name - where in native code that
+ * line's time went.  c.own == c.total; the split covers those samples. */
+struct snap_callee {
+	const char *caller_file; /* the Python line, as its snap_line names it */
+	int caller_line;
+	const char *name;        /* the native leaf function */
+	const char *file;        /* its source file, or its module */
+	int line;                /* its first line, 0 unknown */
+	const char *module;      /* its module's file name */
+	struct snap_counts c;
+};
+
 enum snap_thread_state {
 	THREAD_UNKNOWN = 0,
 	THREAD_RUNNING_GIL,   /* on a CPU, holding the GIL: running Python */
@@ -176,6 +189,8 @@ struct snapshot {
 	struct snap_func *funcs;     size_t nfuncs;
 	struct snap_line *lines;     size_t nlines;
 	struct snap_thread *threads; size_t nthreads;
+	/* by caller (file, line), then most own first; filtered like lines */
+	struct snap_callee *callees; size_t ncallees;
 
 	/* -s: the followed family, in tree order (empty without -s) */
 	bool following;
@@ -191,6 +206,16 @@ struct snapshot {
 };
 
 void snapshot_free(struct snapshot *s); /* frees the arrays, not strings */
+
+/* The native callees of the Python line file:line, most own first: *n of
+ * them from the one returned (NULL, *n = 0 when it has none). */
+const struct snap_callee *snapshot_callees_of(const struct snapshot *s,
+                                              const char *file, int line,
+                                              size_t *n);
+
+/* Order of callees in a snapshot: caller file, caller line, most own
+ * first, then name.  For qsort. */
+int snapshot_callee_cmp(const void *a, const void *b);
 
 /* "CPU-bound", "system-bound", "memory-bound", "waiting", "" (none). */
 const char *snapshot_verdict_word(enum snap_verdict v);

@@ -712,6 +712,82 @@ Test(aggregator, filter_shows_one_threads_functions_and_lines)
 	cr_expect_eq(aggregator_bad(agg), 0);
 }
 
+/* --native: a sample whose leaf is native counts under the innermost
+ * Python frame's line and that leaf function. */
+enum { NAT_DEFLATE = 0x80000001u, NAT_MEMCPY = 0x80000002u };
+
+static void expect_callee(const struct snap_callee *c, const char *name,
+                          uint64_t own, uint64_t own_win)
+{
+	cr_assert_not_null(c, "no callee %s", name);
+	cr_expect_str_eq(c->name, name);
+	cr_expect_eq(c->c.own, own, "%s: own %llu, want %llu", name,
+	             (unsigned long long)c->c.own, (unsigned long long)own);
+	cr_expect_eq(c->c.total, own, "%s: total is own", name);
+	cr_expect_eq(c->c.own_win, own_win, "%s: own_win %llu, want %llu", name,
+	             (unsigned long long)c->c.own_win,
+	             (unsigned long long)own_win);
+}
+
+Test(aggregator, native_leaves_count_under_their_python_line)
+{
+	size_t n;
+	const struct snap_callee *c;
+	cr_assert(aggregator_define_native(agg, NAT_DEFLATE, "deflate",
+	                                   "deflate.c", 100, "libz.so.1"));
+	cr_assert(aggregator_define_native(agg, NAT_MEMCPY, "memcpy",
+	                                   "libc.so.6", 0, "libc.so.6"));
+	/* a:12 calls deflate (3 samples, one of them deeper, in memcpy);
+	 * a:13 calls memcpy directly; a Python leaf and a native-only stack
+	 * have no callee; b:21, an outer caller, gets none either. */
+	for (int i = 0; i < 3; i++)
+		SAMPLE(1, 0, MS, F(NAT_DEFLATE, 0), F(CODE_A, 2), F(CODE_B, 0));
+	SAMPLE(1, 0, MS, F(NAT_MEMCPY, 0), F(NAT_DEFLATE, 0), F(CODE_A, 2),
+	       F(CODE_B, 0));
+	SAMPLE(2, 0, MS, F(NAT_MEMCPY, 0), F(CODE_A, 4));
+	SAMPLE(2, 0, MS, F(NAT_MEMCPY, 0), F(CODE_A, 4));
+	SAMPLE(1, 0, MS, F(CODE_A, 2));
+	SAMPLE(3, 0, MS, F(NAT_DEFLATE, 0));
+	take();
+	cr_expect_eq(aggregator_bad(agg), 0);
+	cr_expect_eq(snap.ncallees, 3);
+	c = snapshot_callees_of(&snap, "m.py", 12, &n);
+	cr_assert_eq(n, 2, "m.py:12 has %zu callees", n);
+	expect_callee(&c[0], "deflate", 3, 3);
+	cr_expect_str_eq(c[0].module, "libz.so.1");
+	cr_expect_str_eq(c[0].file, "deflate.c");
+	expect_callee(&c[1], "memcpy", 1, 1);
+	c = snapshot_callees_of(&snap, "m.py", 13, &n);
+	cr_assert_eq(n, 1);
+	expect_callee(&c[0], "memcpy", 2, 2);
+	cr_expect_null(snapshot_callees_of(&snap, "m.py", 21, &n));
+	cr_expect_eq(n, 0);
+	cr_expect_null(snapshot_callees_of(&snap, "m.py", 11, &n));
+
+	/* Windows close; the thread filter applies. */
+	SAMPLE(2, 0, MS, F(NAT_MEMCPY, 0), F(CODE_A, 4));
+	aggregator_filter_thread(agg, 2);
+	take();
+	cr_expect_eq(snap.ncallees, 1, "thread 2 only called memcpy from a:13");
+	c = snapshot_callees_of(&snap, "m.py", 13, &n);
+	cr_assert_eq(n, 1);
+	expect_callee(&c[0], "memcpy", 3, 1);
+	aggregator_filter_thread(agg, 1);
+	take();
+	cr_expect_eq(snap.ncallees, 2);
+	cr_expect_null(snapshot_callees_of(&snap, "m.py", 13, &n));
+
+	aggregator_filter_thread(agg, 0);
+	aggregator_reset(agg);
+	take();
+	cr_expect_eq(snap.ncallees, 0, "a reset forgets the callees' counts");
+	SAMPLE(1, 0, MS, F(NAT_DEFLATE, 0), F(CODE_A, 2));
+	take();
+	c = snapshot_callees_of(&snap, "m.py", 12, &n);
+	cr_assert_eq(n, 1);
+	expect_callee(&c[0], "deflate", 1, 1);
+}
+
 Test(aggregator, threads_sharing_functions_keep_their_own_counts)
 {
 	/* Alternating threads on the same rows (the per-row cache of the

@@ -201,6 +201,17 @@ Test(aggregator_split, classes_system_share_memory_and_waiting)
 	cr_expect(close_to(sum, (double)snap.samples), "classes %g, samples %llu",
 	          sum, (unsigned long long)snap.samples);
 	snapshot_free(&snap);
+	/* The process's own rows carry the same split (the processes
+	 * screen's filter shows them). */
+	aggregator_filter_process(a, 1);
+	aggregator_snapshot(a, &snap);
+	const struct snap_func *psc = func(&snap, "syscall");
+	cr_expect(close_to(psc->c.split.native + psc->c.split.system, 3),
+	          "process rows: native %g system %g", psc->c.split.native,
+	          psc->c.split.system);
+	cr_expect(close_to(func(&snap, "py")->c.split.python, 2));
+	snapshot_free(&snap);
+	aggregator_filter_process(a, 0);
 	aggregator_reset(a);
 	aggregator_snapshot(a, &snap);
 	cr_expect(close_to(snap.split.python + snap.split.native + snap.split.system, 0));

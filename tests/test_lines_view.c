@@ -724,3 +724,83 @@ Test(view, ascii_heat_bar_without_utf8)
 	headless_crt.utf8 = true;
 	stop(&st);
 }
+
+/* --native: the native functions line 10 called, under it, most own
+ * first; past LINES_CALLEES_SHOWN the rest is summed in one row. */
+static const struct {
+	const char *name, *module;
+	uint64_t own;
+} work_callees[] = {
+	{ "deflate_slow", "/usr/lib/x86_64-linux-gnu/libz.so.1", 300 },
+	{ "longest_match", "/usr/lib/x86_64-linux-gnu/libz.so.1", 100 },
+	{ "memcpy", "/usr/lib/x86_64-linux-gnu/libc.so.6", 60 },
+	{ "crc32_z", "/usr/lib/x86_64-linux-gnu/libz.so.1", 40 },
+	{ "malloc", "/usr/lib/x86_64-linux-gnu/libc.so.6", 30 },
+	{ "free", "/usr/lib/x86_64-linux-gnu/libc.so.6", 20 },
+	{ "send_bits", "/usr/lib/x86_64-linux-gnu/libz.so.1", 10 },
+};
+#define NCALLEES (sizeof work_callees / sizeof work_callees[0])
+
+static void add_callees(struct snapshot *s, const char *file)
+{
+	s->native = true;
+	s->callees = calloc(NCALLEES, sizeof *s->callees);
+	cr_assert_not_null(s->callees);
+	for (size_t i = 0; i < NCALLEES; i++) {
+		struct row r = { work_callees[i].name, 0, work_callees[i].own,
+		                 work_callees[i].own, 0,
+		                 0.9 * (double)work_callees[i].own,
+		                 0.1 * (double)work_callees[i].own, 0, 0, 0, 0 };
+		s->callees[i] = (struct snap_callee){
+			.caller_file = file, .caller_line = 10,
+			.name = work_callees[i].name, .file = work_callees[i].module,
+			.module = work_callees[i].module, .c = counts(&r) };
+	}
+	s->ncallees = NCALLEES;
+}
+
+Test(view, native_callees_are_listed_under_their_line)
+{
+	struct tui_state st;
+	struct snapshot s;
+
+	start(&st, g_path);
+	s = work_snapshot(g_path);
+	add_callees(&s, g_path);
+	fscreen_show(&st.fs, &s);
+	keys_handle(&st, '\r');
+	draw(&st);
+	cr_assert_eq(selected_line(&st), 10, "the bar stays on the hottest line");
+	cr_assert_not_null(strstr(headless_row(8), "   10  60.0    60.0"), "%s",
+	                   headless_row(8));
+	/* Indented like its caller's source; the module is cut at 80
+	 * columns before the name is. */
+	cr_assert_str_eq(headless_row(9), "       30.0    30.0   0.0  27.0   3.0     0 "
+	                 "\u2588\u2588\u258c           \u21b3 deflate_slow  libz.\u2026");
+	cr_assert_not_null(strstr(headless_row(10), "\u21b3 longest_match  li"),
+	                   "%s", headless_row(10));
+	cr_assert_not_null(strstr(headless_row(13), "\u21b3 malloc  libc.so.6"), "%s",
+	                   headless_row(13));
+	/* free and send_bits: 3.0 % together. */
+	cr_assert_not_null(strstr(headless_row(14), "        3.0     3.0   0.0   2.7   0.3"),
+	                   "%s", headless_row(14));
+	cr_assert_not_null(strstr(headless_row(14), "\u21b3 2 more"),
+	                   "%s", headless_row(14));
+	cr_assert(strncmp(headless_row(15), "   11", 5) == 0, "%s", headless_row(15));
+	cr_assert_eq(st.ls.nrows, 10 + LINES_CALLEES_SHOWN + 1);
+	/* Moving onto a callee keeps its caller's line. */
+	keys_handle(&st, CRT_KEYCODE(KEY_DOWN));
+	cr_assert(lscreen_selected(&st.ls)->callee);
+	cr_assert_eq(selected_line(&st), 10);
+	/* Without UTF-8 the arrow is "->". */
+	headless_crt.utf8 = false;
+	st.ls.utf8 = false;
+	s = work_snapshot(g_path);
+	add_callees(&s, g_path);
+	fscreen_show(&st.fs, &s);
+	draw(&st);
+	cr_assert_not_null(strstr(headless_row(9), "-> deflate_slow  libz"), "%s",
+	                   headless_row(9));
+	headless_crt.utf8 = true;
+	stop(&st);
+}

@@ -60,6 +60,26 @@ static json_t *top_native(json_t *snap, const char *module, const char *name)
 	return best;
 }
 
+/* The own samples of a Python line's native callees in module, and the
+ * name of its hottest callee (NULL when it has none). */
+static double callees_in(json_t *line, const char *module, const char **top)
+{
+	json_t *c;
+	size_t i;
+	double sum = 0;
+
+	*top = NULL;
+	json_array_foreach(json_object_get(line, "native_callees"), i, c) {
+		const char *mod = json_string_value(json_object_get(c, "module"));
+
+		if (i == 0)
+			*top = json_string_value(json_object_get(c, "module"));
+		if (mod != NULL && strstr(mod, module) != NULL)
+			sum += h_num(c, "own");
+	}
+	return sum;
+}
+
 static json_t *line_row(json_t *snap, const char *file_end, int line)
 {
 	json_t *l;
@@ -140,6 +160,19 @@ static void mix(const char *slot)
 		cr_expect(fabs(pct(snap, line, "total") - share) <= SHARE_PP,
 		          "%s: %s line %.1f%%, truth %.1f%%", slot, want[i].call,
 		          pct(snap, line, "total"), share);
+		/* The line's own native callees (the lines view's rows under
+		 * it): the library's functions on top, with the call's share. */
+		const char *top_module;
+		double callees = callees_in(line, want[i].module, &top_module);
+		double callees_pct = 100.0 * callees / h_num(snap, "samples");
+		h_note("%s: %s line's callees in %s %.1f%%, top callee's module %s", slot,
+		       want[i].call, want[i].module, callees_pct, top_module ? top_module : "none");
+		cr_expect(top_module != NULL && strstr(top_module, want[i].module) != NULL,
+		          "%s: %s line's hottest callee is in %s", slot, want[i].call,
+		          top_module ? top_module : "nothing");
+		cr_expect(fabs(callees_pct - share) <= SHARE_PP,
+		          "%s: %s line's callees in %s %.1f%%, truth %.1f%%", slot,
+		          want[i].call, want[i].module, callees_pct, share);
 	}
 	json_decref(lines);
 	json_decref(truth);

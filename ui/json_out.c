@@ -12,7 +12,11 @@
  *              function's library or program file name, else ""
  *              every function, by own samples, most first
  *   lines:     [{file, line, name, own, total, kind, module}] every line,
- *              same order
+ *              same order; with --native a Python line also has
+ *              native_callees: [{name, module, file, line, own, and the
+ *              split fields}], the native leaf functions of its own
+ *              samples, most own first (file and line: the native
+ *              function's source, or its module and 0)
  *   threads:   [{tid, name, samples, running, top, state, os_state,
  *                cpu_user, cpu_sys, gil_pct}] by TID; state is one of
  *              running_gil running gil_wait idle gone (unknown until the
@@ -136,12 +140,44 @@ static json_t *function_json(const struct profile_row *r)
 	                 "total_s", jreal(r->c->total_s)), &r->c->split), r);
 }
 
-static json_t *line_json(const struct profile_row *r)
+static json_t *callee_json(const struct snap_callee *c)
 {
-	return with_kind(with_split(json_pack("{s:o, s:i, s:o, s:o, s:o}",
+	return with_split(json_pack("{s:o, s:o, s:o, s:i, s:o}",
+	                  "name", jstr(c->name), "module", jstr(c->module),
+	                  "file", jstr(c->file), "line", c->line,
+	                  "own", jcount(c->c.own)), &c->c.split);
+}
+
+/* The native functions a Python line called, most own first.  Takes o;
+ * NULL on failure. */
+static json_t *with_callees(json_t *o, const struct snapshot *s,
+                            const struct profile_row *r)
+{
+	size_t n;
+	const struct snap_callee *c = snapshot_callees_of(s, r->file, r->line, &n);
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr != NULL && i < n; i++)
+		if (json_array_append_new(arr, callee_json(&c[i])) != 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	if (o == NULL || arr == NULL ||
+	    json_object_set_new(o, "native_callees", arr) != 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *line_json(const struct snapshot *s, const struct profile_row *r)
+{
+	json_t *o = with_kind(with_split(json_pack("{s:o, s:i, s:o, s:o, s:o}",
 	                 "file", jstr(r->file), "line", r->line,
 	                 "name", jstr(r->name), "own", jcount(r->c->own),
 	                 "total", jcount(r->c->total)), &r->c->split), r);
+
+	return s->native && !r->native ? with_callees(o, s, r) : o;
 }
 
 /* Every function (or line) of s, most own samples first. */
@@ -158,7 +194,7 @@ static json_t *profile_rows(const struct snapshot *s, enum profile_mode m)
 	for (size_t i = 0; i < pt.n; i++) {
 		const struct profile_row *r = profile_table_row(&pt, i);
 		json_t *o = m == PROFILE_FUNCTIONS ? function_json(r)
-		                                   : line_json(r);
+		                                   : line_json(s, r);
 
 		if (o == NULL || json_array_append_new(arr, o) != 0) {
 			json_decref(arr);

@@ -29,7 +29,10 @@ static void fmt_line(const void *row, const void *ctx, int width, bool utf8,
                      char *buf, size_t size)
 {
 	(void)ctx, (void)width, (void)utf8;
-	snprintf(buf, size, "%d", row_of(row)->line);
+	if (row_of(row)->callee)
+		buf[0] = '\0';
+	else
+		snprintf(buf, size, "%d", row_of(row)->line);
 }
 
 /* Eighth blocks from one eighth (U+258F) to seven (U+2589). */
@@ -141,8 +144,10 @@ static void free_rows(struct lines_screen *ls)
 {
 	free(ls->rows);
 	free(ls->order);
+	free(ls->callees);
 	ls->rows = NULL;
 	ls->order = NULL;
+	ls->callees = NULL;
 	ls->nrows = 0;
 }
 
@@ -270,8 +275,8 @@ static size_t fill_rows(struct lines_screen *ls, const struct snapshot *s)
 	size_t n = 0, span = extent_len(ls);
 
 	for (size_t i = 0; i < span; i++)
-		ls->rows[n++] = (struct lines_row){ ls->first + (int)i,
-			text_at(ls, ls->first + (int)i), NULL, 0 };
+		ls->rows[n++] = (struct lines_row){ .line = ls->first + (int)i,
+			.text = text_at(ls, ls->first + (int)i) };
 	for (size_t i = 0; i < s->nlines; i++) {
 		const struct snap_line *l = &s->lines[i];
 		struct lines_row *r;
@@ -281,15 +286,53 @@ static size_t fill_rows(struct lines_screen *ls, const struct snapshot *s)
 		r = row_at(ls, span, n, l->line);
 		if (r == NULL) {
 			r = &ls->rows[n++];
-			*r = (struct lines_row){ l->line, text_at(ls, l->line),
-			                         NULL, 0 };
+			*r = (struct lines_row){ .line = l->line,
+			                         .text = text_at(ls, l->line) };
 		}
 		r->c = &l->c;
 	}
 	return n;
 }
 
-/* The hottest row: most %Total, then most %Own, then the first. */
+/* The rows the callees of each line take, inserted below it (rows are in
+ * line order).  Without memory for them the lines show alone. */
+static void add_callees(struct lines_screen *ls, const struct snapshot *s,
+                        bool utf8)
+{
+	size_t extra = 0, n = ls->nrows, k;
+
+	for (size_t i = 0; i < n; i++)
+		extra += lines_callees_count(s, ls->file, ls->rows[i].line);
+	if (extra == 0)
+		return;
+	struct lines_row *rows = realloc(ls->rows, (n + extra) * sizeof *rows);
+	if (rows != NULL)
+		ls->rows = rows;
+	const void **order = realloc(ls->order, (n + extra) * sizeof *order);
+	if (order != NULL)
+		ls->order = order;
+	ls->callees = calloc(extra, sizeof *ls->callees);
+	if (rows == NULL || order == NULL || ls->callees == NULL)
+		return;
+	/* From the end, so that each row moves once. */
+	k = extra;
+	for (size_t i = n; i-- > 0;) {
+		const struct lines_row line = rows[i];
+		size_t m = lines_callees_count(s, ls->file, line.line);
+
+		k -= m;
+		lines_callees_fill(s, ls->file, line.line, line.text, utf8,
+		                   &ls->callees[k]);
+		for (size_t j = m; j-- > 0;)
+			rows[i + k + 1 + j] = (struct lines_row){
+				.line = line.line, .text = ls->callees[k + j].text,
+				.c = &ls->callees[k + j].c, .callee = true };
+		rows[i + k] = line;
+	}
+	ls->nrows = n + extra;
+}
+
+/* The hottest source line: most %Total, then most %Own, then the first. */
 static size_t hottest(const struct lines_screen *ls)
 {
 	size_t best = 0;
@@ -297,7 +340,7 @@ static size_t hottest(const struct lines_screen *ls)
 	for (size_t i = 1; i < ls->nrows; i++) {
 		const struct snap_counts *a = ls->rows[i].c,
 		                         *b = ls->rows[best].c;
-		if (a == NULL)
+		if (a == NULL || ls->rows[i].callee)
 			continue;
 		if (b == NULL || a->total > b->total ||
 		    (a->total == b->total && a->own > b->own))
@@ -311,7 +354,8 @@ static void set_heat(struct lines_screen *ls)
 	uint64_t max = 0;
 
 	for (size_t i = 0; i < ls->nrows; i++)
-		if (ls->rows[i].c != NULL && ls->rows[i].c->total > max)
+		if (ls->rows[i].c != NULL && !ls->rows[i].callee &&
+		    ls->rows[i].c->total > max)
 			max = ls->rows[i].c->total;
 	for (size_t i = 0; i < ls->nrows; i++)
 		ls->rows[i].heat = ls->rows[i].c != NULL && max > 0
@@ -348,8 +392,9 @@ static void place_selection(struct lines_screen *ls)
 	if (ls->follow_hottest && ls->nrows > 0) {
 		sel = hottest(ls);
 	} else {
-		for (size_t i = 0; i < ls->nrows; i++)
-			if (ls->rows[i].line == ls->sel_line)
+		for (size_t i = ls->nrows; i-- > 0;)
+			if (ls->rows[i].line == ls->sel_line &&
+			    !ls->rows[i].callee)
 				sel = i;
 	}
 	ls->pos.sel = sel;
@@ -381,6 +426,7 @@ static void rebuild(struct lines_screen *ls, const struct snapshot *s)
 	}
 	ls->nrows = cap > 0 ? fill_rows(ls, s) : 0;
 	qsort(ls->rows, ls->nrows, sizeof ls->rows[0], by_line);
+	add_callees(ls, s, ls->utf8);
 	for (size_t i = 0; i < ls->nrows; i++)
 		ls->order[i] = &ls->rows[i];
 	set_heat(ls);
@@ -476,7 +522,8 @@ static void draw_row(const struct lines_screen *ls, const struct crt *crt,
 	if (i == ls->pos.sel)
 		table_view_selected(crt, y, line);
 	else
-		crt_put(crt, y, 0, CRT_NORMAL, line);
+		crt_put(crt, y, 0, ls->rows[i].callee ? CRT_FILE : CRT_NORMAL,
+		        line);
 }
 
 /* The note, fitted to the screen, on row y. */

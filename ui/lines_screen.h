@@ -1,6 +1,7 @@
 /* lines_screen.h - the lines view: one function's source, line by line,
  * with each line's figures (%Own %Total, the split %Py %Nat %Sys [%Wait],
- * Mem+, Faults, MajFlt) and a heat bar of its %Total.  Enter on a function
+ * Mem+, Faults, MajFlt) and a heat bar of its %Total; with --native, the
+ * native functions each line called, below it (lines_callees.h).  Enter on a function
  * opens it; the figures follow each new snapshot, the source is read once
  * per opening.
  *
@@ -15,6 +16,7 @@
 
 #include "count_columns.h"
 #include "crt.h"
+#include "lines_callees.h"
 #include "snapshot.h"
 #include "source_file.h"
 #include "table.h"
@@ -42,11 +44,15 @@ enum lines_col {
 #define LINES_HEAT_COLS 5
 
 struct lines_row {
-	int line;
-	const char *text;             /* borrowed from the source; "" if none */
-	const struct snap_counts *c;  /* borrowed from the snapshot; NULL: the
-	                                 line has no samples */
+	int line;                     /* a callee row: its caller's */
+	const char *text;             /* borrowed from the source (a callee
+	                                 row: from callees); "" if none */
+	const struct snap_counts *c;  /* borrowed from the snapshot (a callee
+	                                 row: from callees); NULL: the line
+	                                 has no samples */
 	double heat;                  /* %Total / the hottest line's, 0..1 */
+	bool callee;                  /* a native function the line called
+	                                 (--native), under its line */
 };
 
 struct lines_screen {
@@ -60,6 +66,8 @@ struct lines_screen {
 	struct lines_row *rows;       /* owned, by line number */
 	const void **order;           /* owned: pointers to rows, in order */
 	size_t nrows;
+	struct lines_callee_row *callees; /* owned: the callee rows' text and
+	                                     figures */
 	char note[4480];              /* what is wrong with the source, or "" */
 	bool idle_mode;
 	pid_t thread;                 /* the snapshot's thread filter */

@@ -1263,6 +1263,33 @@ static void agg_compact_trows(struct aggregator *a, struct agg_ttable tt)
 	tt.v->n = kept;
 }
 
+/* The index of tid's row for global row `row` after a compaction. */
+static uint32_t agg_trow_find(const struct hashmap *by_key, pid_t tid,
+                              uint32_t row)
+{
+	uint64_t idx;
+	return row != AGG_NO_ROW &&
+	       hashmap_get(by_key, pair_key((uint32_t)tid, row), &idx)
+	       ? (uint32_t)idx : AGG_NO_ROW;
+}
+
+/* Samples still waiting for their system share name their thread's rows
+ * by index, and a compaction moved those: find them again. */
+static void agg_requeue(struct aggregator *a)
+{
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++)
+		for (size_t k = 0; k < t[i].queue.n; k++) {
+			struct split_item *it = &t[i].queue.items[k];
+			it->tfunc = agg_trow_find(&a->tfunc_by_key, t[i].tid,
+			                          it->func);
+			it->tline = agg_trow_find(&a->tline_by_key, t[i].tid,
+			                          it->line);
+			it->tcallee = agg_trow_find(&a->tcallee_by_key,
+			                            t[i].tid, it->callee);
+		}
+}
+
 static void agg_age_threads(struct aggregator *a)
 {
 	bool *drop = a->threads.n ? calloc(a->threads.n, sizeof *drop) : NULL;
@@ -1290,6 +1317,7 @@ static void agg_age_threads(struct aggregator *a)
 	agg_compact_trows(a, (struct agg_ttable){ &a->tfuncs, &a->tfunc_by_key });
 	agg_compact_trows(a, (struct agg_ttable){ &a->tlines, &a->tline_by_key });
 	agg_compact_trows(a, (struct agg_ttable){ &a->tcallees, &a->tcallee_by_key });
+	agg_requeue(a);
 	/* Row indices moved: the caches start over. */
 	for (size_t i = 0; i < a->funcs.n; i++)
 		agg_funcs(a)[i].tc = (struct agg_tcache){ 0, 0 };

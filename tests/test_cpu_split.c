@@ -129,22 +129,49 @@ static void def_code(struct aggregator *a, uint32_t id, const char *name)
 	aggregator_ingest(a, c, c->h.size);
 }
 
-/* One sample of tid 7 with a single frame in code `id`. */
-static void sample(struct aggregator *a, uint32_t id, uint16_t flags,
-                   uint64_t user_ms, uint64_t sys_ms, uint64_t growth,
-                   uint32_t minflt)
+/* One sample of tid in process 1 with a single frame in code `id`. */
+static void sample_of(struct aggregator *a, int tid, uint32_t id,
+                      uint16_t flags, uint64_t user_ms, uint64_t sys_ms,
+                      uint64_t growth, uint32_t minflt)
 {
 	struct rec_sample *s = (struct rec_sample *)buf;
 	memset(buf, 0, sizeof buf);
 	*s = (struct rec_sample){
 		.h = {REC_SAMPLE, sizeof *s + sizeof(struct rec_frame)},
-		.interval_ns = 1000000, .tid = 7, .nframes = 1,
+		.interval_ns = 1000000, .tid = tid, .nframes = 1,
 		.flags = (uint16_t)(flags | SAMPLE_GIL_KNOWN), .pid = 1,
 		.cpu_user_ns = user_ms * MS, .cpu_sys_ns = sys_ms * MS,
 		.minflt = minflt, .mem_growth = growth,
 	};
 	s->frames[0] = (struct rec_frame){.code_id = id, .instr_offset = 0};
 	aggregator_ingest(a, s, s->h.size);
+}
+
+static void sample(struct aggregator *a, uint32_t id, uint16_t flags,
+                   uint64_t user_ms, uint64_t sys_ms, uint64_t growth,
+                   uint32_t minflt)
+{
+	sample_of(a, 7, id, flags, user_ms, sys_ms, growth, minflt);
+}
+
+/* A thread report of process 1 listing tids (running, no CPU time). */
+static void report(struct aggregator *a, uint64_t ms, const int *tids,
+                   size_t n)
+{
+	static uint64_t rb[(sizeof(struct rec_threads) +
+	                    256 * sizeof(struct rec_thread_state)) / 8 + 1];
+	struct rec_threads *r = (struct rec_threads *)rb;
+	cr_assert_leq(n, 256);
+	memset(rb, 0, sizeof rb);
+	r->h = (struct rec_header){REC_THREADS,
+		REC_ALIGN((uint32_t)(sizeof *r + n * sizeof r->threads[0]))};
+	r->time_ns = ms * MS;
+	r->nthreads = (uint32_t)n;
+	r->pid = 1;
+	for (size_t i = 0; i < n; i++)
+		r->threads[i] = (struct rec_thread_state){ .tid = tids[i],
+		                                           .state = 'R' };
+	aggregator_ingest(a, r, r->h.size);
 }
 
 static const struct snap_func *func(const struct snapshot *s, const char *name)
@@ -272,4 +299,44 @@ Test(verdict, nothing_to_say_without_data)
 	             "a window too short to judge");
 	cr_expect_str_eq(snapshot_verdict_word(VERDICT_NONE), "");
 	cr_expect_str_eq(snapshot_verdict_word(VERDICT_SYSTEM), "system-bound");
+}
+
+/* Samples waiting for their system share keep finding their thread's rows
+ * after the table of ended threads is trimmed (which moves the rows). */
+Test(aggregator_split, queued_samples_survive_trimming_ended_threads)
+{
+	struct aggregator *a = aggregator_new();
+	struct snapshot snap = {0};
+	const uint16_t R = SAMPLE_RUNNING, GIL = SAMPLE_HAS_GIL;
+	int tids[101];
+	def_code(a, 1, "py");
+	def_code(a, 2, "syscall");
+	for (int i = 0; i < 100; i++)
+		tids[i] = 100 + i;
+	tids[100] = 7;
+	report(a, 0, tids, 101);
+	/* 100 threads' rows first, so that thread 7's move when they go. */
+	for (int i = 0; i < 100; i++)
+		sample_of(a, tids[i], 1, R | GIL, 0, 0, 0, 0);
+	sample(a, 2, R | GIL | SAMPLE_IN_CALL, 0, 0, 0, 0);
+	sample(a, 2, R | GIL | SAMPLE_IN_CALL, 0, 0, 0, 0);
+	report(a, 100, &tids[100], 1); /* the 100 have ended */
+	aggregator_snapshot(a, &snap);
+	cr_assert_lt(snap.nthreads, 101, "no thread was trimmed: %zu", snap.nthreads);
+	snapshot_free(&snap);
+	/* Thread 7's counters move: its queue settles, 50 % system. */
+	sample(a, 2, R | GIL | SAMPLE_IN_CALL, 5, 5, 0, 0);
+	aggregator_snapshot(a, &snap);
+	const struct snap_func *all = func(&snap, "syscall");
+	double want = all->c.split.native + all->c.split.system;
+	cr_expect_gt(want, 0, "nothing settled");
+	snapshot_free(&snap);
+	aggregator_filter_thread(a, 7);
+	aggregator_snapshot(a, &snap);
+	const struct snap_func *mine = func(&snap, "syscall");
+	cr_expect(close_to(mine->c.split.native + mine->c.split.system, want),
+	          "thread 7's row: %g of the %g settled", mine->c.split.native +
+	          mine->c.split.system, want);
+	snapshot_free(&snap);
+	aggregator_free(a);
 }

@@ -455,21 +455,10 @@ static struct agg_counts *agg_trow(struct agg_ttable tt,
 
 /* ---- the Python / native / system split ------------------------------- */
 
-static void agg_split_add(struct snap_split *to, const struct snap_split *d)
-{
-	to->python += d->python;
-	to->native += d->native;
-	to->system += d->system;
-	to->waiting += d->waiting;
-	to->mem_growth += d->mem_growth;
-	to->minflt += d->minflt;
-	to->majflt += d->majflt;
-}
-
 static void agg_counts_split(struct agg_counts *c, const struct snap_split *d)
 {
-	agg_split_add(&c->split, d);
-	agg_split_add(&c->split_win, d);
+	snap_split_add(&c->split, d);
+	snap_split_add(&c->split_win, d);
 }
 
 /* d to row i of a per-thread (or per-process) table, if it has one. */
@@ -496,10 +485,10 @@ static void agg_split_apply(struct aggregator *a, struct agg_thread *t,
 	agg_trow_split(&a->pfuncs, it->pfunc, d);
 	agg_trow_split(&a->plines, it->pline, d);
 	agg_trow_split(&a->pcallees, it->pcallee, d);
-	agg_split_add(&t->split, d);
-	agg_split_add(&t->split_win, d);
-	agg_split_add(&a->split, d);
-	agg_split_add(&a->split_win, d);
+	snap_split_add(&t->split, d);
+	snap_split_add(&t->split_win, d);
+	snap_split_add(&a->split, d);
+	snap_split_add(&a->split_win, d);
 }
 
 /* Share system fraction f out over the thread's queued samples. */
@@ -1006,14 +995,18 @@ static const struct agg_counts *agg_view_get(const struct agg_view *v,
 	return v->by_row != NULL ? v->by_row[i] : global;
 }
 
+static void agg_close_window(struct agg_counts *c)
+{
+	c->own_win = c->total_win = 0;
+	c->split_win = (struct snap_split){ 0 };
+}
+
 /* The window closes for every row, filtered or not. */
 static void agg_close_row_windows(struct agg_vec *trows)
 {
 	struct agg_trow *r = agg_trows(trows);
-	for (size_t i = 0; i < trows->n; i++) {
-		r[i].c.own_win = r[i].c.total_win = 0;
-		r[i].c.split_win = (struct snap_split){ 0 };
-	}
+	for (size_t i = 0; i < trows->n; i++)
+		agg_close_window(&r[i].c);
 }
 
 static void agg_snap_funcs(struct aggregator *a, const struct agg_view *v,
@@ -1038,8 +1031,7 @@ static void agg_snap_funcs(struct aggregator *a, const struct agg_view *v,
 				.native = f[i].native,
 				.module = f[i].module,
 			};
-		f[i].c.own_win = f[i].c.total_win = 0;
-		f[i].c.split_win = (struct snap_split){ 0 };
+		agg_close_window(&f[i].c);
 	}
 	agg_close_row_windows(&a->tfuncs);
 	agg_close_row_windows(&a->pfuncs);
@@ -1070,8 +1062,7 @@ static void agg_snap_lines(struct aggregator *a, const struct agg_view *v,
 				.native = l[i].native,
 				.module = l[i].module,
 			};
-		l[i].c.own_win = l[i].c.total_win = 0;
-		l[i].c.split_win = (struct snap_split){ 0 };
+		agg_close_window(&l[i].c);
 	}
 	agg_close_row_windows(&a->tlines);
 	agg_close_row_windows(&a->plines);
@@ -1103,8 +1094,7 @@ static void agg_snap_callees(struct aggregator *a, const struct agg_view *v,
 				.line = f->line, .module = f->module,
 				.c = agg_snap_counts(k),
 			};
-		c[i].c.own_win = c[i].c.total_win = 0;
-		c[i].c.split_win = (struct snap_split){ 0 };
+		agg_close_window(&c[i].c);
 	}
 	agg_close_row_windows(&a->tcallees);
 	agg_close_row_windows(&a->pcallees);

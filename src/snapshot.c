@@ -27,6 +27,29 @@ void snapshot_free(struct snapshot *s)
 	s->nfuncs = s->nlines = s->nthreads = 0;
 }
 
+void snap_split_add(struct snap_split *to, const struct snap_split *d)
+{
+	to->python += d->python;
+	to->native += d->native;
+	to->system += d->system;
+	to->waiting += d->waiting;
+	to->mem_growth += d->mem_growth;
+	to->minflt += d->minflt;
+	to->majflt += d->majflt;
+}
+
+void snap_counts_add(struct snap_counts *to, const struct snap_counts *c)
+{
+	to->own += c->own;
+	to->total += c->total;
+	to->own_win += c->own_win;
+	to->total_win += c->total_win;
+	to->own_s += c->own_s;
+	to->total_s += c->total_s;
+	snap_split_add(&to->split, &c->split);
+	snap_split_add(&to->split_win, &c->split_win);
+}
+
 const char *snapshot_verdict_word(enum snap_verdict v)
 {
 	switch (v) {

@@ -33,6 +33,8 @@ struct snap_split {
 	uint64_t minflt, majflt;
 };
 
+void snap_split_add(struct snap_split *to, const struct snap_split *d);
+
 /* Counters for one function or one line.  "own" = the leaf frame was here;
  * "total" = somewhere on the stack (once per sample, even under recursion).
  * *_win = during the last refresh window only.  Times are the summed
@@ -206,6 +208,9 @@ struct snapshot {
 };
 
 void snapshot_free(struct snapshot *s); /* frees the arrays, not strings */
+
+/* to += c, every counter (to sum rows). */
+void snap_counts_add(struct snap_counts *to, const struct snap_counts *c);
 
 /* The native callees of the Python line file:line, most own first: *n of
  * them from the one returned (NULL, *n = 0 when it has none). */

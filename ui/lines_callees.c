@@ -17,23 +17,6 @@ size_t lines_callees_count(const struct snapshot *s, const char *file,
 	return n > LINES_CALLEES_SHOWN ? LINES_CALLEES_SHOWN + 1 : n;
 }
 
-static void sum_into(struct snap_counts *to, const struct snap_counts *c)
-{
-	to->own += c->own;
-	to->total += c->total;
-	to->own_win += c->own_win;
-	to->total_win += c->total_win;
-	to->own_s += c->own_s;
-	to->total_s += c->total_s;
-	to->split.python += c->split.python;
-	to->split.native += c->split.native;
-	to->split.system += c->split.system;
-	to->split.waiting += c->split.waiting;
-	to->split.mem_growth += c->split.mem_growth;
-	to->split.minflt += c->split.minflt;
-	to->split.majflt += c->split.majflt;
-}
-
 /* The leading blanks of the caller's source, so the arrow sits under the
  * code it explains; at most 40 columns of them. */
 static int indent_of(const char *text)
@@ -72,7 +55,7 @@ void lines_callees_fill(const struct snapshot *s, const char *file, int line,
 	struct lines_callee_row *rest = &out[LINES_CALLEES_SHOWN];
 	memset(&rest->c, 0, sizeof rest->c);
 	for (size_t i = LINES_CALLEES_SHOWN; i < n; i++)
-		sum_into(&rest->c, &c[i].c);
+		snap_counts_add(&rest->c, &c[i].c);
 	snprintf(rest->text, sizeof rest->text,
 	         "%.*s%s %zu more", indent, caller_text, arrow,
 	         n - LINES_CALLEES_SHOWN);

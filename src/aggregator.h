@@ -24,7 +24,7 @@
  *    first sample, REC_THREAD or REC_THREADS; its name is the latest
  *    REC_THREAD's.
  *  - A thread's state is its entry in the latest REC_THREADS (R + GIL:
- *    running with the GIL; R: running without; else GIL wait if it asked
+ *    running with the GIL; R: running without; else GIL wait if it waits
  *    for it, idle otherwise); left out of the latest one: gone (the row
  *    stays, with its counts); not reported yet: unknown.  CPU % (of one
  *    CPU) and GIL % (share of the window's reports holding it) are per

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Small linear table: a Python process rarely has more than a few hundred
@@ -15,6 +16,7 @@
 struct thread_fd {
 	pid_t tid;
 	int fd;
+	int sys_fd;              /* its syscall file, -1 until first asked */
 	bool touched;
 	bool read_once;          /* minflt/majflt below are from a real read */
 	uint64_t minflt, majflt; /* at the previous read, for the deltas */
@@ -42,12 +44,19 @@ struct proc_threads *proc_threads_new(pid_t pid)
 	return pt;
 }
 
+static void close_thread(struct thread_fd *t)
+{
+	close(t->fd);
+	if (t->sys_fd >= 0)
+		close(t->sys_fd);
+}
+
 void proc_threads_free(struct proc_threads *pt)
 {
 	if (pt == NULL)
 		return;
 	for (size_t i = 0; i < pt->n; i++)
-		close(pt->v[i].fd);
+		close_thread(&pt->v[i]);
 	free(pt->v);
 	free(pt);
 }
@@ -75,7 +84,7 @@ static struct thread_fd *lookup(struct proc_threads *pt, pid_t tid)
 		pt->v = nv;
 		pt->cap = ncap;
 	}
-	pt->v[pt->n] = (struct thread_fd){ .tid = tid, .fd = fd };
+	pt->v[pt->n] = (struct thread_fd){ .tid = tid, .fd = fd, .sys_fd = -1 };
 	return &pt->v[pt->n++];
 }
 
@@ -150,13 +159,42 @@ void proc_threads_sweep(struct proc_threads *pt)
 
 	for (size_t i = 0; i < pt->n; i++) {
 		if (!pt->v[i].touched) {
-			close(pt->v[i].fd);
+			close_thread(&pt->v[i]);
 			continue;
 		}
 		pt->v[i].touched = false;
 		pt->v[kept++] = pt->v[i];
 	}
 	pt->n = kept;
+}
+
+bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr)
+{
+	struct thread_fd *t = lookup(pt, tid);
+	char buf[256], *end;
+	ssize_t n;
+
+	if (t == NULL)
+		return false;
+	if (t->sys_fd < 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall",
+		         (int)pt->pid, (int)tid);
+		t->sys_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (t->sys_fd < 0)
+			return false;
+	}
+	/* "NR arg1 ... arg6 sp pc", or "running", or "-1 sp pc". */
+	n = pread(t->sys_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (strtol(buf, &end, 10) != SYS_futex || end == buf || *end != ' ')
+		return false;
+	const char *arg = end + 1;
+	*uaddr = strtoull(arg, &end, 16);
+	return end != arg;
 }
 
 void proc_threads_name(pid_t pid, pid_t tid, char name[16])

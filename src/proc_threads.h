@@ -29,6 +29,12 @@ struct proc_thread_stat {
  * deltas assume one reader per thread (the sampler). */
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out);
 
+/* Whether thread tid is blocked in futex(2), and on which word (*uaddr),
+ * from /proc/PID/task/TID/syscall through a kept descriptor.  Meant for
+ * threads off CPU, a few times a second: the kernel waits for the thread
+ * to be off CPU before it answers. */
+bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr);
+
 /* The thread's OS name (comm), NUL-terminated, "" when unknown. */
 void proc_threads_name(pid_t pid, pid_t tid, char name[16]);
 

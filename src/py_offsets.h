@@ -9,6 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* struct _gil_runtime_state, the same in 3.11 to 3.15 (x86-64, glibc):
+ * interval, last_holder, locked, switch_number, then the condition
+ * variable and mutex a thread asking for the GIL sleeps on, and the pair
+ * the thread that dropped it waits on for the hand-over.  last_holder is
+ * PY_GIL_HOLDER_AT bytes in; the struct spans PY_GIL_SIZE bytes. */
+#define PY_GIL_HOLDER_AT 8
+#define PY_GIL_SIZE (4 * 8 + 2 * (48 + 40))
+
 struct py_offsets {
 	unsigned minor;             /* 3.<minor> */
 

@@ -480,6 +480,17 @@ static uintptr_t gil_address(const struct py_reader *r)
 	return r->ninterps > 0 ? base + r->o->gil_holder : 0;
 }
 
+bool py_reader_gil_span(const struct py_reader *r, uint64_t *lo, uint64_t *hi)
+{
+	uintptr_t holder = gil_address(r);
+
+	if (holder < PY_GIL_HOLDER_AT)
+		return false;
+	*lo = holder - PY_GIL_HOLDER_AT;
+	*hi = *lo + PY_GIL_SIZE;
+	return true;
+}
+
 /* Walk interpreters and their thread lists one pointer at a time.  Used on
  * the first tick and whenever the cached list no longer matches. */
 static int walk_threads(struct py_reader *r)

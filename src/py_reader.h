@@ -82,6 +82,10 @@ void py_reader_want_calls(struct py_reader *r, bool on);
  * `idle`.  Returns the number of Python threads (entries), or -1 when the
  * target is gone or unreadable (errno: ESRCH, EPERM). */
 int py_reader_sample(struct py_reader *r, struct proc_threads *pt, bool idle);
+
+/* The target's GIL struct, [*lo, *hi): a thread blocked on a futex in it
+ * is waiting for the GIL.  false while the GIL is not located. */
+bool py_reader_gil_span(const struct py_reader *r, uint64_t *lo, uint64_t *hi);
 const struct py_thread_sample *py_reader_thread(const struct py_reader *r, size_t i);
 struct py_code *py_reader_code(struct py_reader *r, uint32_t id);
 

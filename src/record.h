@@ -53,7 +53,7 @@ enum rec_sample_flags {
 	SAMPLE_RUNNING = 1u << 0,   /* thread was on a CPU ("R") */
 	SAMPLE_TRUNCATED = 1u << 1, /* stack deeper than the sampler's limit */
 	SAMPLE_HAS_GIL = 1u << 2,   /* thread held the GIL */
-	SAMPLE_GIL_WAIT = 1u << 3,  /* thread asked for the GIL (3.15+ only) */
+	SAMPLE_GIL_WAIT = 1u << 3,  /* off CPU, waiting for the GIL */
 	SAMPLE_IN_CALL = 1u << 4,   /* the leaf frame's instruction is a call
 	                               (CALL family): running native code */
 	SAMPLE_GIL_KNOWN = 1u << 5, /* SAMPLE_HAS_GIL was read, not guessed */

@@ -234,12 +234,16 @@ static void push_thread_states(struct sampler *s, struct sampler_proc *p, int n,
 	};
 	for (int i = 0; i < n; i++) {
 		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
+		uint8_t flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT));
 
 		if (p->reports % NAMES_EVERY_REPORTS == 0 && t->tid > 0)
 			announce_thread(s, p, t->tid);
+		/* Here, not per sample: the question costs a read per thread
+		 * off CPU, and only the reports carry the answer. */
+		if (t->state != 'R' && flags == 0 && sampler_proc_gil_wait(p, t->tid))
+			flags |= SAMPLE_GIL_WAIT;
 		r->threads[i] = (struct rec_thread_state){
-			.tid = t->tid, .state = t->state,
-			.flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT)),
+			.tid = t->tid, .state = t->state, .flags = flags,
 			.utime_ns = t->utime_ns, .stime_ns = t->stime_ns,
 		};
 	}

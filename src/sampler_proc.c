@@ -103,3 +103,13 @@ bool sampler_proc_named(const struct sampler_proc *p, pid_t tid)
 
 	return k != NULL && k->named;
 }
+
+bool sampler_proc_gil_wait(struct sampler_proc *p, pid_t tid)
+{
+	uint64_t lo, hi, uaddr;
+
+	return p->reader != NULL && tid > 0 &&
+	       py_reader_gil_span(p->reader, &lo, &hi) &&
+	       proc_threads_futex(p->threads, tid, &uaddr) &&
+	       uaddr >= lo && uaddr < hi;
+}

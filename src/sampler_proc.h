@@ -67,4 +67,9 @@ struct known_thread *sampler_proc_thread(struct sampler_proc *p, pid_t tid);
 /* Whether tid's name was sent. */
 bool sampler_proc_named(const struct sampler_proc *p, pid_t tid);
 
+/* Whether thread tid, off CPU, sleeps on the GIL: blocked on a futex
+ * inside the interpreter's GIL struct (asking for it, or handing it
+ * over).  Works on every version, where only 3.15 flags it itself. */
+bool sampler_proc_gil_wait(struct sampler_proc *p, pid_t tid);
+
 #endif

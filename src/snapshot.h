@@ -81,7 +81,7 @@ enum snap_thread_state {
 	THREAD_UNKNOWN = 0,
 	THREAD_RUNNING_GIL,   /* on a CPU, holding the GIL: running Python */
 	THREAD_RUNNING,       /* on a CPU without the GIL: native code */
-	THREAD_GIL_WAIT,      /* off CPU, asked for the GIL (3.15+) */
+	THREAD_GIL_WAIT,      /* off CPU, waiting for the GIL */
 	THREAD_IDLE,          /* off CPU: sleeping, I/O, lock */
 	THREAD_GONE,          /* no longer in the interpreter's thread list */
 };

@@ -87,7 +87,8 @@ static void run_teardown(void)
 	memset(&g_run, 0, sizeof g_run);
 }
 
-static void run_workload(const char *slot, bool idle)
+static void run_workload_named(const char *slot, bool idle,
+                               const char *workload, double seconds_run)
 {
 	struct run *r = &g_run;
 	const struct h_python *py = h_python_slot(slot);
@@ -96,11 +97,11 @@ static void run_workload(const char *slot, bool idle)
 	r->slot = py->slot;
 	r->version = py->version;
 	r->dir = h_tmpdir();
-	char *wl = h_workload("thread_states.py");
+	char *wl = h_workload(workload);
 	char *truth = h_path(r->dir, "truth.json");
 	char *ready = h_path(r->dir, "ready");
 	char seconds[16];
-	snprintf(seconds, sizeof seconds, "%.1f", RUN_S);
+	snprintf(seconds, sizeof seconds, "%.1f", seconds_run);
 	const char *argv[24] = {h_pytop(), "-b", "--json", "-r", "200", "-d",
 	                        DELAY_S};
 	size_t n = 7;
@@ -126,6 +127,11 @@ static void run_workload(const char *slot, bool idle)
 	                 "deadline", "%s: the workload did not run to its end",
 	                 slot);
 	free(python), free(wl), free(truth), free(ready);
+}
+
+static void run_workload(const char *slot, bool idle)
+{
+	run_workload_named(slot, idle, "thread_states.py", RUN_S);
 }
 
 static json_t *truth_thread(enum role role)
@@ -324,6 +330,78 @@ ON(py313_pyenv)
 ON(py313_sid)
 ON(py314_sid)
 ON(py315_sid)
+
+/* ---- waiting for the GIL, on every version ------------------------------ */
+
+/* tests/workloads/gil_wait.py: gil_hog keeps the GIL in long sorts, so
+ * gil_waiter, a Python loop, sleeps on the GIL nearly all the time;
+ * lock_waiter sleeps on a futex that is not the GIL's.  pytop finds a GIL
+ * wait by the futex the thread sleeps on (3.15 also flags it itself). */
+#define GIL_RUN_S 2.5
+#define GIL_STEADY_FROM_S 1.0
+#define GIL_WAITER_CPU_MAX 50.0 /* the workload's premise: it waited */
+
+static int gil_role_tid(const char *role)
+{
+	json_t *t = json_object_get(json_object_get(g_run.truth, "threads"), role);
+	cr_assert_not_null(t, "truth has no %s thread", role);
+	return (int)h_num(t, "tid");
+}
+
+static void check_gil_wait(const char *slot)
+{
+	const char *roles[] = { "gil_hog", "gil_waiter", "lock_waiter" };
+	const char *want[] = { "running_gil", "gil_wait", "idle" };
+	int tids[3], got[3] = { 0 }, n = 0;
+	size_t i;
+	json_t *snap;
+
+	run_workload_named(slot, true, "gil_wait.py", GIL_RUN_S);
+	double waiter_cpu = h_num(json_object_get(json_object_get(g_run.truth,
+	                          "threads"), "gil_waiter"), "steady_cpu_pct");
+	cr_assert_lt(waiter_cpu, GIL_WAITER_CPU_MAX, "%s: gil_waiter ran %.1f%% of "
+	             "a CPU: it hardly waited, the workload's premise failed",
+	             slot, waiter_cpu);
+	for (int r = 0; r < 3; r++)
+		tids[r] = gil_role_tid(roles[r]);
+	json_array_foreach(g_run.lines, i, snap) {
+		double at = h_num(snap, "elapsed");
+		if (at < GIL_STEADY_FROM_S || at > GIL_RUN_S - 0.1 ||
+		    json_is_true(json_object_get(snap, "exited")))
+			continue;
+		n++;
+		for (int r = 0; r < 3; r++) {
+			json_t *t = thread_row(snap, tids[r]);
+			cr_assert_not_null(t, "%s: no row for %s", slot, roles[r]);
+			got[r] += strcmp(json_string_value(json_object_get(t, "state")),
+			                 want[r]) == 0;
+		}
+	}
+	h_note("gil wait (%s %s): %d snapshots; gil_hog running_gil %d, "
+	       "gil_waiter gil_wait %d (it ran %.1f%% of a CPU), lock_waiter "
+	       "idle %d", slot, g_run.version, n, got[0], got[1], waiter_cpu,
+	       got[2]);
+	cr_assert_geq(n, 4, "%s: only %d steady snapshots", slot, n);
+	cr_expect_geq(2 * got[0], n, "%s: gil_hog running_gil in %d of %d", slot,
+	              got[0], n);
+	cr_expect_geq(2 * got[1], n, "%s: gil_waiter gil_wait in %d of %d", slot,
+	              got[1], n);
+	/* A futex that is not the GIL's is no GIL wait. */
+	cr_expect_eq(got[2], n, "%s: lock_waiter idle in %d of %d", slot, got[2], n);
+}
+
+/* Where the GIL lives changed in 3.12, 3.13 and 3.14; 3.15 says itself. */
+#define GIL_ON(slot)                                                       \
+	Test(threads, gil_wait_##slot, .timeout = TIMEOUT_S + 10)          \
+	{                                                                  \
+		check_gil_wait(#slot);                                     \
+	}
+
+GIL_ON(py311_debian)
+GIL_ON(py312_pyenv)
+GIL_ON(py313_sid)
+GIL_ON(py314_sid)
+GIL_ON(py315_sid)
 
 /* Without --idle, off-CPU threads are never sampled, but every thread the
  * interpreter has is still listed, with its state. */

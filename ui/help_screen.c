@@ -30,7 +30,7 @@ static const char *const function_help[] = {
 
 static const char *const thread_help[] = {
 	"State      run+GIL: on a CPU running Python; run: on a CPU without",
-	"           the GIL (native code); GIL wait (3.15+); idle; gone",
+	"           the GIL (native code); GIL wait; idle; gone",
 	"CPU%       user + system CPU over the last refresh, % of one CPU",
 	"GIL%       share of the thread reports (10 a second) holding the GIL",
 	"Enter shows only the selected thread's functions and lines; a: all.",

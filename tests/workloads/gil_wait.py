@@ -1,0 +1,84 @@
+"""gil_wait.py - a thread that waits for the GIL most of the time:
+
+  gil_hog      sorts a large list again and again; sorted() is C code that
+               keeps the GIL for its whole run (tens of milliseconds)
+  gil_waiter   a pure-Python loop: it asks for the GIL, and gets it only
+               between two sorts, for one switch interval
+  lock_waiter  blocked on a threading.Lock the main thread holds: a futex
+               wait that is not the GIL
+  main         waits in time.sleep for the run to end
+
+Truth (JSON): threads: {role: {tid, steady_cpu_pct}}, each thread's CPU use
+from STEADY_AFTER_S after the start to the end, in percent of one CPU
+(gil_waiter's is low because it waits); steady_after_s; reason.
+"""
+import random
+import threading
+import time
+
+import workload_common as wc
+
+STEADY_AFTER_S = 0.5
+DATA = [random.random() for _ in range(300_000)]
+perf_counter = time.perf_counter
+
+
+def hog(stop):
+    while not stop:
+        sorted(DATA)
+
+
+def spin(stop):
+    x = 1.0
+    while not stop:
+        x = (x * 1.000001 + 0.25) % 977.0
+
+
+def wait_for(lock):
+    lock.acquire()
+    lock.release()
+
+
+def cpu_of(threads):
+    clocks = {"main": time.thread_time()}
+    for name, t in threads.items():
+        clocks[name] = time.clock_gettime(time.pthread_getcpuclockid(t.ident))
+    return clocks
+
+
+def main():
+    args = wc.parse_args(__doc__.splitlines()[0])
+    stop = []
+    lock = threading.Lock()
+    lock.acquire()
+    threads = {"gil_hog": threading.Thread(target=hog, args=(stop,)),
+               "gil_waiter": threading.Thread(target=spin, args=(stop,)),
+               "lock_waiter": threading.Thread(target=wait_for, args=(lock,))}
+    for t in threads.values():
+        t.start()
+    results = {name: {"tid": t.native_id} for name, t in threads.items()}
+    results["main"] = {"tid": threading.get_native_id()}
+    truth = {"workload": "gil_wait", "threads": results,
+             "steady_after_s": STEADY_AFTER_S, "reason": "deadline"}
+    start = perf_counter()
+    wc.announce_ready(args)
+    try:
+        time.sleep(STEADY_AFTER_S)
+        t0, before = perf_counter(), cpu_of(threads)
+        time.sleep(max(0.0, start + args.seconds - perf_counter()))
+        t1, after = perf_counter(), cpu_of(threads)
+        for name, cpu in after.items():
+            results[name]["steady_cpu_pct"] = round(
+                100.0 * (cpu - before[name]) / (t1 - t0), 2)
+    except wc.Stop:
+        truth["reason"] = "sigterm"
+    stop.append(True)
+    lock.release()
+    for t in threads.values():
+        t.join()
+    wc.write_truth(args, truth)
+    wc.finish(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -6,6 +6,7 @@
 #endif
 
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,11 @@ int main(int argc, char **argv)
 	char *demo_argv[] = { python, demo_path, NULL };
 	int ui_rc, status;
 
+	/* A reader that goes away (pytop -b | head) makes the next write fail
+	 * with EPIPE instead of killing pytop on the spot: the batch loop then
+	 * ends as if time were up, and a launched program is stopped with it
+	 * rather than left running. */
+	signal(SIGPIPE, SIG_IGN);
 	switch (options_parse(argc, argv, isatty(STDOUT_FILENO), &opts)) {
 	case OPTIONS_OK:
 		break;

@@ -71,7 +71,13 @@ static void child_exec(char *const argv[], int out_fd, int err_fd, int report_fd
 {
 	int null = open("/dev/null", O_RDONLY);
 	int e;
+	struct sigaction dfl;
 
+	/* pytop ignores SIGPIPE; an ignored signal stays ignored across
+	 * exec, and the program should get the default. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGPIPE, &dfl, NULL);
 	if (null >= 0) {
 		dup2(null, STDIN_FILENO);
 		close(null);

@@ -466,6 +466,45 @@ Test(cli, quit_stops_the_programs_children, .timeout = 30)
 	free(dir), free(pids);
 }
 
+/* pytop -b ... | head: when the reader goes away pytop ends as if its
+ * time were up (not killed by SIGPIPE), and stops the program it
+ * launched instead of leaving it running. */
+Test(cli, closed_output_ends_pytop_and_its_program, .timeout = 30)
+{
+	const char *py = h_need_python(H_PY_DEBIAN);
+	char *dir = h_tmpdir(), *pidfile = h_path(dir, "pid");
+	char prog[512];
+	snprintf(prog, sizeof prog,
+	         "import os, time\n"
+	         "open('%s', 'w').write(str(os.getpid()))\n"
+	         "while True: time.sleep(0.01)\n", pidfile);
+	const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.2", "--", py, "-c", prog, NULL};
+	struct h_proc p;
+	cr_assert(h_proc_start(&p, argv));
+	cr_assert(h_proc_wait_stdout(&p, "\"elapsed\"", 15), "no JSON line: %s", p.err.data);
+	cr_assert(h_wait_file(pidfile, 10), "the program never started");
+	char *text = h_read_file(pidfile);
+	pid_t prog_pid = text != NULL ? (pid_t)atoi(text) : 0;
+	cr_assert_gt(prog_pid, 0);
+	close(p.out_fd);
+	p.out_fd = -1;
+	cr_assert(h_proc_finish(&p, 10) && !p.timed_out, "pytop kept running after "
+	          "its output was closed");
+	cr_expect_neq(p.status, 128 + SIGPIPE, "pytop was killed by SIGPIPE");
+	double deadline = h_now() + 5;
+	while (h_proc_state(prog_pid) != 0 && h_proc_state(prog_pid) != 'Z' &&
+	       h_now() < deadline)
+		h_sleep(0.05);
+	cr_expect(h_proc_state(prog_pid) == 0 || h_proc_state(prog_pid) == 'Z',
+	          "the launched program still runs (state %c)", h_proc_state(prog_pid));
+	if (h_proc_state(prog_pid) != 0 && h_proc_state(prog_pid) != 'Z')
+		kill(prog_pid, SIGKILL);
+	free(text);
+	h_proc_free(&p);
+	h_rmtree(dir);
+	free(dir), free(pidfile);
+}
+
 Test(cli, target_runs_exec, .timeout = 30)
 {
 	launch_dies("os.execv('/bin/sleep', ['sleep', '0.5'])\n", 0, true);

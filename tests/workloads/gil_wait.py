@@ -1,7 +1,7 @@
 """gil_wait.py - a thread that waits for the GIL most of the time:
 
   gil_hog      sorts a large list again and again; sorted() is C code that
-               keeps the GIL for its whole run (tens of milliseconds)
+               keeps the GIL for its whole run (a few hundred milliseconds)
   gil_waiter   a pure-Python loop: it asks for the GIL, and gets it only
                between two sorts, for one switch interval
   lock_waiter  blocked on a threading.Lock the main thread holds: a futex
@@ -19,7 +19,7 @@ import time
 import workload_common as wc
 
 STEADY_AFTER_S = 0.5
-DATA = [random.random() for _ in range(300_000)]
+DATA = [random.random() for _ in range(1_000_000)]
 perf_counter = time.perf_counter
 
 

@@ -804,3 +804,51 @@ Test(view, native_callees_are_listed_under_their_line)
 	headless_crt.utf8 = true;
 	stop(&st);
 }
+
+/* --native: Enter on a native function without source lines lists the
+ * Python lines it was called from, most first. */
+Test(view, a_native_function_without_source_lists_its_callers)
+{
+	struct tui_state st;
+	struct snapshot s = work_snapshot(g_path);
+	static const char crypto[] = "libcrypto.so.3+0x29c240";
+	static const char module[] = "/usr/lib/x86_64-linux-gnu/libcrypto.so.3";
+	struct row hot = { crypto, 0, 800, 800, 0, 790, 10, 0, 0, 0, 0 };
+	struct row from_work = { crypto, 0, 600, 600, 0, 590, 10, 0, 0, 0, 0 };
+	struct row from_other = { crypto, 0, 200, 200, 0, 200, 0, 0, 0, 0, 0 };
+
+	memset(&st, 0, sizeof st);
+	fscreen_init(&st.fs, true);
+	tscreen_init(&st.ts, true);
+	lscreen_init(&st.ls, true);
+	s.native = true;
+	s.funcs = realloc(s.funcs, 3 * sizeof *s.funcs);
+	cr_assert_not_null(s.funcs);
+	s.funcs[2] = (struct snap_func){ .name = crypto, .file = module,
+	                                 .c = counts(&hot), .native = true,
+	                                 .module = module };
+	s.nfuncs = 3;
+	s.callees = calloc(2, sizeof *s.callees);
+	cr_assert_not_null(s.callees);
+	/* In snapshot order: by caller. */
+	s.callees[0] = (struct snap_callee){ .caller_file = g_path, .caller_line = 10,
+		.name = crypto, .file = module, .module = module, .c = counts(&from_work) };
+	s.callees[1] = (struct snap_callee){ .caller_file = g_path, .caller_line = 17,
+		.name = crypto, .file = module, .module = module, .c = counts(&from_other) };
+	s.ncallees = 2;
+	fscreen_show(&st.fs, &s);
+	draw(&st);
+	cr_assert_str_eq(profile_table_row(&st.fs.table, 0)->name, crypto);
+	keys_handle(&st, '\r');
+	draw(&st);
+	cr_assert_str_eq(headless_row(1), "no source lines (no debug info); below, "
+	                 "the Python lines that called it");
+	cr_assert_eq(st.ls.nrows, 2);
+	cr_assert_not_null(strstr(headless_row(3), "60.0"), "%s", headless_row(3));
+	cr_assert_not_null(strstr(headless_row(3), "\u21b0 work (p.py:10)"),
+	                   "%s", headless_row(3));
+	cr_assert_not_null(strstr(headless_row(4), "20.0"), "%s", headless_row(4));
+	cr_assert_not_null(strstr(headless_row(4), "\u21b0 other (p.py:17)"),
+	                   "%s", headless_row(4));
+	stop(&st);
+}

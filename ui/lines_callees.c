@@ -6,6 +6,7 @@
 #include "lines_callees.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t lines_callees_count(const struct snapshot *s, const char *file,
@@ -59,4 +60,62 @@ void lines_callees_fill(const struct snapshot *s, const char *file, int line,
 	snprintf(rest->text, sizeof rest->text,
 	         "%.*s%s %zu more", indent, caller_text, arrow,
 	         n - LINES_CALLEES_SHOWN);
+}
+
+static bool same(const char *a, const char *b)
+{
+	return strcmp(a != NULL ? a : "", b != NULL ? b : "") == 0;
+}
+
+static bool is_caller_of(const struct snap_callee *c, const char *name,
+                         const char *file)
+{
+	return same(c->name, name) && same(c->file, file);
+}
+
+size_t lines_callers_count(const struct snapshot *s, const char *name,
+                           const char *file)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->ncallees; i++)
+		n += is_caller_of(&s->callees[i], name, file);
+	return n;
+}
+
+/* The function a Python line belongs to, as the snapshot's lines say. */
+static const char *function_of(const struct snapshot *s, const char *file,
+                               int line)
+{
+	for (size_t i = 0; i < s->nlines; i++)
+		if (s->lines[i].line == line && same(s->lines[i].file, file))
+			return s->lines[i].name;
+	return "?";
+}
+
+static int by_own_desc(const void *pa, const void *pb)
+{
+	const struct lines_callee_row *a = pa, *b = pb;
+
+	return (a->c.own < b->c.own) - (a->c.own > b->c.own);
+}
+
+void lines_callers_fill(const struct snapshot *s, const char *name,
+                        const char *file, bool utf8,
+                        struct lines_callee_row *out)
+{
+	size_t n = 0;
+	const char *arrow = utf8 ? "\u21b0" : "<-";
+
+	for (size_t i = 0; i < s->ncallees; i++) {
+		const struct snap_callee *c = &s->callees[i];
+
+		if (!is_caller_of(c, name, file))
+			continue;
+		snprintf(out[n].text, sizeof out[n].text, "%s %s (%s:%d)",
+		         arrow, function_of(s, c->caller_file, c->caller_line),
+		         base_name(c->caller_file), c->caller_line);
+		out[n++].c = c->c;
+	}
+	qsort(out, n, sizeof *out, by_own_desc);
 }

@@ -31,4 +31,14 @@ void lines_callees_fill(const struct snapshot *s, const char *file, int line,
                         const char *caller_text, bool utf8,
                         struct lines_callee_row *out);
 
+/* The other way round, for a native function without source lines (no
+ * debug info): the Python lines whose own samples ended in it (name in
+ * file, as the snapshot's functions name it), most first, each labelled
+ * with the calling function and its file:line.  Count, then fill. */
+size_t lines_callers_count(const struct snapshot *s, const char *name,
+                           const char *file);
+void lines_callers_fill(const struct snapshot *s, const char *name,
+                        const char *file, bool utf8,
+                        struct lines_callee_row *out);
+
 #endif

@@ -332,6 +332,34 @@ static void add_callees(struct lines_screen *ls, const struct snapshot *s,
 	ls->nrows = n + extra;
 }
 
+/* A native function without source lines (no debug info): list the
+ * Python lines its samples came from instead, so that Enter on it still
+ * answers "called from where?".  Without memory the view stays empty. */
+static void add_callers(struct lines_screen *ls, const struct snapshot *s,
+                        bool utf8)
+{
+	size_t n = lines_callers_count(s, ls->name, ls->file);
+
+	if (n == 0)
+		return;
+	struct lines_row *rows = realloc(ls->rows, n * sizeof *rows);
+	if (rows != NULL)
+		ls->rows = rows;
+	const void **order = realloc(ls->order, n * sizeof *order);
+	if (order != NULL)
+		ls->order = order;
+	ls->callees = calloc(n, sizeof *ls->callees);
+	if (rows == NULL || order == NULL || ls->callees == NULL)
+		return;
+	lines_callers_fill(s, ls->name, ls->file, utf8, ls->callees);
+	for (size_t i = 0; i < n; i++)
+		rows[i] = (struct lines_row){ .text = ls->callees[i].text,
+		                              .c = &ls->callees[i].c,
+		                              .callee = true };
+	ls->nrows = n;
+	ls->callers = true;
+}
+
 /* The hottest source line: most %Total, then most %Own, then the first. */
 static size_t hottest(const struct lines_screen *ls)
 {
@@ -354,7 +382,8 @@ static void set_heat(struct lines_screen *ls)
 	uint64_t max = 0;
 
 	for (size_t i = 0; i < ls->nrows; i++)
-		if (ls->rows[i].c != NULL && !ls->rows[i].callee &&
+		if (ls->rows[i].c != NULL &&
+		    (!ls->rows[i].callee || ls->callers) &&
 		    ls->rows[i].c->total > max)
 			max = ls->rows[i].c->total;
 	for (size_t i = 0; i < ls->nrows; i++)
@@ -368,6 +397,11 @@ static void set_note(struct lines_screen *ls)
 	int past = 0;
 
 	ls->note[0] = '\0';
+	if (ls->callers) {
+		snprintf(ls->note, sizeof ls->note, "no source lines (no debug "
+		         "info); below, the Python lines that called it");
+		return;
+	}
 	if (!ls->src.loaded) {
 		snprintf(ls->note, sizeof ls->note, "source not available: %s",
 		         ls->src.reason);
@@ -427,6 +461,9 @@ static void rebuild(struct lines_screen *ls, const struct snapshot *s)
 	ls->nrows = cap > 0 ? fill_rows(ls, s) : 0;
 	qsort(ls->rows, ls->nrows, sizeof ls->rows[0], by_line);
 	add_callees(ls, s, ls->utf8);
+	ls->callers = false;
+	if (ls->nrows == 0)
+		add_callers(ls, s, ls->utf8);
 	for (size_t i = 0; i < ls->nrows; i++)
 		ls->order[i] = &ls->rows[i];
 	set_heat(ls);

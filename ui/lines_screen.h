@@ -68,6 +68,9 @@ struct lines_screen {
 	size_t nrows;
 	struct lines_callee_row *callees; /* owned: the callee rows' text and
 	                                     figures */
+	bool callers;                 /* the rows are the Python lines that
+	                                 called a native function without
+	                                 source lines (callee rows, line 0) */
 	char note[4480];              /* what is wrong with the source, or "" */
 	bool idle_mode;
 	pid_t thread;                 /* the snapshot's thread filter */

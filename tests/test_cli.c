@@ -425,6 +425,24 @@ Test(cli, target_exits_abruptly_with_status, .timeout = 30)
 	launch_dies("os._exit(7)\n", 7, false);
 }
 
+static bool ended(pid_t pid)
+{
+	return h_proc_state(pid) == 0 || h_proc_state(pid) == 'Z';
+}
+
+/* pid must end within 5 s of pytop; it is killed either way, so that a
+ * failure leaves nothing running. */
+static void expect_ends(pid_t pid, const char *what)
+{
+	double deadline = h_now() + 5;
+	while (!ended(pid) && h_now() < deadline)
+		h_sleep(0.05);
+	cr_expect(ended(pid), "%s %d still runs (state %c) after pytop ended", what,
+	          (int)pid, h_proc_state(pid));
+	if (!ended(pid))
+		kill(pid, SIGKILL);
+}
+
 /* Quitting in launch mode stops the program's children too: a pool's
  * workers must not be left orphaned, waiting for a parent that is gone. */
 Test(cli, quit_stops_the_programs_children, .timeout = 30)
@@ -448,15 +466,7 @@ Test(cli, quit_stops_the_programs_children, .timeout = 30)
 	cr_assert_not_null(text, "the workers never started");
 	int workers = 0;
 	for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
-		pid_t w = (pid_t)atoi(line);
-		double deadline = h_now() + 5;
-		while (h_proc_state(w) != 0 && h_proc_state(w) != 'Z' && h_now() < deadline)
-			h_sleep(0.05);
-		cr_expect(h_proc_state(w) == 0 || h_proc_state(w) == 'Z',
-		          "worker %d still runs (state %c) after pytop quit", (int)w,
-		          h_proc_state(w));
-		if (h_proc_state(w) != 0 && h_proc_state(w) != 'Z')
-			kill(w, SIGKILL);
+		expect_ends((pid_t)atoi(line), "worker");
 		workers++;
 	}
 	cr_expect_eq(workers, 2, "%d workers started", workers);
@@ -491,14 +501,7 @@ Test(cli, closed_output_ends_pytop_and_its_program, .timeout = 30)
 	cr_assert(h_proc_finish(&p, 10) && !p.timed_out, "pytop kept running after "
 	          "its output was closed");
 	cr_expect_neq(p.status, 128 + SIGPIPE, "pytop was killed by SIGPIPE");
-	double deadline = h_now() + 5;
-	while (h_proc_state(prog_pid) != 0 && h_proc_state(prog_pid) != 'Z' &&
-	       h_now() < deadline)
-		h_sleep(0.05);
-	cr_expect(h_proc_state(prog_pid) == 0 || h_proc_state(prog_pid) == 'Z',
-	          "the launched program still runs (state %c)", h_proc_state(prog_pid));
-	if (h_proc_state(prog_pid) != 0 && h_proc_state(prog_pid) != 'Z')
-		kill(prog_pid, SIGKILL);
+	expect_ends(prog_pid, "the launched program");
 	free(text);
 	h_proc_free(&p);
 	h_rmtree(dir);

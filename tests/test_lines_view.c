@@ -817,10 +817,7 @@ Test(view, a_native_function_without_source_lists_its_callers)
 	struct row from_work = { crypto, 0, 600, 600, 0, 590, 10, 0, 0, 0, 0 };
 	struct row from_other = { crypto, 0, 200, 200, 0, 200, 0, 0, 0, 0, 0 };
 
-	memset(&st, 0, sizeof st);
-	fscreen_init(&st.fs, true);
-	tscreen_init(&st.ts, true);
-	lscreen_init(&st.ls, true);
+	start(&st, g_path);
 	s.native = true;
 	s.funcs = realloc(s.funcs, 3 * sizeof *s.funcs);
 	cr_assert_not_null(s.funcs);

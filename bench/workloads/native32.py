@@ -6,11 +6,8 @@ threads to unwind them (py-spy issue #872).
 usage: native32.py ITERATIONS_PER_THREAD REPORT_FILE
 """
 import hashlib
-import sys
-import threading
-import time
 
-from report import write_report
+from report import run_threads
 
 NTHREADS = 32
 BLOCK = bytes(range(256)) * 1024  # 256 KiB
@@ -21,16 +18,4 @@ def spin(n):
         hashlib.sha256(BLOCK).digest()
 
 
-def main():
-    n, report = int(sys.argv[1]), sys.argv[2]
-    workers = [threading.Thread(target=spin, args=(n,), name="hash-%d" % k)
-               for k in range(NTHREADS)]
-    t0 = time.perf_counter()
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    write_report(report, time.perf_counter() - t0)
-
-
-main()
+run_threads(spin, NTHREADS, "hash")

@@ -4,11 +4,8 @@ what a sampler sees in most threaded Python servers.
 
 usage: threads.py ITERATIONS_PER_THREAD REPORT_FILE
 """
-import sys
-import threading
-import time
 
-from report import write_report
+from report import run_threads
 
 NTHREADS = 6
 
@@ -20,16 +17,4 @@ def spin(n):
     return x
 
 
-def main():
-    n, report = int(sys.argv[1]), sys.argv[2]
-    workers = [threading.Thread(target=spin, args=(n,), name="spin-%d" % k)
-               for k in range(NTHREADS)]
-    t0 = time.perf_counter()
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    write_report(report, time.perf_counter() - t0)
-
-
-main()
+run_threads(spin, NTHREADS, "spin")

@@ -13,6 +13,7 @@ enum pytop_err {
 	PYTOP_ERR_UNSUPPORTED,  /* a CPython this build cannot read */
 	PYTOP_ERR_LAUNCH,       /* the command could not be started */
 	PYTOP_ERR_INTERNAL,     /* out of memory, thread creation... */
+	PYTOP_ERR_FILE,         /* a file pytop creates could not be */
 };
 
 struct pytop_error {

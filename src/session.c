@@ -373,6 +373,9 @@ int session_close(struct session *s)
 			status = 1;
 		if (s->target.output[0] != '\0')
 			fprintf(stderr, "pytop: the program's output is in %s\n", s->target.output);
+		else if (s->target.output_error.code != PYTOP_OK)
+			fprintf(stderr, "pytop: the program's output was discarded: %s\n",
+			        s->target.output_error.text);
 	}
 	free_parts(s);
 	return status;

@@ -10,12 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "crash_stop.h"
 #include "proc_children.h"
+#include "safe_create.h"
 
 /* How long a launched program may run without becoming a Python before we
  * call it "not Python".  Wrappers (pyenv shims, shell scripts) exec the
@@ -67,11 +71,19 @@ static void join_argv(char *const argv[], char *buf, size_t len)
 }
 
 /* In the child, between fork and exec: only async-signal-safe calls. */
-static void child_exec(char *const argv[], int out_fd, int err_fd, int report_fd)
+static void child_exec(char *const argv[], pid_t parent, int out_fd, int err_fd,
+                       int report_fd)
 {
 	int null = open("/dev/null", O_RDONLY);
 	int e;
 	struct sigaction dfl;
+
+	/* If pytop dies without stopping it (SIGKILL), the program must not
+	 * run on unseen.  The signal comes when the thread that forked exits
+	 * (the main thread: the process).  A parent already gone before the
+	 * prctl would never send it: then stop here. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(127);
 
 	/* pytop ignores SIGPIPE; an ignored signal stays ignored across
 	 * exec, and the program should get the default. */
@@ -93,17 +105,23 @@ static void child_exec(char *const argv[], int out_fd, int err_fd, int report_fd
 	_exit(127);
 }
 
-static int open_log(struct target *t)
+/* TUI mode: the program's output goes to a file nobody else can have
+ * prepared (pytop may be root, $TMPDIR shared), or, failing that, nowhere:
+ * never onto the screen. */
+static int open_output(struct target *t)
 {
 	const char *dir = getenv("TMPDIR");
+	char prefix[32];
 	int fd;
 
-	snprintf(t->output, sizeof(t->output), "%s/pytop-%d.out",
-	         dir && *dir ? dir : "/tmp", (int)getpid());
-	fd = open(t->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		t->output[0] = '\0';
-	return fd;
+	snprintf(prefix, sizeof(prefix), "pytop-%d.", (int)getpid());
+	fd = safe_create_private(dir && *dir ? dir : "/tmp", prefix, "output", t->output,
+	                         sizeof(t->output),
+	                         "set TMPDIR to a short directory you can write to",
+	                         &t->output_error);
+	if (fd >= 0)
+		return fd;
+	return open("/dev/null", O_WRONLY | O_CLOEXEC);
 }
 
 static int launch_error(char *const argv[], int e, struct pytop_error *err)
@@ -120,18 +138,35 @@ static int launch_error(char *const argv[], int e, struct pytop_error *err)
 	return -1;
 }
 
+static void reaped(struct target *t)
+{
+	t->exited = true;
+	crash_stop_disarm(); /* its PID may name another process now */
+}
+
 int target_launch(char *const argv[], bool tui, struct target *t, struct pytop_error *err)
 {
 	int report[2], out_fd, err_fd, child_errno = 0;
+	pid_t parent = getpid();
 	ssize_t n;
 
 	memset(t, 0, sizeof(*t));
 	t->launched = true;
 	join_argv(argv, t->command, sizeof(t->command));
+	if (syscall(SYS_gettid) != parent) {
+		/* PR_SET_PDEATHSIG fires when the forking thread ends. */
+		error_set(err, PYTOP_ERR_INTERNAL, "a program must be launched from the main thread");
+		return -1;
+	}
 	if (pipe2(report, O_CLOEXEC) != 0)
 		return launch_error(argv, errno, err);
-	out_fd = tui ? open_log(t) : dup(STDERR_FILENO);
+	out_fd = tui ? open_output(t) : dup(STDERR_FILENO);
 	err_fd = tui ? out_fd : -1;
+	if (tui && out_fd < 0) {
+		close(report[0]);
+		close(report[1]);
+		return launch_error(argv, errno, err);
+	}
 	fflush(NULL);
 	t->pid = fork();
 	if (t->pid < 0) {
@@ -140,7 +175,8 @@ int target_launch(char *const argv[], bool tui, struct target *t, struct pytop_e
 		return launch_error(argv, errno, err);
 	}
 	if (t->pid == 0)
-		child_exec(argv, out_fd, err_fd, report[1]);
+		child_exec(argv, parent, out_fd, err_fd, report[1]);
+	crash_stop_arm(t->pid);
 	close(report[1]);
 	if (out_fd >= 0)
 		close(out_fd);
@@ -151,7 +187,7 @@ int target_launch(char *const argv[], bool tui, struct target *t, struct pytop_e
 	close(report[0]);
 	if (n == (ssize_t)sizeof(child_errno)) {
 		waitpid(t->pid, &t->wait_status, 0);
-		t->exited = true;
+		reaped(t);
 		return launch_error(argv, child_errno, err);
 	}
 	return 0;
@@ -264,13 +300,15 @@ bool target_poll_exit(struct target *t)
 
 		memset(&si, 0, sizeof(si));
 		if (waitid(P_PID, (id_t)t->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
-			t->exited = errno == ECHILD;
+			if (errno == ECHILD)
+				reaped(t);
 			return t->exited;
 		}
 		if (si.si_pid != t->pid || (si.si_code != CLD_EXITED && si.si_code != CLD_KILLED &&
 		                            si.si_code != CLD_DUMPED))
 			return false;
-		t->exited = waitpid(t->pid, &t->wait_status, WNOHANG) == t->pid;
+		if (waitpid(t->pid, &t->wait_status, WNOHANG) == t->pid)
+			reaped(t);
 	} else {
 		t->exited = process_gone(t->pid);
 	}
@@ -316,7 +354,7 @@ void target_terminate(struct target *t)
 	if (!t->exited) {
 		kill(t->pid, SIGKILL);
 		waitpid(t->pid, &t->wait_status, 0);
-		t->exited = true;
+		reaped(t);
 	}
 }
 

@@ -5,6 +5,7 @@
 #ifndef PYTOP_TARGET_H
 #define PYTOP_TARGET_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -18,7 +19,9 @@ struct target {
 	bool exited;
 	int wait_status;     /* raw waitpid status, valid when launched && exited */
 	char command[256];   /* its command line, for the header */
-	char output[128];    /* launch mode: where its stdout/stderr went, or "" */
+	char output[PATH_MAX]; /* launch mode: the file its stdout/stderr go to, or "" */
+	struct pytop_error output_error; /* why there is no such file (its output
+	                                    is discarded), code 0 when none */
 };
 
 /* Attach mode: check that pid exists and read its command line. */
@@ -26,8 +29,12 @@ int target_attach(pid_t pid, struct target *t, struct pytop_error *err);
 
 /* Launch mode: fork and exec argv.  The child's stdin is /dev/null; its
  * stdout goes to pytop's stderr in batch mode (so pytop's stdout stays
- * parseable), and both stdout and stderr go to a log file under $TMPDIR in
- * TUI mode (so it cannot scribble on the screen). */
+ * parseable), and in TUI mode both stdout and stderr go to a new file,
+ * $TMPDIR/pytop-PID.XXXXXX/output in a private directory (safe_create.h),
+ * so that it cannot scribble on the screen; if that file cannot be made,
+ * to /dev/null, and output_error says why.  The program gets SIGKILL if
+ * pytop dies (PR_SET_PDEATHSIG); crash_stop.h covers its descendants when
+ * pytop dies of a fatal signal.  Must be called from the main thread. */
 int target_launch(char *const argv[], bool tui, struct target *t, struct pytop_error *err);
 
 /* Find the Python runtime.  In launch mode, wait (polling every few hundred

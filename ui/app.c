@@ -106,7 +106,8 @@ static int schedule_wait_ms(const struct schedule *sc, double now)
 
 /* ---- batch ------------------------------------------------------------- */
 
-/* Set by SIGINT/SIGTERM in batch mode; a handler can only reach a
+/* Set by SIGINT/SIGTERM/SIGHUP in batch mode (a closed terminal must stop
+ * a launched program as quitting does); a handler can only reach a
  * global. */
 static volatile sig_atomic_t batch_stop;
 
@@ -116,7 +117,7 @@ static void on_batch_signal(int sig)
 	batch_stop = 1;
 }
 
-static const int batch_signals[] = { SIGINT, SIGTERM };
+static const int batch_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define NBATCH_SIGNALS (sizeof batch_signals / sizeof batch_signals[0])
 
 static void batch_signals_install(struct sigaction *old)

@@ -115,12 +115,16 @@ static void on_quit(int sig)
 	quit_flag = 1;
 }
 
-/* Put the terminal back, then die of the same signal with the default
- * action (SA_RESETHAND reinstalled it; the signal stays blocked until we
- * return, then it is delivered again). */
+/* Put the terminal back, then pass the signal on to the handler that was
+ * there before curses (the engine's: it stops a launched program), or the
+ * default action: the signal stays blocked until we return, then it is
+ * delivered again, and pytop dies of it. */
 static void on_fatal(int sig)
 {
 	crt_restore_terminal();
+	for (size_t i = 0; i < NFATAL; i++)
+		if (fatal_signals[i] == sig)
+			sigaction(sig, &old_fatal[i], NULL);
 	raise(sig);
 }
 

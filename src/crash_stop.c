@@ -18,14 +18,15 @@
 static const int fatal_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE };
 #define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
 
-/* Enough for the processes of any machine pytop is likely to run on; a
- * family member beyond the first SCAN_MAX processes is missed, not
- * overrun. */
+/* Enough for the processes of any machine pytop is likely to run on and
+ * for any family; beyond them, members are missed, never overrun. */
 #define SCAN_MAX 16384
+#define FAMILY_MAX 4096
 
 static volatile sig_atomic_t armed_pid;
 static pid_t scan_pid[SCAN_MAX], scan_ppid[SCAN_MAX];
-static bool doomed[SCAN_MAX];
+static bool taken[SCAN_MAX];
+static pid_t family[FAMILY_MAX];
 static char dents[32768] __attribute__((aligned(8)));
 
 static pid_t parse_pid(const char *s)
@@ -101,33 +102,43 @@ static int scan_proc(void)
 	return n;
 }
 
-static bool is_doomed(pid_t pid, int n)
+static bool in_family(pid_t pid, int nfam)
 {
-	for (int i = 0; i < n; i++)
-		if (doomed[i] && scan_pid[i] == pid)
+	for (int i = 0; i < nfam; i++)
+		if (family[i] == pid)
 			return true;
 	return false;
+}
+
+/* The root, then its descendants, level by level (the family is small:
+ * each pass costs processes x family). */
+static int find_family(pid_t root, int n)
+{
+	int nfam = 0;
+	bool grew = true;
+
+	family[nfam++] = root;
+	for (int i = 0; i < n; i++)
+		taken[i] = scan_pid[i] == root;
+	while (grew && nfam < FAMILY_MAX) {
+		grew = false;
+		for (int i = 0; i < n && nfam < FAMILY_MAX; i++)
+			if (!taken[i] && in_family(scan_ppid[i], nfam)) {
+				taken[i] = grew = true;
+				family[nfam++] = scan_pid[i];
+			}
+	}
+	return nfam;
 }
 
 /* The root first, so that it cannot start replacements for the children
  * being killed. */
 static void kill_family(pid_t root)
 {
-	int n = scan_proc();
-	bool grew = true;
+	int nfam = find_family(root, scan_proc());
 
-	for (int i = 0; i < n; i++)
-		doomed[i] = scan_pid[i] == root;
-	while (grew) {
-		grew = false;
-		for (int i = 0; i < n; i++)
-			if (!doomed[i] && is_doomed(scan_ppid[i], n))
-				doomed[i] = grew = true;
-	}
-	kill(root, SIGKILL);
-	for (int i = 0; i < n; i++)
-		if (doomed[i] && scan_pid[i] != root)
-			kill(scan_pid[i], SIGKILL);
+	for (int i = 0; i < nfam; i++)
+		kill(family[i], SIGKILL);
 }
 
 /* SA_RESETHAND put the default action back; the signal stays blocked

@@ -1,13 +1,13 @@
 /* test_launch_orphans.c - a launched program never outlives pytop by
  * accident, however pytop ends.
  *
- * The program (a Python script) starts a child of its own (sleep) and
- * writes both PIDs to a file; then pytop is made to end: by itself
- * (--duration, or q in the live view), by SIGTERM, SIGHUP, a crash
- * (SIGSEGV, SIGABRT) or SIGKILL.  The program and its child must be gone
- * (or zombies: dead, waiting for a reaper) within a few seconds.  SIGKILL
- * cannot be caught: the program dies of its PR_SET_PDEATHSIG, its own
- * children run on, as the man page says.
+ * The program (a Python script) starts a child of its own (sh), which
+ * starts one (sleep), and writes the three PIDs to a file; then pytop is
+ * made to end: by itself (--duration, or q in the live view), by SIGTERM,
+ * SIGHUP, a crash (SIGSEGV, SIGABRT) or SIGKILL.  The program and its
+ * descendants must be gone (or zombies: dead, waiting for a reaper)
+ * within a few seconds.  SIGKILL cannot be caught: the program dies of its
+ * PR_SET_PDEATHSIG, its own descendants run on, as the man page says.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,14 +27,14 @@
 #define SERVER_LIFETIME_S 60
 
 /* One run: the directory, pytop (batch: a child; TUI: in tmux), and the
- * program and its child once known. */
+ * program and its descendants once known. */
 struct run {
 	char *dir, *pids_file;
 	struct h_proc pytop;
 	bool batch_started;
 	struct h_tmux tmux;
 	pid_t tui_pytop;
-	pid_t program, child;
+	pid_t program, child, grandchild;
 };
 
 static struct run g_run; /* torn down by .fini even after a failed assert */
@@ -45,7 +45,7 @@ static void teardown(void)
 	if (r->batch_started)
 		h_proc_free(&r->pytop);
 	h_tmux_kill(&r->tmux);
-	pid_t left[] = {r->tui_pytop, r->program, r->child};
+	pid_t left[] = {r->tui_pytop, r->program, r->child, r->grandchild};
 	for (size_t i = 0; i < sizeof left / sizeof left[0]; i++)
 		if (left[i] > 0 && h_proc_state(left[i]) != 0)
 			kill(left[i], SIGKILL);
@@ -62,9 +62,14 @@ static char *write_program(void)
 	FILE *f = fopen(prog, "w");
 	cr_assert_not_null(f);
 	fputs("import os, subprocess, sys, time\n"
-	      "child = subprocess.Popen(['sleep', '300'])\n"
+	      "gc = sys.argv[1] + '.gc'\n"
+	      "child = subprocess.Popen(['sh', '-c', 'sleep 300 & "
+	      "echo $! > \"$0.tmp\"; mv \"$0.tmp\" \"$0\"; wait', gc])\n"
+	      "while not os.path.exists(gc):\n"
+	      "    time.sleep(0.01)\n"
 	      "with open(sys.argv[1] + '.tmp', 'w') as f:\n"
-	      "    f.write('%d %d\\n' % (os.getpid(), child.pid))\n"
+	      "    f.write('%d %d %s\\n' % (os.getpid(), child.pid, "
+	      "open(gc).read().strip()))\n"
 	      "os.rename(sys.argv[1] + '.tmp', sys.argv[1])\n"
 	      "while True:\n"
 	      "    time.sleep(0.02)\n",
@@ -81,19 +86,22 @@ static void setup_dir(void)
 	r->pids_file = h_path(r->dir, "pids");
 }
 
-/* Wait for the program to write its PID and its child's. */
+/* Wait for the program to write its PID, its child's and grandchild's. */
 static void learn_pids(void)
 {
 	struct run *r = &g_run;
 	cr_assert(h_wait_file(r->pids_file, START_WITHIN_S),
 	          "the program never started");
 	char *text = h_read_file(r->pids_file);
-	int program = 0, child = 0;
-	cr_assert(text && sscanf(text, "%d %d", &program, &child) == 2);
+	int program = 0, child = 0, grandchild = 0;
+	cr_assert(text && sscanf(text, "%d %d %d", &program, &child,
+	                         &grandchild) == 3);
 	free(text);
 	r->program = program;
 	r->child = child;
-	cr_assert(h_proc_state(r->program) != 0 && h_proc_state(r->child) != 0);
+	r->grandchild = grandchild;
+	cr_assert(h_proc_state(r->program) != 0 && h_proc_state(r->child) != 0 &&
+	          h_proc_state(r->grandchild) != 0);
 }
 
 static bool gone(pid_t pid)
@@ -102,24 +110,28 @@ static bool gone(pid_t pid)
 	return state == 0 || state == 'Z' || state == 'X';
 }
 
-/* Both gone within GONE_WITHIN_S, or (child_survives) the program gone
- * and its child still running. */
-static void expect_family_gone(const char *how, bool child_survives)
+/* All three gone within GONE_WITHIN_S, or (descendants_survive) the
+ * program gone and its child and grandchild still running. */
+static void expect_family_gone(const char *how, bool descendants_survive)
 {
 	struct run *r = &g_run;
 	double deadline = h_now() + GONE_WITHIN_S;
-	while (!(gone(r->program) && (child_survives || gone(r->child))) &&
+	while (!(gone(r->program) && (descendants_survive ||
+	                              (gone(r->child) && gone(r->grandchild)))) &&
 	       h_now() < deadline)
 		h_sleep(0.05);
 	cr_assert(gone(r->program), "%s: the launched program (%d) still runs",
 	          how, (int)r->program);
-	if (child_survives)
-		cr_assert(!gone(r->child), "%s: the program's child (%d) is gone "
-		          "too, which the man page says it is not", how,
-		          (int)r->child);
-	else
-		cr_assert(gone(r->child), "%s: the program's child (%d) still runs",
-		          how, (int)r->child);
+	pid_t desc[] = {r->child, r->grandchild};
+	for (int i = 0; i < 2; i++) {
+		if (descendants_survive)
+			cr_assert(!gone(desc[i]), "%s: the program's %s (%d) is gone "
+			          "too, which the man page says it is not", how,
+			          i ? "grandchild" : "child", (int)desc[i]);
+		else
+			cr_assert(gone(desc[i]), "%s: the program's %s (%d) still runs",
+			          how, i ? "grandchild" : "child", (int)desc[i]);
+	}
 }
 
 /* ---- batch mode ------------------------------------------------------- */
@@ -190,7 +202,7 @@ Test(orphans, batch_sigabrt)
 }
 
 /* Nothing in pytop runs: the kernel's PR_SET_PDEATHSIG kills the program;
- * its own child is left (the man page says so). */
+ * its own descendants are left (the man page says so). */
 Test(orphans, batch_sigkill)
 {
 	batch_signal(SIGKILL, 128 + SIGKILL, true);

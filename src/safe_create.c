@@ -32,11 +32,6 @@ static int create_at(int dirfd, const char *name, const char *shown, const char 
 	return fd;
 }
 
-int safe_create_new(const char *path, const char *fix, struct pytop_error *err)
-{
-	return create_at(AT_FDCWD, path, path, fix, err);
-}
-
 /* The directory mkdtemp made, opened without following a symlink and
  * checked to be still ours and private: in a shared directory without the
  * sticky bit another user could have renamed it and put their own in its

@@ -4,10 +4,11 @@
  * directory (/tmp) is a name another local user can plant first: a symlink
  * to a file to truncate, a dangling one to make root create a file, a file
  * of their own to receive the output, a FIFO to hang pytop in open().  So
- * a file is created only where nothing exists yet (O_CREAT|O_EXCL), never
- * through a symlink (O_NOFOLLOW), mode 0600; the usual way is inside a
- * fresh private directory (mkdtemp, mode 0700, a name nobody can predict).
- * A path that does not fit is an error, never cut short.
+ * a file is created only inside a fresh private directory (mkdtemp, mode
+ * 0700, a name nobody can predict), where nothing exists yet
+ * (O_CREAT|O_EXCL), never through a symlink (O_NOFOLLOW), mode 0600.  A
+ * path that does not fit is an error, never cut short.  Recordings and
+ * exports are meant to be made here too.
  */
 #ifndef PYTOP_SAFE_CREATE_H
 #define PYTOP_SAFE_CREATE_H
@@ -15,11 +16,6 @@
 #include <stddef.h>
 
 #include "errors.h"
-
-/* Create exactly `path` for writing (O_CLOEXEC).  Fails if anything at all
- * is there already.  Returns the descriptor, or -1 and *err (whose fix
- * part is `fix`, e.g. "choose another file name"). */
-int safe_create_new(const char *path, const char *fix, struct pytop_error *err);
 
 /* Create <dir>/<prefix>XXXXXX/<name>: a new directory of our own (0700)
  * under dir, then the file in it (0600), opened for writing (O_CLOEXEC).

@@ -122,8 +122,10 @@ enum plant { PLANT_LINK_TO_VICTIM, PLANT_DANGLING_LINK, PLANT_FOREIGN_FILE, PLAN
 static void plant_as(bool as_attacker, enum plant what, const char *path,
                      const char *target)
 {
-	uid_t uid = 0;
-	gid_t gid = 0;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	if (as_attacker && uid != 0)
+		cr_skip_test("planting as another user needs root");
 	if (as_attacker)
 		attacker_ids(&uid, &gid);
 	pid_t pid = fork();

@@ -163,9 +163,11 @@ int target_launch(char *const argv[], bool tui, struct target *t, struct pytop_e
 	out_fd = tui ? open_output(t) : dup(STDERR_FILENO);
 	err_fd = tui ? out_fd : -1;
 	if (tui && out_fd < 0) {
+		error_set(err, PYTOP_ERR_LAUNCH, "cannot open /dev/null for the program's output "
+		          "(%s); check that /dev/null exists and is writable", strerror(errno));
 		close(report[0]);
 		close(report[1]);
-		return launch_error(argv, errno, err);
+		return -1;
 	}
 	fflush(NULL);
 	t->pid = fork();

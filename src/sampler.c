@@ -498,8 +498,8 @@ static void sleep_until(struct sampler *s, uint64_t deadline_ns)
 	};
 
 	while (!atomic_load(&s->pause) && !atomic_load(&s->stop))
-		if (sem_clockwait(&s->wake, CLOCK_MONOTONIC, &ts) != 0 && errno == ETIMEDOUT)
-			return;
+		if (sem_clockwait(&s->wake, CLOCK_MONOTONIC, &ts) != 0 && errno != EINTR)
+			return; /* the deadline (or a deadline it cannot wait for) */
 }
 
 /* Job control stops pytop: release every thread (one still asked to stop

@@ -141,16 +141,16 @@ static void on_tstp(int sig)
 		errno = saved_errno;
 		return;
 	}
+	if (old_tstp.sa_handler == SIG_IGN || (old_tstp.sa_flags & SA_SIGINFO)) {
+		errno = saved_errno;
+		return; /* pytop was started with Ctrl-Z ignored */
+	}
 	if (curses_active)
 		endwin();
-	if (old_tstp.sa_handler != SIG_DFL && old_tstp.sa_handler != SIG_IGN &&
-	    !(old_tstp.sa_flags & SA_SIGINFO)) {
+	if (old_tstp.sa_handler != SIG_DFL)
 		old_tstp.sa_handler(sig);
-	} else if (old_tstp.sa_handler == SIG_DFL) {
-		/* No one else to ask: stop as if not caught (SIGTSTP is
-		 * blocked in here; SIGSTOP does what it would). */
-		raise(SIGSTOP);
-	}
+	else
+		raise(SIGSTOP); /* no one else to ask: SIGTSTP is blocked in here */
 	continued = 1;
 	errno = saved_errno;
 }

@@ -369,7 +369,10 @@ Test(harm_stop, ctrl_z_tui, .timeout = TIMEOUT_S, .fini = tui_teardown)
 		target_check_free(&g_tui.target, why);
 	}
 	cr_assert(h_tmux_keys(&g_tui.tmux, (const char *const[]){ "q", NULL }));
-	cr_assert(h_tmux_wait_for(&g_tui.tmux, "$ ", WAIT_S, NULL) != NULL);
+	double deadline = h_now() + WAIT_S;
+	while (h_proc_state(pytop) != 0 && h_now() < deadline)
+		h_sleep(0.01);
+	cr_assert_eq(h_proc_state(pytop), 0, "pytop did not quit on q");
 	target_check_free(&g_tui.target, "after q");
 }
 

@@ -35,6 +35,7 @@
 #define TIMEOUT_S 60
 #define WAIT_S 15.0
 #define STOPS 20
+#define STOPS_MORE 10         /* SIGTTIN, SIGTTOU: the same path as SIGTSTP */
 #define CTRL_Z_STOPS 5
 #define HELD_RECHECK_S 0.005  /* a thread caught in its sample's stop */
 #define SERVER_LIFETIME_S 120
@@ -172,16 +173,16 @@ static void batch_finish(struct h_proc *p, const char *what)
 	cr_assert_gt(p->out.len, before, "%s: no output after the stops", what);
 }
 
-/* Stop pytop with sig STOPS times, a random moment into sampling each
+/* Stop pytop with sig `stops` times, a random moment into sampling each
  * time, look at the target while pytop is stopped, continue it; returns
  * how many stops found target threads held. */
-static int stop_many(struct h_proc *p, struct target *t, int sig, const char *what)
+static int stop_many(struct h_proc *p, struct target *t, int sig, int stops, const char *what)
 {
 	int holds = 0;
 	char states[512];
 
 	srand((unsigned)getpid());
-	for (int i = 0; i < STOPS; i++) {
+	for (int i = 0; i < stops; i++) {
 		h_sleep(0.05 + (rand() % 100) / 1000.0);
 		h_proc_signal(p, sig);
 		cr_assert(wait_stopped(p->pid, true), "%s %d: pytop did not stop", what, i);
@@ -196,18 +197,18 @@ static int stop_many(struct h_proc *p, struct target *t, int sig, const char *wh
 		h_sleep(0.05);
 		target_check_free(t, what);
 	}
-	h_note("%s: %d of %d stops held target threads", what, holds, STOPS);
+	h_note("%s: %d of %d stops held target threads", what, holds, stops);
 	return holds;
 }
 
-static void caught_signal(int sig, const char *what)
+static void caught_signal(int sig, int stops, const char *what)
 {
 	struct target t;
 	struct h_proc p;
 
 	target_start(&t);
 	batch_start(&p, &t, "200");
-	cr_expect_eq(stop_many(&p, &t, sig, what), 0,
+	cr_expect_eq(stop_many(&p, &t, sig, stops, what), 0,
 	             "%s: pytop stopped while holding target threads", what);
 	batch_finish(&p, what);
 	target_check_free(&t, what);
@@ -215,9 +216,15 @@ static void caught_signal(int sig, const char *what)
 	target_free(&t);
 }
 
-Test(harm_stop, sigtstp_batch, .timeout = TIMEOUT_S) { caught_signal(SIGTSTP, "SIGTSTP"); }
-Test(harm_stop, sigttin_batch, .timeout = TIMEOUT_S) { caught_signal(SIGTTIN, "SIGTTIN"); }
-Test(harm_stop, sigttou_batch, .timeout = TIMEOUT_S) { caught_signal(SIGTTOU, "SIGTTOU"); }
+Test(harm_stop, sigtstp_batch, .timeout = TIMEOUT_S) { caught_signal(SIGTSTP, STOPS, "SIGTSTP"); }
+Test(harm_stop, sigttin_batch, .timeout = TIMEOUT_S)
+{
+	caught_signal(SIGTTIN, STOPS_MORE, "SIGTTIN");
+}
+Test(harm_stop, sigttou_batch, .timeout = TIMEOUT_S)
+{
+	caught_signal(SIGTTOU, STOPS_MORE, "SIGTTOU");
+}
 
 Test(harm_stop, sigstop_batch, .timeout = TIMEOUT_S)
 {
@@ -226,7 +233,7 @@ Test(harm_stop, sigstop_batch, .timeout = TIMEOUT_S)
 
 	target_start(&t);
 	batch_start(&p, &t, "200");
-	stop_many(&p, &t, SIGSTOP, "SIGSTOP"); /* checks the release after each */
+	stop_many(&p, &t, SIGSTOP, STOPS, "SIGSTOP"); /* checks the release after each */
 	batch_finish(&p, "SIGSTOP");
 	target_check_free(&t, "SIGSTOP");
 	h_proc_free(&p);

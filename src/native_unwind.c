@@ -6,7 +6,13 @@
  * one PTRACE_GETREGS, so an unwind costs a few system calls, not one per
  * word.  Unwind tables are found by libunwind-ptrace (_UPT_find_proc_info,
  * one context for the whole process: threads share the address space),
- * and their results are cached per address space (UNW_CACHE_GLOBAL). */
+ * and their results are cached per address space (UNW_CACHE_GLOBAL).
+ *
+ * A stopped thread is held only while its registers and the top of its
+ * stack are copied (one PTRACE_GETREGS, one process_vm_readv): it is
+ * released at once and unwound from the copy afterwards.  The rest of
+ * what an unwind reads (unwind tables, the callers' frames beyond the
+ * copy, which cannot change until those calls return) is read live. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -34,18 +40,26 @@
 #define PAGE_SLOTS 8
 #define UNWIND_CACHE_ENTRIES 4096
 #define RELEASE_WAIT_NS 100000000ull /* at exit: how long to wait for stops */
+#define STACK_COPY (8u * PAGE) /* deeper frames are callers, stable */
 
 struct pending {
 	pid_t tid;
 	bool wanted; /* asked for this collect; else only to be released */
 };
 
+/* What a stopped thread's unwind needs, copied so that it can run on. */
+struct frozen {
+	pid_t tid;
+	struct user_regs_struct regs;
+	uint64_t stack_base;       /* target address of stack[0] */
+	size_t stack_len;          /* bytes copied */
+	uint8_t *stack;            /* STACK_COPY bytes, owned */
+};
+
 /* What the accessors see during one unwind. */
 struct unwind_ctx {
 	struct native_unwind *u;
-	pid_t tid;
-	bool have_regs;
-	struct user_regs_struct regs;
+	const struct frozen *fz;
 	uint64_t page_addr[PAGE_SLOTS];
 	bool page_ok[PAGE_SLOTS];
 	unsigned next_slot;
@@ -59,6 +73,9 @@ struct native_unwind {
 	struct pending pend[MAX_PENDING];
 	size_t npend;
 	uint64_t failures;
+	struct frozen *frozen;     /* one pass's copies, reused */
+	size_t nfrozen, frozen_cap;
+	const atomic_bool *abort;  /* borrowed: set to end a collect early */
 	struct unwind_ctx ctx;     /* reused: large, and one unwind at a time */
 	struct vdso_table vdso;    /* the kernel's image has no file to open */
 };
@@ -120,10 +137,15 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 {
 	struct unwind_ctx *c = current;
 	uint64_t base = addr & ~(uint64_t)(PAGE - 1);
+	const struct frozen *fz = c->fz;
 	const uint8_t *p;
 
 	if (write || (addr & (sizeof(*val) - 1)) != 0)
 		return -UNW_EINVAL; /* pytop never writes; aligned words never straddle pages */
+	if (addr >= fz->stack_base && addr - fz->stack_base < fz->stack_len) {
+		memcpy(val, fz->stack + (addr - fz->stack_base), sizeof(*val));
+		return 0;
+	}
 	p = page_of(c, base);
 	if (p == NULL)
 		return -UNW_EINVAL;
@@ -155,16 +177,9 @@ static int reg_value(const struct user_regs_struct *r, unw_regnum_t reg, unw_wor
 static int acc_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
                           void *arg)
 {
-	struct unwind_ctx *c = current;
-
 	if (write)
 		return -UNW_EREADONLYREG;
-	if (!c->have_regs) {
-		if (ptrace(PTRACE_GETREGS, c->tid, NULL, &c->regs) != 0)
-			return -UNW_EBADREG;
-		c->have_regs = true;
-	}
-	return reg_value(&c->regs, reg, val);
+	return reg_value(&current->fz->regs, reg, val);
 }
 
 static int acc_access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
@@ -247,15 +262,53 @@ static void release(pid_t tid, int code)
 		waitpid(tid, NULL, WNOHANG | __WALL); /* killed meanwhile: reap if ours */
 }
 
-static int unwind(struct native_unwind *u, pid_t tid, uint64_t *ips, int max)
+/* Copy what the unwind of stopped thread tid needs into fz.  The stack is
+ * read a page per iovec from the page of its stack pointer up: a read stops
+ * at the first unmapped page, keeping what came before. */
+static bool freeze(pid_t pid, pid_t tid, struct frozen *fz)
+{
+	struct iovec local = { fz->stack, STACK_COPY }, remote[STACK_COPY / PAGE];
+	ssize_t got;
+
+	fz->tid = tid;
+	fz->stack_len = 0;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &fz->regs) != 0)
+		return false;
+	fz->stack_base = fz->regs.rsp & ~(uint64_t)(PAGE - 1);
+	for (size_t i = 0; i < STACK_COPY / PAGE; i++)
+		remote[i] = (struct iovec){ (void *)(uintptr_t)(fz->stack_base + i * PAGE), PAGE };
+	got = process_vm_readv(pid, &local, 1, remote, STACK_COPY / PAGE, 0);
+	fz->stack_len = got > 0 ? (size_t)got : 0;
+	return true;
+}
+
+/* A copy slot for this pass; NULL without memory. */
+static struct frozen *frozen_slot(struct native_unwind *u)
+{
+	if (u->nfrozen == u->frozen_cap) {
+		size_t cap = u->frozen_cap ? u->frozen_cap * 2 : 8;
+		struct frozen *f = realloc(u->frozen, cap * sizeof(*f));
+
+		if (f == NULL)
+			return NULL;
+		memset(f + u->frozen_cap, 0, (cap - u->frozen_cap) * sizeof(*f));
+		u->frozen = f;
+		u->frozen_cap = cap;
+	}
+	if (u->frozen[u->nfrozen].stack == NULL &&
+	    (u->frozen[u->nfrozen].stack = malloc(STACK_COPY)) == NULL)
+		return NULL;
+	return &u->frozen[u->nfrozen];
+}
+
+static int unwind(struct native_unwind *u, const struct frozen *fz, uint64_t *ips, int max)
 {
 	struct unwind_ctx *c = &u->ctx;
 	unw_cursor_t cur;
 	int n = 0;
 
 	c->u = u;
-	c->tid = tid;
-	c->have_regs = false;
+	c->fz = fz;
 	memset(c->page_ok, 0, sizeof(c->page_ok));
 	current = c;
 	if (unw_init_remote(&cur, u->as, c) != 0) {
@@ -306,38 +359,70 @@ fail:
 	return false;
 }
 
-/* One pass over the pending threads: take those that stopped. */
-static int collect_pass(struct native_unwind *u, native_unwind_fn *fn, void *ctx,
-                        bool *wanted_left)
+/* Copy each requested thread that stopped and release it; a thread no
+ * longer wanted is just released.  Returns whether a wanted one is left. */
+static bool freeze_stopped(struct native_unwind *u)
 {
-	uint64_t ips[NATIVE_MAX_FRAMES];
-	int taken = 0;
+	bool wanted_left = false;
 	size_t i = 0;
 
-	*wanted_left = false;
+	u->nfrozen = 0;
 	while (i < u->npend) {
 		struct pending p = u->pend[i];
 		int code = 0, st = poll_stop(u->pid, p.tid, &code);
 
 		if (st == 0) {
-			*wanted_left |= p.wanted;
+			wanted_left |= p.wanted;
 			i++;
 			continue;
 		}
 		if (st > 0) {
-			int n = p.wanted ? unwind(u, p.tid, ips, NATIVE_MAX_FRAMES) : 0;
+			struct frozen *fz = p.wanted ? frozen_slot(u) : NULL;
 
-			if (p.wanted && n > 0) {
-				fn(ctx, p.tid, ips, n);
-				taken++;
-			} else if (p.wanted) {
+			if (fz != NULL && freeze(u->pid, p.tid, fz))
+				u->nfrozen++;
+			else if (p.wanted)
 				u->failures++;
-			}
 			release(p.tid, code);
 		}
 		u->pend[i] = u->pend[--u->npend];
 	}
+	return wanted_left;
+}
+
+/* One pass over the pending threads: release those that stopped, then
+ * unwind their copies (so that none waits for another's unwind). */
+static int collect_pass(struct native_unwind *u, native_unwind_fn *fn, void *ctx,
+                        bool *wanted_left)
+{
+	uint64_t ips[NATIVE_MAX_FRAMES];
+	int taken = 0;
+
+	*wanted_left = freeze_stopped(u);
+	for (size_t i = 0; i < u->nfrozen; i++) {
+		int n = unwind(u, &u->frozen[i], ips, NATIVE_MAX_FRAMES);
+
+		if (n > 0) {
+			fn(ctx, u->frozen[i].tid, ips, n);
+			taken++;
+		} else {
+			u->failures++;
+		}
+	}
 	return taken;
+}
+
+/* A thread on a CPU stops within microseconds; one waiting for a CPU
+ * needs the scheduler first: yield a few times, then sleep in short
+ * steps. */
+static void wait_for_stops(unsigned *spins)
+{
+	if ((*spins)++ < 20) {
+		sched_yield();
+	} else {
+		struct timespec ts = { 0, 20000 };
+		nanosleep(&ts, NULL);
+	}
 }
 
 int native_unwind_collect(struct native_unwind *u, uint64_t deadline_ns,
@@ -349,17 +434,10 @@ int native_unwind_collect(struct native_unwind *u, uint64_t deadline_ns,
 
 	while (u->npend > 0) {
 		taken += collect_pass(u, fn, ctx, &left);
-		if (!left || clock_now_ns() >= deadline_ns)
+		if (!left || clock_now_ns() >= deadline_ns ||
+		    (u->abort != NULL && atomic_load_explicit(u->abort, memory_order_relaxed)))
 			break;
-		/* A thread on a CPU stops within microseconds; one waiting for
-		 * a CPU needs the scheduler first: yield a few times, then
-		 * sleep in short steps. */
-		if (spins++ < 20) {
-			sched_yield();
-		} else {
-			struct timespec ts = { 0, 20000 };
-			nanosleep(&ts, NULL);
-		}
+		wait_for_stops(&spins);
 	}
 	for (size_t i = 0; i < u->npend; i++)
 		u->pend[i].wanted = false;
@@ -375,17 +453,39 @@ static void ignore_frames(void *ctx, pid_t tid, const uint64_t *ips, int nips)
 {
 }
 
+int native_unwind_release_all(struct native_unwind *u, uint64_t deadline_ns)
+{
+	unsigned spins = 0;
+	bool left;
+
+	for (size_t i = 0; i < u->npend; i++)
+		u->pend[i].wanted = false;
+	while (u->npend > 0) {
+		collect_pass(u, ignore_frames, NULL, &left);
+		if (u->npend == 0 || clock_now_ns() >= deadline_ns)
+			break;
+		wait_for_stops(&spins);
+	}
+	return (int)u->npend;
+}
+
+void native_unwind_set_abort(struct native_unwind *u, const atomic_bool *flag)
+{
+	u->abort = flag;
+}
+
 void native_unwind_free(struct native_unwind *u)
 {
 	if (u == NULL)
 		return;
-	for (size_t i = 0; i < u->npend; i++)
-		u->pend[i].wanted = false;
-	native_unwind_collect(u, clock_now_ns() + RELEASE_WAIT_NS, ignore_frames, NULL);
+	native_unwind_release_all(u, clock_now_ns() + RELEASE_WAIT_NS);
 	if (u->as != NULL)
 		unw_destroy_addr_space(u->as);
 	if (u->upt != NULL)
 		_UPT_destroy(u->upt);
+	for (size_t i = 0; i < u->frozen_cap; i++)
+		free(u->frozen[i].stack);
+	free(u->frozen);
 	free(u);
 }
 
@@ -412,8 +512,7 @@ int native_unwind_probe(struct native_unwind *u, struct pytop_error *err)
 	int e, tracer;
 
 	if (native_unwind_request(u, u->pid)) {
-		u->pend[u->npend - 1].wanted = false; /* only released */
-		native_unwind_collect(u, clock_now_ns() + RELEASE_WAIT_NS, ignore_frames, NULL);
+		native_unwind_release_all(u, clock_now_ns() + RELEASE_WAIT_NS);
 		return 0;
 	}
 	e = errno;

@@ -3,8 +3,9 @@
  * the tracer (ptrace is per thread).
  *
  * A thread is traced only while one sample of it is taken: PTRACE_SEIZE
- * (which does not stop it), PTRACE_INTERRUPT, wait for the stop, unwind,
- * PTRACE_DETACH (which resumes it).  Between samples nothing is attached,
+ * (which does not stop it), PTRACE_INTERRUPT, wait for the stop, copy its
+ * registers and the top of its stack, PTRACE_DETACH (which resumes it),
+ * then unwind the copy.  Between samples nothing is attached,
  * so the target's signals, job control, fork and execve behave as without
  * pytop, and if pytop dies in any way the kernel detaches the one thread
  * that may be traced at that moment and lets it run on.
@@ -17,10 +18,17 @@
  * A thread that has not stopped by the tick's deadline stays requested and
  * is taken (or, if no longer wanted, just released) at a later collect:
  * it has not run in between, so its stack is still the one asked for.
+ *
+ * A stopped tracee waits for its tracer: while the sampler thread is
+ * stopped (pytop got SIGSTOP), so is any thread it was sampling, and no one
+ * else may release it.  Hence the stop lasts only for the copy, and before
+ * pytop stops for job control the sampler releases everything
+ * (native_unwind_release_all).
  */
 #ifndef PYTOP_NATIVE_UNWIND_H
 #define PYTOP_NATIVE_UNWIND_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -54,6 +62,15 @@ typedef void native_unwind_fn(void *ctx, pid_t tid, const uint64_t *ips, int nip
  * deadline_ns (CLOCK_MONOTONIC) passes.  Returns how many were taken. */
 int native_unwind_collect(struct native_unwind *u, uint64_t deadline_ns,
                           native_unwind_fn *fn, void *ctx);
+
+/* Release every thread still requested: wait for each to stop (until
+ * deadline_ns) and detach it.  Returns how many could not be released (a
+ * thread stuck in uninterruptible sleep; they stop when it ends). */
+int native_unwind_release_all(struct native_unwind *u, uint64_t deadline_ns);
+
+/* A collect ends early, with the threads not yet taken still requested,
+ * once *flag is true (borrowed; NULL: never). */
+void native_unwind_set_abort(struct native_unwind *u, const atomic_bool *flag);
 
 /* Threads whose request failed or whose unwind gave no frame, so far. */
 uint64_t native_unwind_failures(const struct native_unwind *u);

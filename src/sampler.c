@@ -10,12 +10,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "job_control.h"
 #include "native_unwind.h"
 #include "proc_follow.h"
 #include "proc_threads.h"
@@ -28,12 +30,21 @@
 #define WORK_EVERY 8
 #define SAMPLER_NICE -10
 #define THREADS_EVERY_NS 100000000ull /* REC_THREADS period */
+/* Pausing: how long the sampler waits for requested threads to stop so
+ * that it can release them, and how long a pause request waits for the
+ * sampler (longer: it includes that wait). */
+#define PAUSE_RELEASE_NS 500000000ull
+#define PAUSE_ACK_NS 1000000000ull
+#define PAUSE_POLL_NS 100000
 
 struct sampler {
 	struct sampler_config cfg;
 	struct sampler_stats stats;
 	atomic_bool stop;
 	pthread_t thread;
+	atomic_bool pause;     /* asked to release everything and wait */
+	atomic_bool paused;    /* the sampler's answer: nothing is held */
+	sem_t wake;            /* posted to cut the sampler's sleep short */
 
 	/* sampler-thread-only state */
 	struct sampler_proc *procs[FOLLOW_MAX_SAMPLED]; /* [0] the target */
@@ -478,6 +489,47 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 	return alive;
 }
 
+/* Sleep until deadline_ns, or less when asked to pause or stop. */
+static void sleep_until(struct sampler *s, uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000u),
+		.tv_nsec = (long)(deadline_ns % 1000000000u),
+	};
+
+	while (!atomic_load(&s->pause) && !atomic_load(&s->stop))
+		if (sem_clockwait(&s->wake, CLOCK_MONOTONIC, &ts) != 0 && errno != EINTR)
+			return; /* the deadline (or a deadline it cannot wait for) */
+}
+
+/* Job control stops pytop: release every thread (one still asked to stop
+ * is waited for), say so, and wait to be resumed.  Returns the time
+ * sampling resumed. */
+static uint64_t pause_here(struct sampler *s)
+{
+	if (s->unwind != NULL)
+		native_unwind_release_all(s->unwind, clock_now_ns() + PAUSE_RELEASE_NS);
+	atomic_store(&s->paused, true);
+	while (atomic_load(&s->pause) && !atomic_load(&s->stop))
+		sem_wait(&s->wake); /* EINTR: look again */
+	atomic_store(&s->paused, false);
+	return clock_now_ns();
+}
+
+/* pytop's own stop signals go to the other threads, which release the
+ * target through this one before pytop stops (job_control.h): the
+ * sampler must never be the thread that waits for itself. */
+static void block_job_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTSTP);
+	sigaddset(&set, SIGTTIN);
+	sigaddset(&set, SIGTTOU);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
 /* Absolute deadlines keep the mean rate exact however long a tick takes;
  * a random phase within each period keeps the sampler from locking onto a
  * target's periodic work. */
@@ -487,6 +539,7 @@ static void *sampler_main(void *arg)
 	uint64_t period = 1000000000ull / (uint64_t)s->cfg.rate_hz;
 	uint64_t base = clock_now_ns(), prev = base - period;
 
+	block_job_signals();
 	/* ptrace belongs to the thread that attached: the sampler thread
 	 * itself must check that it may trace the target. */
 	if (s->cfg.native) {
@@ -494,6 +547,8 @@ static void *sampler_main(void *arg)
 		if (s->unwind == NULL)
 			error_set(&s->start_err, PYTOP_ERR_INTERNAL, "out of memory starting --native");
 		s->start_rc = s->unwind == NULL ? -1 : native_unwind_probe(s->unwind, &s->start_err);
+		if (s->unwind != NULL)
+			native_unwind_set_abort(s->unwind, &s->pause);
 	}
 	sem_post(&s->started);
 	if (s->start_rc != 0)
@@ -507,6 +562,12 @@ static void *sampler_main(void *arg)
 	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
 		uint64_t now = clock_now_ns();
 
+		if (atomic_load(&s->pause)) {
+			/* The time stopped is no one's: start afresh. */
+			base = pause_here(s);
+			prev = base - period;
+			continue;
+		}
 		if (!tick(s, now, now - prev))
 			break;
 		prev = now;
@@ -520,7 +581,7 @@ static void *sampler_main(void *arg)
 			atomic_fetch_add_explicit(&s->stats.late, 1, memory_order_relaxed);
 			base = now;
 		}
-		clock_sleep_until(base + next_random(s) % (period / 2 + 1) - period / 4);
+		sleep_until(s, base + next_random(s) % (period / 2 + 1) - period / 4);
 	}
 	/* Release any thread still asked to stop while this thread can. */
 	native_unwind_free(s->unwind);
@@ -567,9 +628,16 @@ struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_err
 		free_parts(s);
 		return NULL;
 	}
+	if (sem_init(&s->wake, 0, 0) != 0) {
+		error_set(err, PYTOP_ERR_INTERNAL, "cannot start the sampler: %s", strerror(errno));
+		sem_destroy(&s->started);
+		free_parts(s);
+		return NULL;
+	}
 	rc = pthread_create(&s->thread, NULL, sampler_main, s);
 	if (rc != 0) {
 		error_set(err, PYTOP_ERR_INTERNAL, "cannot start the sampler thread: %s", strerror(rc));
+		sem_destroy(&s->wake);
 		sem_destroy(&s->started);
 		free_parts(s);
 		return NULL;
@@ -581,6 +649,7 @@ struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_err
 		sampler_stop(s);
 		return NULL;
 	}
+	job_control_install(s);
 	return s;
 }
 
@@ -588,10 +657,35 @@ void sampler_stop(struct sampler *s)
 {
 	if (s == NULL)
 		return;
+	job_control_remove(s);
 	atomic_store(&s->stop, true);
+	sem_post(&s->wake);
 	pthread_join(s->thread, NULL);
+	sem_destroy(&s->wake);
 	sem_destroy(&s->started);
 	free_parts(s);
+}
+
+/* Async-signal-safe: atomics, sem_post, clock_gettime, nanosleep. */
+bool sampler_pause(struct sampler *s)
+{
+	uint64_t give_up = clock_now_ns() + PAUSE_ACK_NS;
+	struct timespec step = { 0, PAUSE_POLL_NS };
+
+	atomic_store(&s->pause, true);
+	sem_post(&s->wake);
+	while (!atomic_load(&s->paused)) {
+		if (atomic_load(&s->stats.finished) || clock_now_ns() >= give_up)
+			return atomic_load(&s->stats.finished);
+		nanosleep(&step, NULL);
+	}
+	return true;
+}
+
+void sampler_resume(struct sampler *s)
+{
+	atomic_store(&s->pause, false);
+	sem_post(&s->wake);
 }
 
 const struct sampler_stats *sampler_stats(const struct sampler *s)

@@ -60,6 +60,15 @@ struct sampler;
 struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_error *err);
 /* Ask the thread to stop, join it, free everything. */
 void sampler_stop(struct sampler *s);
+
+/* Job control: release every traced thread and pause sampling until
+ * sampler_resume.  Returns once nothing is held (true), or after a second
+ * without the sampler's answer (false; it never blocks that long, but a
+ * stop must not hang).  Async-signal-safe; never call it on the sampler
+ * thread (which blocks the job-control signals for this reason).  The
+ * time paused is left out of the samples' intervals. */
+bool sampler_pause(struct sampler *s);
+void sampler_resume(struct sampler *s);
 const struct sampler_stats *sampler_stats(const struct sampler *s);
 
 #endif

@@ -340,6 +340,8 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 			break;
 		key = crt_read_key(schedule_wait_ms(&sc, now_s()));
 		react = keys_handle(&st, key);
+		if (crt_take_continued())
+			react |= REACT_CLEAR | REACT_REDRAW; /* after Ctrl-Z, fg */
 	}
 	lscreen_free(&st.ls);
 	pscreen_free(&st.ps);

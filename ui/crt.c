@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -43,6 +44,8 @@ static const int fatal_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE };
 #define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
 
 static volatile sig_atomic_t quit_flag;
+static volatile sig_atomic_t continued; /* back from a stop: repaint */
+static volatile pid_t curses_tid;       /* the thread that draws */
 static volatile sig_atomic_t curses_active;
 static volatile sig_atomic_t tty_saved;
 static struct termios saved_tty;      /* the modes before curses */
@@ -50,7 +53,7 @@ static volatile sig_atomic_t stderr_fd = -1;  /* the real stderr, dup'ed */
 static volatile sig_atomic_t capture_fd = -1; /* where stderr goes now */
 static SCREEN *screen;
 static FILE *tty_in;                  /* opened /dev/tty when stdin is not */
-static struct sigaction old_quit[NQUIT], old_fatal[NFATAL];
+static struct sigaction old_quit[NQUIT], old_fatal[NFATAL], old_tstp;
 
 /* ---- stderr capture ---------------------------------------------------- */
 
@@ -128,6 +131,34 @@ static void on_fatal(int sig)
 	raise(sig);
 }
 
+/* Ctrl-Z: give the terminal back, then stop as whoever handled SIGTSTP
+ * before curses says (the engine releases the target first, and stops
+ * pytop; see src/job_control.h); once continued, the view repaints.
+ * Curses calls are made on the thread that draws, which this signal
+ * interrupts, as ncurses' own SIGTSTP handler does. */
+static void on_tstp(int sig)
+{
+	int saved_errno = errno;
+
+	if ((pid_t)syscall(SYS_gettid) != curses_tid) {
+		syscall(SYS_tgkill, getpid(), curses_tid, sig);
+		errno = saved_errno;
+		return;
+	}
+	if (old_tstp.sa_handler == SIG_IGN || (old_tstp.sa_flags & SA_SIGINFO)) {
+		errno = saved_errno;
+		return; /* pytop was started with Ctrl-Z ignored */
+	}
+	if (curses_active)
+		endwin();
+	if (old_tstp.sa_handler != SIG_DFL)
+		old_tstp.sa_handler(sig);
+	else
+		raise(SIGSTOP); /* no one else to ask: SIGTSTP is blocked in here */
+	continued = 1;
+	errno = saved_errno;
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -138,6 +169,11 @@ static void install_signals(void)
 	sa.sa_handler = on_quit;
 	for (size_t i = 0; i < NQUIT; i++)
 		sigaction(quit_signals[i], &sa, &old_quit[i]);
+	/* Ours before curses': it leaves alone a handler it finds. */
+	curses_tid = (pid_t)syscall(SYS_gettid);
+	sa.sa_handler = on_tstp;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGTSTP, &sa, &old_tstp);
 	sa.sa_handler = on_fatal;
 	sa.sa_flags = SA_RESETHAND;
 	for (size_t i = 0; i < NFATAL; i++)
@@ -150,11 +186,20 @@ static void restore_signals(void)
 		sigaction(quit_signals[i], &old_quit[i], NULL);
 	for (size_t i = 0; i < NFATAL; i++)
 		sigaction(fatal_signals[i], &old_fatal[i], NULL);
+	sigaction(SIGTSTP, &old_tstp, NULL);
 }
 
 bool crt_quit_requested(void)
 {
 	return quit_flag != 0;
+}
+
+bool crt_take_continued(void)
+{
+	bool was = continued != 0;
+
+	continued = 0;
+	return was;
 }
 
 /* ---- palette ----------------------------------------------------------- */

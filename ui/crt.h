@@ -59,6 +59,10 @@ int crt_read_key(int timeout_ms);
 /* SIGINT or SIGTERM arrived. */
 bool crt_quit_requested(void);
 
+/* pytop was stopped (Ctrl-Z) and continued since the last call: the
+ * terminal was given back meanwhile, the screen must be repainted. */
+bool crt_take_continued(void);
+
 /* Draw text at (y, x) with elem's attributes, never past the screen
  * edge.  The text must already be sanitised and fitted (text_fit). */
 void crt_put(const struct crt *crt, int y, int x, enum crt_elem elem,

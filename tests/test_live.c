@@ -575,15 +575,22 @@ static void launch_deep(const struct target_py *py)
 	 * clock starts once its imports are done: compare shares of the
 	 * workload's main() on both sides (main_wall: argument parsing
 	 * included, tens of ms on 3.14), so the interpreter's start-up (tens
-	 * of ms of imports, more on a cold cache) does not count.  By file:
+	 * of ms of imports, more on a cold cache) does not count.  main()'s
+	 * clock stops where the loop ends, before report() writes the truth
+	 * (a regex and a JSON dump: tens of ms on a busy machine), so that
+	 * call is taken out of pytop's figure too.  Truth is CPU time: a
+	 * busy machine's waits for a CPU are no function's time.  By file:
 	 * site.main may show up too. */
 	json_t *mainf = h_func_in(r.last, "main", wl);
+	json_t *reportf = h_func_in(r.last, "report", wl);
 	cr_assert_not_null(mainf, "%s: main missing", what);
-	double main_total = h_num(mainf, "total");
+	double main_total = h_num(mainf, "total") -
+	                    (reportf ? h_num(reportf, "total") : 0);
 	json_t *leaff = h_func_in(r.last, "leaf", wl);
 	json_t *recf = h_func_in(r.last, "recurse", wl);
 	cr_assert_not_null(leaff, "%s: leaf missing", what);
 	cr_assert_not_null(recf, "%s: recurse missing", what);
+	cr_assert_gt(main_total, 0, "%s: no samples in main", what);
 	double leaf_truth = 100.0 * h_num(leaf, "seconds") / wall;
 	double leaf_got = 100.0 * h_num(leaff, "own") / main_total;
 	h_note("accuracy: %s: leaf (of main) truth %5.1f%%  pytop %5.1f%%  "
@@ -604,9 +611,19 @@ static void launch_deep(const struct target_py *py)
 	cr_assert(fabs(rec_total - rec_truth) <= SHARE_TOLERANCE_PP,
 	          "%s: recurse total %.1f%%, truth %.1f%%", what, rec_total,
 	          rec_truth);
-	cr_assert_leq(h_own_pct(r.last, "recurse"), 2.0,
-	              "recurse own %.1f%%: it only calls",
-	              h_own_pct(r.last, "recurse"));
+	/* recurse's own time is the way down and up again, 400 calls and the
+	 * data-stack chunks they map and unmap (page faults, system time):
+	 * small on an idle machine, not on one where faults are slow; the
+	 * workload measures it (recurse's time minus leaf's), so compare. */
+	double rec_own_truth = 100.0 *
+		(h_num(rec, "seconds") - h_num(leaf, "seconds")) / wall;
+	double rec_own = 100.0 * h_num(recf, "own") / main_total;
+	h_note("accuracy: %s: recurse (own of main) truth %5.1f%%  "
+	       "pytop %5.1f%%  diff %+.1f pp", what, rec_own_truth, rec_own,
+	       rec_own - rec_own_truth);
+	cr_assert(fabs(rec_own - rec_own_truth) <= SHARE_TOLERANCE_PP,
+	          "%s: recurse own %.1f%%, truth %.1f%%: it only calls", what,
+	          rec_own, rec_own_truth);
 	check_health(&r, py,
 	             json_string_value(json_object_get(truth, "python")), 1000);
 	json_decref(truth);

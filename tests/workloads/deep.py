@@ -17,7 +17,8 @@ Truth (JSON): functions: {leaf: {seconds, ...}, recurse: {seconds (time
 below the outermost recurse call, leaf included), ...}}, wall, loop_wall,
 main_wall (from main()'s first line to the loop's end: what a profiler's
 total for main() covers, argument parsing included, which takes tens of ms
-on 3.14, minus report(), which writes this truth after the loop).
+on 3.14, minus report(), which writes this truth after the loop),
+loop_lines ([first, last]: main()'s lines that loop_wall covers).
 """
 import sys
 import time
@@ -47,6 +48,14 @@ def recurse(n, budget, spent):
     return 1 + recurse(n - 1, budget, spent)
 
 
+def marked_lines():
+    """First and last line of main()'s measured loop ('# LOOP' marks)."""
+    with open(main.__code__.co_filename) as f:
+        marked = [number for number, text in enumerate(f, start=1)
+                  if text.rstrip().endswith("# LOOP")]
+    return [marked[0], marked[-1]]
+
+
 def report(args, reason, reached, spent_leaf, spent_recurse, main_start,
            loop_start, loop_end):
     """Write the truth: after the measured part, in a function of its own,
@@ -59,7 +68,8 @@ def report(args, reason, reached, spent_leaf, spent_recurse, main_start,
                           "depth": reached, "functions": functions,
                           "wall": loop_end - T0,
                           "loop_wall": loop_end - loop_start,
-                          "main_wall": loop_end - main_start})
+                          "main_wall": loop_end - main_start,
+                          "loop_lines": marked_lines()})
 
 
 def main():
@@ -74,7 +84,7 @@ def main():
     spent_recurse = 0.0
     reached = 0
     wc.announce_ready(args)
-    loop_start = cpu_clock()
+    loop_start = cpu_clock()  # LOOP
     end = perf_counter() + args.seconds
     reason = "deadline"
     t = None
@@ -88,7 +98,7 @@ def main():
         reason = "sigterm"
         if t is not None:
             spent_recurse += cpu_clock() - t
-    loop_end = cpu_clock()
+    loop_end = cpu_clock()  # LOOP
     report(args, reason, reached, spent_leaf[0], spent_recurse, main_start,
            loop_start, loop_end)
     wc.finish(args)

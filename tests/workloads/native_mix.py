@@ -1,6 +1,6 @@
 """native_mix.py - one thread splits its time between zlib.compress (native
 code in libz), hashlib.sha256 (OpenSSL's libcrypto) and a pure-Python loop,
-in short rounds, and measures how long the two native calls really took.
+in short rounds of fixed work, and measures how long the two native calls really took.
 
 Each call's time is all the native code under its line: the library's, and
 the C library's that the call or the library asks for (zlib.compress
@@ -9,12 +9,17 @@ malloc, brk or mmap, memset and the page faults they take, which can be a
 third of the call on a machine where page faults are slow).  The figures
 are the thread's CPU time (time.thread_time: user and system), so that a
 busy machine's waits for a CPU count nowhere; wall times are given too.
+The clock reads themselves are outside every measured part: they are
+system calls (CPU clocks have no vDSO path), and a busy machine's kernel
+preempts a thread mostly where it leaves the kernel, so a profiler that
+counts run-queue waits finds many samples on them.
 
 Truth (JSON, see workload_common.write_truth):
   calls:     {"zlib": {seconds, wall, line}, "sha256": {...}}: CPU seconds
              inside each call (wall: the same in wall-clock seconds) and
              the line that makes it
   python:    CPU seconds in the pure-Python loop
+  python_lines: its lines
   loop_cpu:  CPU seconds spent in the measured rounds
   loop_wall: wall-clock seconds spent in the measured rounds
 """
@@ -49,22 +54,23 @@ def digest(spent, wall):
     spent["sha256"] += cpu_clock() - c
 
 
-def spin(spent, budget):
+def spin(spent, rounds):
+    """A fixed amount of pure-Python work, not a time budget: on a busy
+    machine, waiting for a CPU must stretch every phase of a round alike,
+    as it does a real program's, or the phases' CPU shares would drift
+    from their shares of the time the thread is runnable."""
     c = cpu_clock()
     x = 1.0
-    deadline = perf_counter() + budget
-    while perf_counter() < deadline:
-        x = (x * 1.000001 + 0.25) % 977.0
+    for _ in range(rounds):  # LOOP python
+        x = (x * 1.000001 + 0.25) % 977.0  # LOOP python
     spent["python"] += cpu_clock() - c
 
 
-def loop_line(fn, marker):
-    """Line number of the '# LOOP <marker>' comment in fn's source file."""
-    with open(fn.__code__.co_filename) as f:
-        for number, text in enumerate(f, start=1):
-            if text.rstrip().endswith("# LOOP " + marker):
-                return number
-    return None
+def loop_lines(marker):
+    """Numbers of the lines that end with '# LOOP <marker>'."""
+    with open(__file__) as f:
+        return [number for number, text in enumerate(f, start=1)
+                if text.rstrip().endswith("# LOOP " + marker)]
 
 
 def main():
@@ -79,7 +85,7 @@ def main():
         while perf_counter() < end:
             squeeze(spent, wall)
             digest(spent, wall)
-            spin(spent, 0.002)
+            spin(spent, 30000)  # ~2 ms
     except wc.Stop:
         reason = "sigterm"
     loop_end, loop_end_cpu = perf_counter(), cpu_clock()
@@ -87,9 +93,10 @@ def main():
         "workload": "native_mix",
         "reason": reason,
         "calls": {name: {"seconds": spent[name], "wall": wall[name],
-                         "line": loop_line(fn, name)}
-                  for name, fn in (("zlib", squeeze), ("sha256", digest))},
+                         "line": loop_lines(name)[0]}
+                  for name in ("zlib", "sha256")},
         "python": spent["python"],
+        "python_lines": loop_lines("python"),
         "loop_cpu": loop_end_cpu - start_cpu,
         "loop_wall": loop_end - start,
     })

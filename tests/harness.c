@@ -970,6 +970,12 @@ static void hog(pid_t runner)
 	if (getppid() != runner) /* the runner died before the prctl */
 		_exit(0);
 	prctl(PR_SET_NAME, "pytop-test-hog");
+	/* Hold none of the runner's descriptors: a pipe the TAP driver
+	 * reads to its end must not stay open in a competitor. */
+	int devnull = open("/dev/null", O_RDWR);
+	for (int fd = 0; fd < 3 && devnull >= 0; fd++)
+		dup2(devnull, fd);
+	close_range(3, ~0U, 0);
 	for (volatile unsigned long spin = 0;; spin++)
 		;
 }

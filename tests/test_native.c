@@ -147,9 +147,9 @@ static void mix(const char *slot)
 	 * lines' samples in pytop's figures.  CPU time: a busy machine's
 	 * waits for a CPU are no call's time.  The workload's clock reads
 	 * between the parts are left out on both sides: they are system
-	 * calls, where a busy kernel preempts the thread most, and pytop
-	 * counts a thread waiting in the run queue as running (see the
-	 * loaded mode). */
+	 * calls, and on a busy machine pytop, which counts a thread waiting
+	 * for a CPU as running, finds many more samples on them than their
+	 * CPU time (see native_mix.py). */
 	json_t *calls = json_object_get(truth, "calls");
 	struct { const char *call, *module, *name; } want[] = {
 		{ "zlib", "libz", "deflate" },

@@ -6,6 +6,9 @@
 #   scripts/quickstart.sh test   install what is missing, build, run every test:
 #                                gcc -Werror build, clang ASan+UBSan build,
 #                                the ring stress test under TSan, distcheck
+#   scripts/quickstart.sh test-loaded
+#                                the accuracy tests (gcc build) with one
+#                                CPU-bound competitor per core
 #
 # Idempotent: packages are installed only when missing, the build system is
 # generated and configured only when needed, and make rebuilds only what
@@ -27,9 +30,11 @@ die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
 
 usage() {
 	cat >&2 <<-EOF
-	usage: scripts/quickstart.sh demo|test
-	  demo  install build dependencies, build pytop, run pytop --demo
-	  test  install build dependencies, build, run the whole test suite
+	usage: scripts/quickstart.sh demo|test|test-loaded
+	  demo         install build dependencies, build pytop, run pytop --demo
+	  test         install build dependencies, build, run the whole test suite
+	  test-loaded  the same set-up, then the accuracy tests with a CPU-bound
+	               competitor process on every core
 	EOF
 	exit 2
 }
@@ -319,6 +324,23 @@ run_tests() {
 	[ "$TOTAL_FAIL" -eq 0 ]
 }
 
+# run_loaded_tests: the accuracy tests again, with one CPU-bound competitor
+# per online core running beside them (PYTOP_TEST_LOAD=1, tests/harness.h):
+# no accuracy figure may depend on an idle machine.  The gcc build only,
+# and not part of `test`, which must stay under 10 minutes.
+LOADED_TESTS='tests/test_live tests/test_split tests/test_threads tests/test_native tests/test_subprocesses'
+run_loaded_tests() {
+	trap summary_on_exit EXIT
+	install_deps
+	fetch_pythons
+	generate_build_system
+	configure_dir build "$ROOT/configure" --enable-werror
+	PYTOP_TEST_LOAD=1 check_dir build "$LOADED_TESTS"
+	show_failures
+	print_summary
+	[ "$TOTAL_FAIL" -eq 0 ]
+}
+
 run_demo() {
 	build
 	cd "$ROOT"
@@ -329,5 +351,6 @@ run_demo() {
 case $1 in
 demo) run_demo ;;
 test) run_tests ;;
+test-loaded) run_loaded_tests ;;
 *) usage ;;
 esac

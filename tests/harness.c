@@ -959,15 +959,79 @@ pid_t h_find_child(pid_t parent, const char *comm)
 	return found;
 }
 
+/* ---- the loaded mode ------------------------------------------------ */
+
+/* A competitor: burns CPU until killed, and dies with the runner that
+ * started it even if that runner is killed (SIGKILL leaves no chance to
+ * clean up, PDEATHSIG does it for us). */
+static void hog(pid_t runner)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != runner) /* the runner died before the prctl */
+		_exit(0);
+	prctl(PR_SET_NAME, "pytop-test-hog");
+	/* Hold none of the runner's descriptors: a pipe the TAP driver
+	 * reads to its end must not stay open in a competitor. */
+	int devnull = open("/dev/null", O_RDWR);
+	for (int fd = 0; fd < 3 && devnull >= 0; fd++)
+		dup2(devnull, fd);
+	close_range(3, ~0U, 0);
+	for (volatile unsigned long spin = 0;; spin++)
+		;
+}
+
+int h_load_start(struct h_load *load)
+{
+	const char *mode = getenv("PYTOP_TEST_LOAD");
+	*load = (struct h_load){.pgid = -1};
+	if (mode == NULL || strcmp(mode, "1") != 0)
+		return 0;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	pid_t runner = getpid();
+	for (long i = 0; i < (cores > 0 ? cores : 1); i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			setpgid(0, load->pgid > 0 ? load->pgid : 0);
+			hog(runner);
+		}
+		if (pid < 0)
+			break;
+		/* From both sides, so that the group exists before the next
+		 * fork and before any kill. */
+		setpgid(pid, load->pgid > 0 ? load->pgid : pid);
+		if (load->pgid < 0)
+			load->pgid = pid;
+		load->hogs++;
+	}
+	h_note("load: %d CPU-bound competitors, one per online core "
+	       "(PYTOP_TEST_LOAD=1)", load->hogs);
+	return load->hogs;
+}
+
+void h_load_stop(struct h_load *load)
+{
+	if (load->pgid <= 0)
+		return;
+	kill(-load->pgid, SIGKILL);
+	/* Reap them; one may already have been reaped by Criterion's own
+	 * child handling (ECHILD), which is as good. */
+	while (load->hogs > 0 && waitpid(-load->pgid, NULL, 0) > 0)
+		load->hogs--;
+	*load = (struct h_load){.pgid = -1};
+}
+
 int h_main_one_at_a_time(int argc, char *argv[])
 {
 	h_keep_notes();
 	struct criterion_test_set *tests = criterion_initialize();
+	struct h_load load = {.pgid = -1};
 	int result = 0;
 	if (criterion_handle_args(argc, argv, true)) {
 		if (!getenv("CRITERION_JOBS"))
 			criterion_options.jobs = 1;
+		h_load_start(&load);
 		result = !criterion_run_all_tests(tests);
+		h_load_stop(&load);
 	}
 	criterion_finalize(tests);
 	return result;

@@ -75,10 +75,27 @@ void h_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * the test processes and tells them where (env PYTOP_NOTES). */
 void h_keep_notes(void);
 
+/* The loaded mode: with PYTOP_TEST_LOAD=1 in the environment, one
+ * CPU-bound competitor process per online core runs at the tests' own
+ * priority while the tests run, so that the accuracy figures are checked
+ * on a busy machine too (scripts/quickstart.sh test-loaded).  The
+ * competitors share one process group (killed as one) and die with the
+ * process that started them (PR_SET_PDEATHSIG). */
+struct h_load {
+	pid_t pgid; /* -1: none running */
+	int hogs;   /* started and not yet reaped */
+};
+/* Start them if PYTOP_TEST_LOAD=1 (and note it in the log); returns how
+ * many were started, 0 when the mode is off. */
+int h_load_start(struct h_load *load);
+/* Kill and reap them; nothing if none were started. */
+void h_load_stop(struct h_load *load);
+
 /* The main() of the end-to-end test binaries: keeps notes, then runs the
  * tests one at a time unless CRITERION_JOBS says otherwise (each one keeps
- * a CPU-bound target and pytop busy; accuracy and rate figures need the
- * machine's cores to themselves). */
+ * a CPU-bound target and pytop busy; two at a time would disturb each
+ * other's figures in ways no truth measures), under the loaded mode's
+ * competitors when PYTOP_TEST_LOAD=1. */
 int h_main_one_at_a_time(int argc, char *argv[]);
 
 /* Non-empty lines in s. */

@@ -550,6 +550,26 @@ static void threads_check(const struct target_py *py, bool idle)
 
 /* ---- deep recursion -------------------------------------------------------- */
 
+/* Samples with function `name` of `file` on one of its lines first..last:
+ * the sum of those lines' totals (one line of a function per sample, as
+ * long as it does not recurse). */
+static double lines_total(json_t *snap, const char *name, const char *file,
+                          double first, double last)
+{
+	double sum = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(snap, "lines"), i, e) {
+		const char *n = json_string_value(json_object_get(e, "name"));
+		const char *f = json_string_value(json_object_get(e, "file"));
+		double line = h_num(e, "line");
+		if (n && f && strcmp(n, name) == 0 && strcmp(f, file) == 0 &&
+		    line >= first && line <= last)
+			sum += h_num(e, "total");
+	}
+	return sum;
+}
+
 static void launch_deep(const struct target_py *py)
 {
 	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
@@ -564,49 +584,65 @@ static void launch_deep(const struct target_py *py)
 	cr_assert_not_null(truth, "the workload wrote no truth");
 	cr_assert_eq(h_num(truth, "depth"), 400);
 	json_t *funcs = json_object_get(truth, "functions");
-	double wall = h_num(truth, "main_wall");
-	cr_assert_gt(wall, 0, "truth has no main_wall");
+	double wall = h_num(truth, "loop_wall");
+	cr_assert_gt(wall, 0, "truth has no loop_wall");
 	json_t *leaf = json_object_get(funcs, "leaf");
 	json_t *rec = json_object_get(funcs, "recurse");
 	char what[64];
 	label(what, sizeof what, "deep", py, truth);
 
-	/* pytop samples from the interpreter's first bytecode, the workload's
-	 * clock starts once its imports are done: compare shares of the
-	 * workload's main() on both sides (main_wall: argument parsing
-	 * included, tens of ms on 3.14), so the interpreter's start-up (tens
-	 * of ms of imports, more on a cold cache) does not count.  By file:
-	 * site.main may show up too. */
-	json_t *mainf = h_func_in(r.last, "main", wl);
-	cr_assert_not_null(mainf, "%s: main missing", what);
-	double main_total = h_num(mainf, "total");
+	/* Shares of main()'s measured loop on both sides: the workload's
+	 * clock (loop_wall) and pytop's samples of main()'s lines in the loop
+	 * (loop_lines).  Not all of main(): pytop also samples main()'s
+	 * argument parsing (imports, tens of ms on 3.14), and it counts a
+	 * thread waiting for a CPU as running, so on a busy machine that
+	 * part's share of samples outgrows its share of CPU time (3.14 with
+	 * a competitor per core: leaf 92.4 % of main()'s samples, 96.0 % of
+	 * its CPU time); the recursion is what this test is about.  Truth
+	 * is CPU time: a busy machine's waits for a CPU are no function's
+	 * time. */
+	json_t *span = json_object_get(truth, "loop_lines");
+	double loop = lines_total(r.last, "main", wl,
+	                          json_number_value(json_array_get(span, 0)),
+	                          json_number_value(json_array_get(span, 1)));
 	json_t *leaff = h_func_in(r.last, "leaf", wl);
 	json_t *recf = h_func_in(r.last, "recurse", wl);
 	cr_assert_not_null(leaff, "%s: leaf missing", what);
 	cr_assert_not_null(recf, "%s: recurse missing", what);
+	cr_assert_gt(loop, 0, "%s: no samples in main's loop", what);
 	double leaf_truth = 100.0 * h_num(leaf, "seconds") / wall;
-	double leaf_got = 100.0 * h_num(leaff, "own") / main_total;
-	h_note("accuracy: %s: leaf (of main) truth %5.1f%%  pytop %5.1f%%  "
+	double leaf_got = 100.0 * h_num(leaff, "own") / loop;
+	h_note("accuracy: %s: leaf (of loop) truth %5.1f%%  pytop %5.1f%%  "
 	       "diff %+.1f pp", what, leaf_truth, leaf_got,
 	       leaf_got - leaf_truth);
 	cr_assert(fabs(leaf_got - leaf_truth) <= SHARE_TOLERANCE_PP,
-	          "%s: leaf own share of main %.1f%%, truth %.1f%%", what,
+	          "%s: leaf own share of the loop %.1f%%, truth %.1f%%", what,
 	          leaf_got, leaf_truth);
 
 	/* recurse is on the stack 400 times, but counted once per sample. */
 	double rec_truth = 100.0 * h_num(rec, "seconds") / wall;
-	double rec_total = 100.0 * h_num(recf, "total") / main_total;
+	double rec_total = 100.0 * h_num(recf, "total") / loop;
 	cr_assert_leq(h_num(recf, "total"), h_num(r.last, "samples"),
 	              "recurse counted more than once per sample");
-	h_note("accuracy: %s: recurse (total of main) truth %5.1f%%  "
+	h_note("accuracy: %s: recurse (total of loop) truth %5.1f%%  "
 	       "pytop %5.1f%%  diff %+.1f pp", what, rec_truth, rec_total,
 	       rec_total - rec_truth);
 	cr_assert(fabs(rec_total - rec_truth) <= SHARE_TOLERANCE_PP,
 	          "%s: recurse total %.1f%%, truth %.1f%%", what, rec_total,
 	          rec_truth);
-	cr_assert_leq(h_own_pct(r.last, "recurse"), 2.0,
-	              "recurse own %.1f%%: it only calls",
-	              h_own_pct(r.last, "recurse"));
+	/* recurse's own time is the way down and up again, 400 calls and the
+	 * data-stack chunks they map and unmap (page faults, system time):
+	 * small on an idle machine, not on one where faults are slow; the
+	 * workload measures it (recurse's time minus leaf's), so compare. */
+	double rec_own_truth = 100.0 *
+		(h_num(rec, "seconds") - h_num(leaf, "seconds")) / wall;
+	double rec_own = 100.0 * h_num(recf, "own") / loop;
+	h_note("accuracy: %s: recurse (own of loop) truth %5.1f%%  "
+	       "pytop %5.1f%%  diff %+.1f pp", what, rec_own_truth, rec_own,
+	       rec_own - rec_own_truth);
+	cr_assert(fabs(rec_own - rec_own_truth) <= SHARE_TOLERANCE_PP,
+	          "%s: recurse own %.1f%%, truth %.1f%%: it only calls", what,
+	          rec_own, rec_own_truth);
 	check_health(&r, py,
 	             json_string_value(json_object_get(truth, "python")), 1000);
 	json_decref(truth);
@@ -663,7 +699,7 @@ static void launch_code_reuse(const struct target_py *py)
 		own += h_num(f, "own");
 		seen++;
 	}
-	/* Shares of main() on both sides (see launch_deep): pytop also
+	/* Shares of main() on both sides: pytop also
 	 * samples the interpreter's start-up, which the workload's clock does
 	 * not see. */
 	json_t *mainf = h_func_in(r.last, "main", wl);

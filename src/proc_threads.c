@@ -4,6 +4,7 @@
 
 #include "proc_threads.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,4 +215,62 @@ void proc_threads_name(pid_t pid, pid_t tid, char name[16])
 		n = 0;
 	name[n] = '\0';
 	name[strcspn(name, "\n")] = '\0';
+}
+
+/* The state letter of a /proc stat file, 0 if unreadable. */
+static char stat_state(const char *path)
+{
+	char buf[512], *paren;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren != NULL && paren[1] == ' ' ? paren[2] : 0;
+}
+
+static bool live_state(char st)
+{
+	return st != 0 && st != 'Z' && st != 'X';
+}
+
+static bool any_live_thread(pid_t pid)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	bool live = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (d == NULL)
+		return false;
+	while (!live && (e = readdir(d)) != NULL) {
+		long tid = strtol(e->d_name, NULL, 10);
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat", (int)pid, tid);
+		live = live_state(stat_state(path));
+	}
+	closedir(d);
+	return live;
+}
+
+bool proc_threads_ended(pid_t pid)
+{
+	char path[64];
+	char st;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	st = stat_state(path);
+	if (st == 'Z')
+		return !any_live_thread(pid);
+	return !live_state(st);
 }

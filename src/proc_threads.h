@@ -38,6 +38,14 @@ bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr);
 /* The thread's OS name (comm), NUL-terminated, "" when unknown. */
 void proc_threads_name(pid_t pid, pid_t tid, char name[16]);
 
+/* Whether process pid has ended: no longer in /proc, dead, or a zombie
+ * none of whose threads lives on.  A zombie stays in /proc until its
+ * parent reaps it, which a busy supervisor or a container without a proper
+ * init may never do; a zombie leader whose other threads still run (its
+ * main thread called pthread_exit) has not ended.  Opens and reads /proc
+ * files: a few times a second, not per thread per tick. */
+bool proc_threads_ended(pid_t pid);
+
 /* Close descriptors of threads not touched since the last call (threads
  * that exited); call once per tick after all proc_threads_state calls. */
 void proc_threads_sweep(struct proc_threads *pt);

@@ -379,7 +379,8 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 		 * and stop reading it (the follower of -s looks descendants
 		 * up again; the target itself would need a new session). */
 		atomic_store_explicit(&s->stats.exec_seen, true, memory_order_relaxed);
-		return kill(p->pid, 0) == 0 || errno != ESRCH;
+		/* Not kill(pid, 0): it succeeds on a zombie nobody reaps. */
+		return !proc_threads_ended(p->pid);
 	}
 	n = sampler_proc_sample(p, s->cfg.idle);
 	growth = tick_growth(s, p, n);

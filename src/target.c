@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "proc_children.h"
+#include "proc_threads.h"
 
 /* How long a launched program may run without becoming a Python before we
  * call it "not Python".  Wrappers (pyenv shims, shell scripts) exec the
@@ -233,25 +234,6 @@ int target_find_python(struct target *t, struct py_runtime *rt, struct pytop_err
 	return wait_until_ready(t, rt, err);
 }
 
-static bool process_gone(pid_t pid)
-{
-	char path[64], buf[256], *paren;
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	paren = strrchr(buf, ')');
-	return paren != NULL && (paren[2] == 'Z' || paren[2] == 'X');
-}
-
 bool target_poll_exit(struct target *t)
 {
 	if (t->exited)
@@ -272,7 +254,7 @@ bool target_poll_exit(struct target *t)
 			return false;
 		t->exited = waitpid(t->pid, &t->wait_status, WNOHANG) == t->pid;
 	} else {
-		t->exited = process_gone(t->pid);
+		t->exited = proc_threads_ended(t->pid);
 	}
 	return t->exited;
 }

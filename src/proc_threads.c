@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 /* Small linear table: a Python process rarely has more than a few hundred
  * threads, and the table is scanned once per thread per tick. */
 struct thread_fd {
@@ -23,12 +25,26 @@ struct thread_fd {
 	uint64_t minflt, majflt; /* at the previous read, for the deltas */
 };
 
+/* A thread ID in the target's PID namespace and in ours. */
+struct tid_pair {
+	pid_t inner, host;
+};
+
+/* How often at most the TID map is rebuilt while a TID stays unknown (a
+ * thread state that names no thread of the process must not cost a
+ * /proc/PID/task scan per tick). */
+#define MAP_RESCAN_NS 20000000ull
+
 struct proc_threads {
 	pid_t pid;
 	uint64_t ns_per_tick; /* 1e9 / sysconf(_SC_CLK_TCK) */
 	uint64_t page_size;
 	struct thread_fd *v; /* owned */
 	size_t n, cap;
+	enum { NS_UNKNOWN, NS_SAME, NS_OTHER } ns; /* the target's PID namespace */
+	struct tid_pair *map; /* owned; NS_OTHER only */
+	size_t nmap, map_cap;
+	uint64_t map_built_ns;
 };
 
 struct proc_threads *proc_threads_new(pid_t pid)
@@ -59,6 +75,7 @@ void proc_threads_free(struct proc_threads *pt)
 	for (size_t i = 0; i < pt->n; i++)
 		close_thread(&pt->v[i]);
 	free(pt->v);
+	free(pt->map);
 	free(pt);
 }
 
@@ -154,6 +171,132 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 	t->read_once = true;
 }
 
+/* ---- thread IDs across PID namespaces ------------------------------------
+ * CPython stores each thread's gettid() as seen inside the target's PID
+ * namespace; /proc and ptrace here want the ID in pytop's.  The kernel
+ * lists both in /proc/PID/task/TID/status as "NSpid: <ours> ... <its own>". */
+
+/* The first and last IDs of the NSpid line of a status file; false when it
+ * has none (kernels before 4.1, a process gone). */
+static bool read_nspid(const char *path, pid_t *first, pid_t *last)
+{
+	char buf[4096], *line;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int got = 0;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	line = strstr(buf, "\nNSpid:");
+	if (line == NULL)
+		return false;
+	for (char *p = line + 7, *end;; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p || v <= 0 || v > INT32_MAX)
+			break;
+		if (got++ == 0)
+			*first = (pid_t)v;
+		*last = (pid_t)v;
+	}
+	return got > 0;
+}
+
+static void detect_ns(struct proc_threads *pt)
+{
+	char path[64];
+	pid_t ours = 0, its = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pt->pid);
+	pt->ns = read_nspid(path, &ours, &its) && ours != its ? NS_OTHER : NS_SAME;
+}
+
+/* Rebuild the map from every thread's status file: at thread discovery,
+ * not per tick. */
+static void build_map(struct proc_threads *pt)
+{
+	char path[96];
+	DIR *d;
+	struct dirent *e;
+
+	pt->nmap = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pt->pid);
+	d = opendir(path);
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		long tid = strtol(e->d_name, NULL, 10);
+		struct tid_pair tp;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/status", (int)pt->pid, tid);
+		if (!read_nspid(path, &tp.host, &tp.inner) || tp.host != (pid_t)tid)
+			continue;
+		if (pt->nmap == pt->map_cap) {
+			size_t ncap = pt->map_cap ? pt->map_cap * 2 : 16;
+			struct tid_pair *nv = realloc(pt->map, ncap * sizeof(*nv));
+
+			if (nv == NULL)
+				break;
+			pt->map = nv;
+			pt->map_cap = ncap;
+		}
+		pt->map[pt->nmap++] = tp;
+	}
+	closedir(d);
+}
+
+static pid_t map_find(const struct proc_threads *pt, pid_t inner)
+{
+	for (size_t i = 0; i < pt->nmap; i++)
+		if (pt->map[i].inner == inner)
+			return pt->map[i].host;
+	return 0;
+}
+
+pid_t proc_threads_host_tid(struct proc_threads *pt, pid_t tid)
+{
+	pid_t host;
+	uint64_t now;
+
+	if (pt->ns == NS_UNKNOWN)
+		detect_ns(pt);
+	if (pt->ns == NS_SAME || tid <= 0)
+		return tid;
+	if ((host = map_find(pt, tid)) != 0)
+		return host;
+	now = clock_now_ns();
+	if (pt->map_built_ns != 0 && now - pt->map_built_ns < MAP_RESCAN_NS)
+		return 0;
+	build_map(pt);
+	pt->map_built_ns = now;
+	return map_find(pt, tid);
+}
+
+/* A mapped thread whose /proc stat could not be opened has exited: forget
+ * it, so that a new thread given the same ID inside the namespace is
+ * looked up again. */
+static void forget_dead_tids(struct proc_threads *pt)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < pt->nmap; i++) {
+		bool open_fd = false;
+
+		for (size_t k = 0; k < pt->n && !open_fd; k++)
+			open_fd = pt->v[k].tid == pt->map[i].host;
+		if (open_fd)
+			pt->map[kept++] = pt->map[i];
+	}
+	pt->nmap = kept;
+}
+
 void proc_threads_sweep(struct proc_threads *pt)
 {
 	size_t kept = 0;
@@ -167,6 +310,7 @@ void proc_threads_sweep(struct proc_threads *pt)
 		pt->v[kept++] = pt->v[i];
 	}
 	pt->n = kept;
+	forget_dead_tids(pt);
 }
 
 bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr)

@@ -16,12 +16,15 @@
 #endif
 
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -30,13 +33,77 @@
 
 static const char *const SPLIT_FUNCS[] = {"hot_a", "hot_b", "Klass.hot_c", NULL};
 
-/* The workload in new PID and mount namespaces.  Returns its host PID
- * (the child unshare forked), after it said "ready 1": PID 1 inside. */
-static pid_t start_contained(struct h_proc *unshare, const char *python,
-                             const char *workload, const char *truth)
+/* A cgroup with a CPU quota and a memory limit: v2 (cpu.max, memory.max)
+ * on a unified system, else v1's cpu and memory controllers. */
+struct cgroup {
+	char cpu[PATH_MAX], mem[PATH_MAX]; /* its directories (the same in v2) */
+};
+
+#define CG_QUOTA_US 50000   /* of 100000: half a CPU */
+#define CG_MEM (256ull << 20)
+
+static bool write_file(const char *dir, const char *file, const char *text)
 {
-	const char *argv[] = {"unshare", "-p", "-f", "-m", "--mount-proc", python,
-	                      workload, "--seconds", "60", "--truth", truth, NULL};
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return false;
+	bool ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+/* Creates it, or skips the test saying why it cannot. */
+static void cgroup_make(struct cgroup *cg)
+{
+	char mem[32];
+
+	if (geteuid() != 0)
+		cr_skip_test("creating a cgroup needs root");
+	snprintf(mem, sizeof mem, "%llu", CG_MEM);
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) {
+		snprintf(cg->cpu, sizeof cg->cpu, "/sys/fs/cgroup/pytop-test-%d", (int)getpid());
+		snprintf(cg->mem, sizeof cg->mem, "%s", cg->cpu);
+		write_file("/sys/fs/cgroup", "cgroup.subtree_control", "+cpu +memory");
+		if (mkdir(cg->cpu, 0755) != 0 || !write_file(cg->cpu, "cpu.max", "50000 100000") ||
+		    !write_file(cg->mem, "memory.max", mem))
+			cr_skip_test("cannot make a cgroup v2 with cpu.max and memory.max in %s",
+			             cg->cpu);
+		return;
+	}
+	snprintf(cg->cpu, sizeof cg->cpu, "/sys/fs/cgroup/cpu/pytop-test-%d", (int)getpid());
+	snprintf(cg->mem, sizeof cg->mem, "/sys/fs/cgroup/memory/pytop-test-%d", (int)getpid());
+	if (mkdir(cg->cpu, 0755) != 0 || mkdir(cg->mem, 0755) != 0 ||
+	    !write_file(cg->cpu, "cpu.cfs_period_us", "100000") ||
+	    !write_file(cg->cpu, "cpu.cfs_quota_us", "50000") ||
+	    !write_file(cg->mem, "memory.limit_in_bytes", mem))
+		cr_skip_test("cannot make cgroups v1 %s and %s with a CPU quota and a "
+		             "memory limit", cg->cpu, cg->mem);
+}
+
+/* Once its processes are gone (their zombies reaped a moment later). */
+static void cgroup_remove(const struct cgroup *cg)
+{
+	for (int i = 0; i < 100 && (rmdir(cg->cpu) != 0 && errno == EBUSY); i++)
+		h_sleep(0.02);
+	if (strcmp(cg->mem, cg->cpu) != 0)
+		for (int i = 0; i < 100 && (rmdir(cg->mem) != 0 && errno == EBUSY); i++)
+			h_sleep(0.02);
+}
+
+/* The workload in new PID and mount namespaces, in the cgroup `cg` if not
+ * NULL (a shell joins it, then execs unshare).  Returns its host PID (the
+ * child unshare forked), after it said "ready 1": PID 1 inside. */
+static pid_t start_contained(struct h_proc *unshare, const char *python,
+                             const char *workload, const char *truth,
+                             const struct cgroup *cg)
+{
+	char join[2 * PATH_MAX + 64];
+	const char *argv[] = {"/bin/sh", "-c", join, "sh", "unshare", "-p", "-f", "-m",
+	                      "--mount-proc", python, workload, "--seconds", "60",
+	                      "--truth", truth, NULL};
 	char comm[16], *copy = strdup(python);
 
 	h_need_program("unshare");
@@ -44,6 +111,11 @@ static pid_t start_contained(struct h_proc *unshare, const char *python,
 		cr_skip_test("unshare needs root to create PID and mount namespaces");
 	snprintf(comm, sizeof comm, "%s", basename(copy));
 	free(copy);
+	if (cg != NULL)
+		snprintf(join, sizeof join, "echo $$ > %s/cgroup.procs && echo $$ > "
+		         "%s/cgroup.procs && exec \"$@\"", cg->cpu, cg->mem);
+	else
+		snprintf(join, sizeof join, "exec \"$@\"");
 	cr_assert(h_proc_start(unshare, argv), "cannot start unshare");
 	cr_assert(h_proc_wait_stdout(unshare, "ready ", 10), "workload not ready: %s",
 	          unshare->err.data);
@@ -114,7 +186,7 @@ static void attach_contained(const char *slot)
 	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
 	char *wl = h_workload("cpu_split.py");
 	struct h_proc unshare, pytop;
-	pid_t host = start_contained(&unshare, python, wl, truth_path);
+	pid_t host = start_contained(&unshare, python, wl, truth_path, NULL);
 	char pid[16];
 
 	snprintf(pid, sizeof pid, "%d", (int)host);
@@ -154,6 +226,53 @@ static void attach_contained(const char *slot)
 	json_decref(lines);
 	h_proc_free(&pytop);
 	h_proc_free(&unshare);
+	h_rmtree(dir);
+	free(python), free(dir), free(truth_path), free(wl);
+}
+
+/* The container's limits are the target's cgroup's, seen from the host:
+ * the CPU quota in the header and the JSON gauges, the memory limit as
+ * the share RSS is of. */
+Test(containers, cgroup_limits, .timeout = 40)
+{
+	char *python = h_need_python_slot("py315_sid");
+	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json");
+	char *wl = h_workload("cpu_split.py");
+	struct cgroup cg;
+	struct h_proc unshare, json, text;
+
+	cgroup_make(&cg);
+	pid_t host = start_contained(&unshare, python, wl, truth_path, &cg);
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)host);
+	const char *jargv[] = {h_pytop(), "-b", "--json", "-p", pid, "-n", "1", "-d", "0.5", NULL};
+	const char *targv[] = {h_pytop(), "-b", "-p", pid, "-n", "1", "-d", "0.5", NULL};
+	bool ran = h_run(&json, 20, jargv) && h_run(&text, 20, targv);
+	h_proc_free(&unshare);
+	cgroup_remove(&cg);
+	cr_assert(ran, "pytop did not finish: %s%s", json.err.data, text.err.data);
+	cr_assert_eq(json.status, 0, "pytop --json: %s", json.err.data);
+	cr_assert_eq(text.status, 0, "pytop: %s", text.err.data);
+
+	int bad = 0;
+	json_t *lines = h_json_lines(json.out.data, &bad);
+	cr_assert_not_null(lines, "line %d of pytop's output is not JSON", bad);
+	json_t *g = json_object_get(json_array_get(lines, 0), "gauges");
+	cr_assert_not_null(g, "no gauges");
+	h_note("cgroup limits: cpu_limit %.2f CPUs, mem_limit %.0f bytes\n",
+	       h_num(g, "cpu_limit"), h_num(g, "mem_limit"));
+	cr_assert_eq(h_num(g, "cpu_limit"), CG_QUOTA_US / 100000.0,
+	             "cpu_limit %.2f, the cgroup's quota is 0.5 CPU", h_num(g, "cpu_limit"));
+	cr_assert_eq(h_num(g, "mem_limit"), (double)CG_MEM, "mem_limit %.0f, the cgroup's "
+	             "is %llu", h_num(g, "mem_limit"), CG_MEM);
+	cr_assert_not_null(strstr(text.out.data, "(limit 50%)"),
+	                   "the header does not show the CPU quota: %.400s", text.out.data);
+	cr_assert_not_null(strstr(text.out.data, "of 256M)"),
+	                   "the header does not show the memory limit: %.400s", text.out.data);
+
+	json_decref(lines);
+	h_proc_free(&json);
+	h_proc_free(&text);
 	h_rmtree(dir);
 	free(python), free(dir), free(truth_path), free(wl);
 }

@@ -212,8 +212,11 @@ static void attach_contained(const char *slot)
 	double samples = h_num(last, "samples");
 	const char *verdict = json_string_value(
 		json_object_get(json_object_get(last, "gauges"), "verdict"));
-	h_note("container attach (%s): %.0f samples, %.0f errors, verdict %s\n", slot,
-	       samples, h_num(last, "errors"), verdict ? verdict : "(none)");
+	h_note("container attach (%s): %.0f samples in %.0f ticks, %.0f errors, "
+	       "verdict %s (%s)\n", slot, samples, h_num(last, "ticks"),
+	       h_num(last, "errors"), verdict ? verdict : "(none)",
+	       json_string_value(json_object_get(json_object_get(last, "gauges"),
+	                                         "verdict_reason")));
 	cr_assert_gt(samples, 0.5 * h_num(last, "ticks"),
 	             "%.0f samples in %.0f ticks of a busy target", samples,
 	             h_num(last, "ticks"));

@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
-
-#include "clock.h"
 
 /* Small linear table: a Python process rarely has more than a few hundred
  * threads, and the table is scanned once per thread per tick. */
@@ -252,6 +251,16 @@ static void build_map(struct proc_threads *pt)
 	closedir(d);
 }
 
+/* Monotonic nanoseconds; not clock.c's, so that this file still depends
+ * on no other pytop file (a program linking the reader and it alone). */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static pid_t map_find(const struct proc_threads *pt, pid_t inner)
 {
 	for (size_t i = 0; i < pt->nmap; i++)
@@ -271,7 +280,7 @@ pid_t proc_threads_host_tid(struct proc_threads *pt, pid_t tid)
 		return tid;
 	if ((host = map_find(pt, tid)) != 0)
 		return host;
-	now = clock_now_ns();
+	now = now_ns();
 	if (pt->map_built_ns != 0 && now - pt->map_built_ns < MAP_RESCAN_NS)
 		return 0;
 	build_map(pt);

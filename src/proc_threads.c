@@ -21,6 +21,7 @@ struct thread_fd {
 	int sys_fd;              /* its syscall file, -1 until first asked */
 	bool touched;
 	bool read_once;          /* minflt/majflt below are from a real read */
+	bool dead;               /* its last read failed: the thread exited */
 	uint64_t minflt, majflt; /* at the previous read, for the deltas */
 };
 
@@ -44,6 +45,7 @@ struct proc_threads {
 	struct tid_pair *map; /* owned; NS_OTHER only */
 	size_t nmap, map_cap;
 	uint64_t map_built_ns;
+	bool read_failed; /* some thread's stat was unreadable since the last sweep */
 };
 
 struct proc_threads *proc_threads_new(pid_t pid)
@@ -140,12 +142,16 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 	uint64_t f[F_LAST + 1];
 
 	*out = (struct proc_thread_stat){ 0 };
-	if (t == NULL)
+	if (t == NULL) {
+		pt->read_failed = true;
 		return;
+	}
 	t->touched = true;
 	n = pread(t->fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
+	if (n <= 0) {
+		t->dead = pt->read_failed = true;
 		return;
+	}
 	buf[n] = '\0';
 	/* comm may contain spaces and parentheses: the fields follow the
 	 * last ')'. */
@@ -288,19 +294,22 @@ pid_t proc_threads_host_tid(struct proc_threads *pt, pid_t tid)
 	return map_find(pt, tid);
 }
 
-/* A mapped thread whose /proc stat could not be opened has exited: forget
- * it, so that a new thread given the same ID inside the namespace is
- * looked up again. */
+/* A mapped thread whose /proc stat could not be opened or read has exited:
+ * forget it, so that a new thread given the same ID inside the namespace
+ * is looked up again.  Only after a failed read: the search is not free. */
 static void forget_dead_tids(struct proc_threads *pt)
 {
 	size_t kept = 0;
 
+	if (!pt->read_failed)
+		return;
+	pt->read_failed = false;
 	for (size_t i = 0; i < pt->nmap; i++) {
-		bool open_fd = false;
+		bool live = false;
 
-		for (size_t k = 0; k < pt->n && !open_fd; k++)
-			open_fd = pt->v[k].tid == pt->map[i].host;
-		if (open_fd)
+		for (size_t k = 0; k < pt->n && !live; k++)
+			live = pt->v[k].tid == pt->map[i].host && !pt->v[k].dead;
+		if (live)
 			pt->map[kept++] = pt->map[i];
 	}
 	pt->nmap = kept;

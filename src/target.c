@@ -45,6 +45,15 @@ static void read_cmdline(pid_t pid, char *buf, size_t len)
 			buf[i] = ' ';
 }
 
+/* Whether pid's /proc entry can be read at all (hidepid may hide it). */
+static bool access_stat(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return access(path, R_OK) == 0;
+}
+
 int target_attach(pid_t pid, struct target *t, struct pytop_error *err)
 {
 	memset(t, 0, sizeof(*t));
@@ -52,6 +61,13 @@ int target_attach(pid_t pid, struct target *t, struct pytop_error *err)
 	if (kill(pid, 0) != 0 && errno == ESRCH) {
 		error_set(err, PYTOP_ERR_NO_PROCESS,
 		          "no process with PID %d; check the PID (ps -e | grep python)", (int)pid);
+		return -1;
+	}
+	/* Still in /proc (ps shows it <defunct>), but nothing left to read. */
+	if (proc_threads_ended(pid) && access_stat(pid)) {
+		error_set(err, PYTOP_ERR_NO_PROCESS,
+		          "process %d has already exited (a zombie its parent has not reaped); "
+		          "profile a running process", (int)pid);
 		return -1;
 	}
 	read_cmdline(pid, t->command, sizeof(t->command));

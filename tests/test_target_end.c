@@ -7,7 +7,9 @@
  * a shell that forks it and then execs sleep, which never reaps it; pytop
  * attaches to the forked child.
  *
- * The two targets are the ones whose end the sampler does not notice by a
+ * Attaching to a target that is already a zombie is refused in one line.
+ *
+ * The two running targets are the ones whose end the sampler does not notice by a
  * failed memory read: a Python program that exec'd a non-Python program
  * (pytop stops reading it and only watches for its end), and a C program
  * under --native (its threads come from /proc/PID/task, where a zombie
@@ -144,6 +146,34 @@ static void native_c(bool json)
 	attach_until_end(cmd, json, true);
 	h_rmtree(dir);
 	free(target), free(dir), free(truth);
+}
+
+/* Attaching to a target that is already a zombie: one line saying so (it
+ * is still listed by ps, as <defunct>, so "no such process" would mislead),
+ * exit status 1, nothing on stdout. */
+Test(target_end, attach_to_zombie, .timeout = 30)
+{
+	char *python = h_need_python_slot("py311_debian");
+	const char *cmd[] = {python, "-c", "import os; print('ready %d' % os.getpid())", NULL};
+	struct h_proc parent, pytop;
+	pid_t target = start_unreaped(&parent, cmd);
+	double deadline = h_now() + 10;
+
+	while (h_proc_state(target) != 'Z' && h_now() < deadline)
+		h_sleep(0.02);
+	cr_assert_eq(h_proc_state(target), 'Z', "the target did not become a zombie");
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)target);
+	const char *argv[] = {h_pytop(), "-b", "-p", pid, NULL};
+	cr_assert(h_run(&pytop, 10, argv), "pytop did not finish");
+	cr_assert_eq(pytop.status, 1, "exit status %d", pytop.status);
+	cr_assert_eq(pytop.out.len, 0, "stdout: %s", pytop.out.data);
+	cr_assert_eq(h_count_lines(pytop.err.data), 1, "stderr: %s", pytop.err.data);
+	cr_assert_not_null(strstr(pytop.err.data, "zombie"), "stderr does not say the "
+	                   "process is a zombie: %s", pytop.err.data);
+	h_proc_free(&pytop);
+	h_proc_free(&parent);
+	free(python);
 }
 
 Test(target_end, python_exec_text, .timeout = 30) { python_exec(false, false); }

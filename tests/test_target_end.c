@@ -41,10 +41,11 @@ static char *native_target(void)
 	return path;
 }
 
-/* Busy in Python for a second, then replaced by sleep (not Python). */
+/* Busy in Python for 1.5 s (pytop attaches meanwhile, even on a loaded
+ * machine), then replaced by sleep (not Python). */
 static const char EXEC_SCRIPT[] =
 	"import os, time\n"
-	"end = time.monotonic() + 1.0\n"
+	"end = time.monotonic() + 1.5\n"
 	"print('ready %d' % os.getpid(), flush=True)\n"
 	"while time.monotonic() < end:\n"
 	"    pass\n"

@@ -179,6 +179,7 @@ Test(target_end, attach_to_zombie, .timeout = 30)
 
 Test(target_end, python_exec_text, .timeout = 30) { python_exec(false, false); }
 Test(target_end, python_exec_json, .timeout = 30) { python_exec(true, false); }
+Test(target_end, python_exec_native_text, .timeout = 30) { python_exec(false, true); }
 Test(target_end, python_exec_native_json, .timeout = 30) { python_exec(true, true); }
 Test(target_end, native_c_text, .timeout = 30) { native_c(false); }
 Test(target_end, native_c_json, .timeout = 30) { native_c(true); }

@@ -59,8 +59,14 @@ int native_threads_sample(struct native_threads *nt, struct proc_threads *pt, bo
 	while ((e = readdir(d)) != NULL && nt->n < MAX_TASKS) {
 		long tid = strtol(e->d_name, NULL, 10);
 
-		if (tid > 0)
-			describe(&nt->t[nt->n++], (pid_t)tid, pt, idle);
+		if (tid <= 0)
+			continue;
+		describe(&nt->t[nt->n], (pid_t)tid, pt, idle);
+		/* A zombie thread stays listed until the process is reaped,
+		 * which its parent may never do: it is gone. */
+		if (nt->t[nt->n].state != 0 && nt->t[nt->n].state != 'Z' &&
+		    nt->t[nt->n].state != 'X')
+			nt->n++;
 	}
 	closedir(d);
 	proc_threads_sweep(pt);

@@ -8,6 +8,8 @@
 #include <inttypes.h>
 #include <libproc2/pids.h>
 #include <limits.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,52 +92,166 @@ bool proc_gauges_read(struct proc_gauges *g, struct proc_gauge_read *out)
 	return true;
 }
 
-/* memory.max of one cgroup directory; UINT64_MAX when "max" or absent. */
-static uint64_t cgroup_max(const char *dir)
+/* ---- the target's cgroup limits ---------------------------------------
+ * Read through the target's own /proc/PID/cgroup, whose paths are relative
+ * to pytop's cgroup namespace, as the hierarchies mounted under
+ * /sys/fs/cgroup are: the limits of a container seen from the host.  Both
+ * cgroup v2 (at /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid
+ * system) and the v1 memory and cpu controllers are looked at; the
+ * tightest limit of the cgroup and its ancestors applies. */
+
+#define NO_LIMIT HUGE_VAL
+
+/* The first line of dir/file, "" when unreadable. */
+static void read_line(const char *dir, const char *file, char *buf, size_t len)
 {
-	char path[PATH_MAX + 32], buf[64];
-	unsigned long long v;
+	char path[PATH_MAX + 64];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", dir);
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	f = fopen(path, "re");
 	if (f == NULL)
-		return UINT64_MAX;
-	if (fgets(buf, sizeof(buf), f) == NULL || sscanf(buf, "%llu", &v) != 1)
-		v = UINT64_MAX;
+		return;
+	if (fgets(buf, (int)len, f) == NULL)
+		buf[0] = '\0';
 	fclose(f);
-	return (uint64_t)v;
+}
+
+/* Bytes: v2 memory.max ("max" = none) or v1 memory.limit_in_bytes (a huge
+ * number when none: larger than RAM, so the RAM bound applies). */
+static double mem_v2(const char *dir)
+{
+	char buf[64];
+	unsigned long long v;
+
+	read_line(dir, "memory.max", buf, sizeof(buf));
+	return sscanf(buf, "%llu", &v) == 1 ? (double)v : NO_LIMIT;
+}
+
+static double mem_v1(const char *dir)
+{
+	char buf[64];
+	unsigned long long v;
+
+	read_line(dir, "memory.limit_in_bytes", buf, sizeof(buf));
+	return sscanf(buf, "%llu", &v) == 1 ? (double)v : NO_LIMIT;
+}
+
+/* CPUs: quota / period, from v2 cpu.max ("max 100000" = none) or v1's CFS
+ * quota (-1 = none). */
+static double cpu_share(long long quota, long long period)
+{
+	return quota > 0 && period > 0 ? (double)quota / (double)period : NO_LIMIT;
+}
+
+static double cpu_v2(const char *dir)
+{
+	char buf[64];
+	long long quota, period;
+
+	read_line(dir, "cpu.max", buf, sizeof(buf));
+	return sscanf(buf, "%lld %lld", &quota, &period) == 2 ? cpu_share(quota, period)
+	                                                      : NO_LIMIT;
+}
+
+static double cpu_v1(const char *dir)
+{
+	char buf[64];
+	long long quota = -1, period = 0;
+
+	read_line(dir, "cpu.cfs_quota_us", buf, sizeof(buf));
+	sscanf(buf, "%lld", &quota);
+	read_line(dir, "cpu.cfs_period_us", buf, sizeof(buf));
+	sscanf(buf, "%lld", &period);
+	return cpu_share(quota, period);
+}
+
+typedef double (*limit_fn)(const char *dir);
+
+/* The tightest limit of cgroup `path` and its ancestors under `root`. */
+static double tightest(const char *root, const char *path, limit_fn read)
+{
+	char dir[PATH_MAX];
+	double best = NO_LIMIT;
+	size_t len = (size_t)snprintf(dir, sizeof(dir), "%s%s", root, path);
+	size_t root_len = strlen(root);
+
+	if (len >= sizeof(dir) || strstr(path, "/..") != NULL)
+		return NO_LIMIT; /* a path from /proc that leaves its root */
+	for (;;) {
+		double v = read(dir);
+		char *slash = strrchr(dir, '/');
+
+		if (v < best)
+			best = v;
+		if (slash == NULL || (size_t)(slash - dir) < root_len)
+			break;
+		*slash = '\0';
+	}
+	return best;
+}
+
+/* Whether the comma-separated controller list names `want`. */
+static bool has_controller(const char *list, size_t len, const char *want)
+{
+	size_t n = strlen(want);
+
+	for (const char *p = list; p < list + len;) {
+		const char *comma = memchr(p, ',', (size_t)(list + len - p));
+		size_t l = comma != NULL ? (size_t)(comma - p) : (size_t)(list + len - p);
+
+		if (l == n && memcmp(p, want, n) == 0)
+			return true;
+		p += l + 1;
+	}
+	return false;
+}
+
+/* The tightest of the v2 and v1 limits over the target's cgroups. */
+static double cgroup_limit(pid_t pid, const char *v1_controller, limit_fn v1, limit_fn v2)
+{
+	char path[64], line[PATH_MAX], v1_root[64];
+	double best = NO_LIMIT, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	snprintf(v1_root, sizeof(v1_root), "/sys/fs/cgroup/%s", v1_controller);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return NO_LIMIT;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		/* "hierarchy-ID:controller-list:cgroup-path" */
+		char *c1 = strchr(line, ':'), *c2 = c1 != NULL ? strchr(c1 + 1, ':') : NULL;
+
+		if (c2 == NULL || c2[1] != '/')
+			continue;
+		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+		if (c2 == c1 + 1 && strncmp(line, "0:", 2) == 0) {
+			v = fmin(tightest("/sys/fs/cgroup", c2 + 1, v2),
+			         tightest("/sys/fs/cgroup/unified", c2 + 1, v2));
+		} else if (has_controller(c1 + 1, (size_t)(c2 - c1 - 1), v1_controller)) {
+			v = tightest(v1_root, c2 + 1, v1);
+		} else {
+			continue;
+		}
+		if (v < best)
+			best = v;
+	}
+	fclose(f);
+	return best;
 }
 
 uint64_t proc_gauges_mem_limit(pid_t pid)
 {
-	char path[64], line[PATH_MAX];
-	uint64_t limit = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-	FILE *f;
+	double ram = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return limit;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *dir;
+	return (uint64_t)fmin(ram, cgroup_limit(pid, "memory", mem_v1, mem_v2));
+}
 
-		if (strncmp(line, "0::", 3) != 0) /* the cgroup v2 line */
-			continue;
-		dir = line + 3;
-		dir[strcspn(dir, "\n")] = '\0';
-		/* The tightest limit on the way up to the root applies. */
-		while (dir[0] != '\0') {
-			uint64_t m = cgroup_max(dir);
-			char *slash = strrchr(dir, '/');
+double proc_gauges_cpu_limit(pid_t pid)
+{
+	double cpus = cgroup_limit(pid, "cpu", cpu_v1, cpu_v2);
 
-			if (m < limit)
-				limit = m;
-			if (slash == NULL)
-				break;
-			*slash = '\0';
-		}
-	}
-	fclose(f);
-	return limit;
+	return isinf(cpus) ? 0 : cpus;
 }

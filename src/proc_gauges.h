@@ -27,8 +27,14 @@ void proc_gauges_free(struct proc_gauges *g);
 bool proc_gauges_read(struct proc_gauges *g, struct proc_gauge_read *out);
 
 /* The memory the process may use before it is in trouble: the smallest
- * memory.max of its cgroup v2 and that cgroup's ancestors, or the
- * machine's RAM when none is set.  Read once (cgroup moves are rare). */
+ * limit of its own cgroup (from /proc/PID/cgroup) and that cgroup's
+ * ancestors (v2 memory.max, v1 memory.limit_in_bytes), or the machine's
+ * RAM when none is set or smaller.  Read once (cgroup moves are rare). */
 uint64_t proc_gauges_mem_limit(pid_t pid);
+
+/* The CPUs the process's cgroup may use (quota / period of v2 cpu.max or
+ * v1 cpu.cfs_quota_us, the tightest up to the root; 0.5 = half a CPU), 0
+ * when no quota is set.  Read once, like the memory limit. */
+double proc_gauges_cpu_limit(pid_t pid);
 
 #endif

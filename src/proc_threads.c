@@ -4,11 +4,13 @@
 
 #include "proc_threads.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Small linear table: a Python process rarely has more than a few hundred
@@ -19,8 +21,19 @@ struct thread_fd {
 	int sys_fd;              /* its syscall file, -1 until first asked */
 	bool touched;
 	bool read_once;          /* minflt/majflt below are from a real read */
+	bool dead;               /* its last read failed: the thread exited */
 	uint64_t minflt, majflt; /* at the previous read, for the deltas */
 };
+
+/* A thread ID in the target's PID namespace and in ours. */
+struct tid_pair {
+	pid_t inner, host;
+};
+
+/* How often at most the TID map is rebuilt while a TID stays unknown (a
+ * thread state that names no thread of the process must not cost a
+ * /proc/PID/task scan per tick). */
+#define MAP_RESCAN_NS 20000000ull
 
 struct proc_threads {
 	pid_t pid;
@@ -28,6 +41,11 @@ struct proc_threads {
 	uint64_t page_size;
 	struct thread_fd *v; /* owned */
 	size_t n, cap;
+	enum { NS_UNKNOWN, NS_SAME, NS_OTHER } ns; /* the target's PID namespace */
+	struct tid_pair *map; /* owned; NS_OTHER only */
+	size_t nmap, map_cap;
+	uint64_t map_built_ns;
+	bool read_failed; /* some thread's stat was unreadable since the last sweep */
 };
 
 struct proc_threads *proc_threads_new(pid_t pid)
@@ -58,6 +76,7 @@ void proc_threads_free(struct proc_threads *pt)
 	for (size_t i = 0; i < pt->n; i++)
 		close_thread(&pt->v[i]);
 	free(pt->v);
+	free(pt->map);
 	free(pt);
 }
 
@@ -123,12 +142,16 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 	uint64_t f[F_LAST + 1];
 
 	*out = (struct proc_thread_stat){ 0 };
-	if (t == NULL)
+	if (t == NULL) {
+		pt->read_failed = true;
 		return;
+	}
 	t->touched = true;
 	n = pread(t->fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
+	if (n <= 0) {
+		t->dead = pt->read_failed = true;
 		return;
+	}
 	buf[n] = '\0';
 	/* comm may contain spaces and parentheses: the fields follow the
 	 * last ')'. */
@@ -153,6 +176,145 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 	t->read_once = true;
 }
 
+/* ---- thread IDs across PID namespaces ------------------------------------
+ * CPython stores each thread's gettid() as seen inside the target's PID
+ * namespace; /proc and ptrace here want the ID in pytop's.  The kernel
+ * lists both in /proc/PID/task/TID/status as "NSpid: <ours> ... <its own>". */
+
+/* The first and last IDs of the NSpid line of a status file; false when it
+ * has none (kernels before 4.1, a process gone). */
+static bool read_nspid(const char *path, pid_t *first, pid_t *last)
+{
+	char buf[4096], *line;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int got = 0;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	line = strstr(buf, "\nNSpid:");
+	if (line == NULL)
+		return false;
+	for (char *p = line + 7, *end;; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p || v <= 0 || v > INT32_MAX)
+			break;
+		if (got++ == 0)
+			*first = (pid_t)v;
+		*last = (pid_t)v;
+	}
+	return got > 0;
+}
+
+static void detect_ns(struct proc_threads *pt)
+{
+	char path[64];
+	pid_t ours = 0, its = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pt->pid);
+	pt->ns = read_nspid(path, &ours, &its) && ours != its ? NS_OTHER : NS_SAME;
+}
+
+/* Rebuild the map from every thread's status file: at thread discovery,
+ * not per tick. */
+static void build_map(struct proc_threads *pt)
+{
+	char path[96];
+	DIR *d;
+	struct dirent *e;
+
+	pt->nmap = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pt->pid);
+	d = opendir(path);
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		long tid = strtol(e->d_name, NULL, 10);
+		struct tid_pair tp;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/status", (int)pt->pid, tid);
+		if (!read_nspid(path, &tp.host, &tp.inner) || tp.host != (pid_t)tid)
+			continue;
+		if (pt->nmap == pt->map_cap) {
+			size_t ncap = pt->map_cap ? pt->map_cap * 2 : 16;
+			struct tid_pair *nv = realloc(pt->map, ncap * sizeof(*nv));
+
+			if (nv == NULL)
+				break;
+			pt->map = nv;
+			pt->map_cap = ncap;
+		}
+		pt->map[pt->nmap++] = tp;
+	}
+	closedir(d);
+}
+
+/* Monotonic nanoseconds; not clock.c's, so that this file still depends
+ * on no other pytop file (a program linking the reader and it alone). */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static pid_t map_find(const struct proc_threads *pt, pid_t inner)
+{
+	for (size_t i = 0; i < pt->nmap; i++)
+		if (pt->map[i].inner == inner)
+			return pt->map[i].host;
+	return 0;
+}
+
+pid_t proc_threads_host_tid(struct proc_threads *pt, pid_t tid)
+{
+	pid_t host;
+	uint64_t now;
+
+	if (pt->ns == NS_UNKNOWN)
+		detect_ns(pt);
+	if (pt->ns == NS_SAME || tid <= 0)
+		return tid;
+	if ((host = map_find(pt, tid)) != 0)
+		return host;
+	now = now_ns();
+	if (pt->map_built_ns != 0 && now - pt->map_built_ns < MAP_RESCAN_NS)
+		return 0;
+	build_map(pt);
+	pt->map_built_ns = now;
+	return map_find(pt, tid);
+}
+
+/* A mapped thread whose /proc stat could not be opened or read has exited:
+ * forget it, so that a new thread given the same ID inside the namespace
+ * is looked up again.  Only after a failed read: the search is not free. */
+static void forget_dead_tids(struct proc_threads *pt)
+{
+	size_t kept = 0;
+
+	if (!pt->read_failed)
+		return;
+	pt->read_failed = false;
+	for (size_t i = 0; i < pt->nmap; i++) {
+		bool live = false;
+
+		for (size_t k = 0; k < pt->n && !live; k++)
+			live = pt->v[k].tid == pt->map[i].host && !pt->v[k].dead;
+		if (live)
+			pt->map[kept++] = pt->map[i];
+	}
+	pt->nmap = kept;
+}
+
 void proc_threads_sweep(struct proc_threads *pt)
 {
 	size_t kept = 0;
@@ -166,6 +328,7 @@ void proc_threads_sweep(struct proc_threads *pt)
 		pt->v[kept++] = pt->v[i];
 	}
 	pt->n = kept;
+	forget_dead_tids(pt);
 }
 
 bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr)
@@ -214,4 +377,62 @@ void proc_threads_name(pid_t pid, pid_t tid, char name[16])
 		n = 0;
 	name[n] = '\0';
 	name[strcspn(name, "\n")] = '\0';
+}
+
+/* The state letter of a /proc stat file, 0 if unreadable. */
+static char stat_state(const char *path)
+{
+	char buf[512], *paren;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren != NULL && paren[1] == ' ' ? paren[2] : 0;
+}
+
+static bool live_state(char st)
+{
+	return st != 0 && st != 'Z' && st != 'X';
+}
+
+static bool any_live_thread(pid_t pid)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	bool live = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (d == NULL)
+		return false;
+	while (!live && (e = readdir(d)) != NULL) {
+		long tid = strtol(e->d_name, NULL, 10);
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat", (int)pid, tid);
+		live = live_state(stat_state(path));
+	}
+	closedir(d);
+	return live;
+}
+
+bool proc_threads_ended(pid_t pid)
+{
+	char path[64];
+	char st;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	st = stat_state(path);
+	if (st == 'Z')
+		return !any_live_thread(pid);
+	return !live_state(st);
 }

@@ -38,6 +38,23 @@ bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr);
 /* The thread's OS name (comm), NUL-terminated, "" when unknown. */
 void proc_threads_name(pid_t pid, pid_t tid, char name[16]);
 
+/* Whether process pid has ended: no longer in /proc, dead, or a zombie
+ * none of whose threads lives on.  A zombie stays in /proc until its
+ * parent reaps it, which a busy supervisor or a container without a proper
+ * init may never do; a zombie leader whose other threads still run (its
+ * main thread called pthread_exit) has not ended.  Opens and reads /proc
+ * files: a few times a second, not per thread per tick. */
+bool proc_threads_ended(pid_t pid);
+
+/* Thread tid as the target knows it (CPython's native_thread_id: its
+ * gettid() inside its own PID namespace) -> the same thread's ID in pytop's
+ * namespace, the one /proc, ptrace and the host's tools use.  The identity
+ * when both namespaces are the same; for a target in a container, looked
+ * up in a map rebuilt from /proc/PID/task/ * /status (NSpid) only when a
+ * TID is not in it (new threads), at most every 20 ms.  0 when no thread
+ * of the process has that ID (a torn or hostile thread state). */
+pid_t proc_threads_host_tid(struct proc_threads *pt, pid_t tid);
+
 /* Close descriptors of threads not touched since the last call (threads
  * that exited); call once per tick after all proc_threads_state calls. */
 void proc_threads_sweep(struct proc_threads *pt);

@@ -1100,7 +1100,9 @@ static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
 
 	for (size_t i = 0; i < r->nthreads; i++) {
 		struct thread_slot *t = &r->threads[i];
-		int32_t tid = (int32_t)rd64(t->buf, r->o->ts_native_tid);
+		/* In a container the thread state holds the TID inside its
+		 * PID namespace: everything downstream uses the host's. */
+		pid_t tid = proc_threads_host_tid(pt, (int32_t)rd64(t->buf, r->o->ts_native_tid));
 
 		t->out = (struct py_thread_sample){ .tid = tid, .tstate = t->tstate,
 		                                    .frames = t->frames };

@@ -390,7 +390,14 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 		 * and stop reading it (the follower of -s looks descendants
 		 * up again; the target itself would need a new session). */
 		atomic_store_explicit(&s->stats.exec_seen, true, memory_order_relaxed);
-		return kill(p->pid, 0) == 0 || errno != ESRCH;
+		/* A thread asked to stop for a native sample before the exec
+		 * stops after it: release it (no new requests, so collect
+		 * only releases), or it stays stopped while pytop runs. */
+		if (s->unwind != NULL)
+			native_unwind_collect(s->unwind, now + 1000000000ull / (uint64_t)s->cfg.rate_hz / 2,
+			                      take_native, s);
+		/* Not kill(pid, 0): it succeeds on a zombie nobody reaps. */
+		return !proc_threads_ended(p->pid);
 	}
 	n = sampler_proc_sample(p, s->cfg.idle);
 	growth = tick_growth(s, p, n);

@@ -51,6 +51,7 @@ struct session {
 	struct proc_gauge_read gauge_prev; /* at the previous snapshot */
 	uint64_t gauge_prev_ns;     /* when it was read; 0 = never */
 	uint64_t mem_limit;
+	double cpu_limit;
 	pid_t process_filter;       /* 0 = all processes */
 };
 
@@ -193,6 +194,7 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 	*g = (struct snap_gauges){
 		.valid = true,
 		.rss = r.rss, .rss_peak = r.rss_peak, .mem_limit = s->mem_limit,
+		.cpu_limit = s->cpu_limit,
 		.minflt = r.minflt, .majflt = r.majflt,
 		.minflt_rate = per_second(r.minflt, p->minflt, dt),
 		.majflt_rate = per_second(r.majflt, p->majflt, dt),
@@ -349,6 +351,7 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	/* Without gauges the profile still works: the header just lacks them. */
 	s->gauges = proc_gauges_new(s->target.pid);
 	s->mem_limit = proc_gauges_mem_limit(s->target.pid);
+	s->cpu_limit = proc_gauges_cpu_limit(s->target.pid);
 	if (s->gauges != NULL && proc_gauges_read(s->gauges, &s->gauge_prev))
 		s->gauge_prev_ns = clock_now_ns();
 	return s;

@@ -106,6 +106,7 @@ struct snap_gauges {
 	uint64_t rss, rss_peak;     /* bytes; peak = the kernel's high-water mark */
 	uint64_t mem_limit;         /* bytes: the cgroup's memory.max if set,
 	                               else the machine's RAM */
+	double cpu_limit;           /* CPUs the cgroup's quota allows, 0 = none */
 	uint64_t minflt, majflt;    /* cumulative, whole process */
 	double minflt_rate, majflt_rate; /* per second */
 	double cpu_user, cpu_system;     /* seconds, cumulative */

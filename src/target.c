@@ -20,6 +20,7 @@
 #include "crash_stop.h"
 #include "proc_children.h"
 #include "safe_create.h"
+#include "proc_threads.h"
 
 /* How long a launched program may run without becoming a Python before we
  * call it "not Python".  Wrappers (pyenv shims, shell scripts) exec the
@@ -48,6 +49,15 @@ static void read_cmdline(pid_t pid, char *buf, size_t len)
 			buf[i] = ' ';
 }
 
+/* Whether pid's /proc entry can be read at all (hidepid may hide it). */
+static bool access_stat(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return access(path, R_OK) == 0;
+}
+
 int target_attach(pid_t pid, struct target *t, struct pytop_error *err)
 {
 	memset(t, 0, sizeof(*t));
@@ -55,6 +65,13 @@ int target_attach(pid_t pid, struct target *t, struct pytop_error *err)
 	if (kill(pid, 0) != 0 && errno == ESRCH) {
 		error_set(err, PYTOP_ERR_NO_PROCESS,
 		          "no process with PID %d; check the PID (ps -e | grep python)", (int)pid);
+		return -1;
+	}
+	/* Still in /proc (ps shows it <defunct>), but nothing left to read. */
+	if (proc_threads_ended(pid) && access_stat(pid)) {
+		error_set(err, PYTOP_ERR_NO_PROCESS,
+		          "process %d has already exited (a zombie its parent has not reaped); "
+		          "profile a running process", (int)pid);
 		return -1;
 	}
 	read_cmdline(pid, t->command, sizeof(t->command));
@@ -271,25 +288,6 @@ int target_find_python(struct target *t, struct py_runtime *rt, struct pytop_err
 	return wait_until_ready(t, rt, err);
 }
 
-static bool process_gone(pid_t pid)
-{
-	char path[64], buf[256], *paren;
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	paren = strrchr(buf, ')');
-	return paren != NULL && (paren[2] == 'Z' || paren[2] == 'X');
-}
-
 bool target_poll_exit(struct target *t)
 {
 	if (t->exited)
@@ -312,7 +310,7 @@ bool target_poll_exit(struct target *t)
 		if (waitpid(t->pid, &t->wait_status, WNOHANG) == t->pid)
 			reaped(t);
 	} else {
-		t->exited = process_gone(t->pid);
+		t->exited = proc_threads_ended(t->pid);
 	}
 	return t->exited;
 }

@@ -369,6 +369,11 @@ static void gauge_items(const struct snapshot *s,
 	memset(it, 0, NGAUGES * sizeof *it);
 	snprintf(it[G_USR].text, SEGMENT_MAX, "CPU usr %.0f%%",
 	         g->cpu_user_pct);
+	if (g->cpu_limit > 0) { /* a container's quota, in % of one CPU too */
+		memcpy(it[G_USR].short_text, it[G_USR].text, SEGMENT_MAX);
+		snprintf(it[G_USR].text, SEGMENT_MAX, "CPU usr %.0f%% (limit %.0f%%)",
+		         g->cpu_user_pct, 100.0 * g->cpu_limit);
+	}
 	set_item(&it[G_USR], h != NULL ? &h->cpu_user : NULL, 100.0);
 	snprintf(it[G_SYS].text, SEGMENT_MAX, "sys %.0f%%", g->cpu_system_pct);
 	set_item(&it[G_SYS], h != NULL ? &h->cpu_sys : NULL, 100.0);

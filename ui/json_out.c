@@ -25,7 +25,8 @@
  *   functions and lines also carry python, native, system, waiting
  *              (the own samples' split, in samples, to 0.1), mem_growth
  *              (bytes) and minflt, majflt (page faults) charged to them
- *   gauges:    {rss, rss_peak, mem_limit (bytes), minflt, majflt
+ *   gauges:    {rss, rss_peak, mem_limit (bytes), cpu_limit (CPUs the
+ *              cgroup's quota allows, 0 = no quota), minflt, majflt
  *              (cumulative), minflt_rate, majflt_rate (per second),
  *              cpu_user, cpu_system (seconds), cpu_user_pct,
  *              cpu_system_pct (% of one CPU, last window), threads,
@@ -265,10 +266,10 @@ static json_t *gauges_json(const struct snapshot *s)
 	if (!g->valid)
 		return json_null();
 	return json_pack(
-		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i,"
+		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i,"
 		" s:o, s:s, s:o}",
 		"rss", jcount(g->rss), "rss_peak", jcount(g->rss_peak),
-		"mem_limit", jcount(g->mem_limit),
+		"mem_limit", jcount(g->mem_limit), "cpu_limit", jreal(g->cpu_limit),
 		"minflt", jcount(g->minflt), "majflt", jcount(g->majflt),
 		"minflt_rate", jreal(g->minflt_rate),
 		"majflt_rate", jreal(g->majflt_rate),

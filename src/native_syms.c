@@ -7,13 +7,17 @@
 
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "hashmap.h"
+#include "proc_maps.h"
 #include "strtab.h"
+#include "target_files.h"
 
 #define REREPORT_NS 250000000ull /* at most this often: /proc/PID/maps again */
 
@@ -32,15 +36,119 @@ struct native_syms {
 	const char *empty, *unknown;
 };
 
-static char *debuginfo_path;
+/* The process whose files the callbacks below open.  libdwfl passes them
+ * no context of ours, and every lookup runs on the consumer thread. */
+static _Thread_local pid_t files_of;
+
+/* A module's path as the target's maps name it, " (deleted)" dropped. */
+static void module_path(const char *name, char *buf, size_t len)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(name), d = sizeof(deleted) - 1;
+
+	if (n >= d && strcmp(name + n - d, deleted) == 0)
+		n -= d;
+	snprintf(buf, len, "%.*s", (int)n, name);
+}
+
+/* The mapping of path that starts at base (else its first one with file
+ * offset 0), opened through map_files: libdwfl's own callback opens the
+ * path, which follows links and blocks on a FIFO the target planted. */
+static int open_module(pid_t pid, const char *path, Dwarf_Addr base)
+{
+	struct proc_maps maps;
+	const struct map_entry *m = NULL;
+	int fd;
+
+	if (maps_load(pid, &maps) != 0)
+		return -1;
+	for (size_t i = 0; i < maps.n && m == NULL; i++)
+		if (maps.v[i].start == base && strcmp(maps.v[i].path, path) == 0)
+			m = &maps.v[i];
+	if (m == NULL)
+		m = maps_first_of(&maps, path);
+	fd = m != NULL ? target_object_open(pid, m->start, m->end, path)
+	     : target_file_open(pid, path);
+	maps_free(&maps);
+	return fd;
+}
+
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
+                    Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (name[0] != '/') /* [vdso]: read from the target's memory */
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base,
+		                                file_name, elfp);
+	module_path(name, path, sizeof(path));
+	fd = open_module(files_of, path, base);
+	if (fd >= 0 && (*file_name = strdup(path)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* fd of the debug file at path in the target's root, *found set. */
+static int try_debug(const char *path, char **found)
+{
+	int fd = target_file_open(files_of, path);
+
+	if (fd >= 0 && (*found = strdup(path)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Where GDB looks too: by build ID under /usr/lib/debug, then by the
+ * .gnu_debuglink name next to the file, in .debug/ there, and under
+ * /usr/lib/debug; each inside the target's root with its rights. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+                          Dwarf_Addr base, const char *file_name,
+                          const char *debuglink, GElf_Word crc, char **found)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &id, &vaddr), fd = -1;
+	char path[PATH_MAX], dir[PATH_MAX];
+	const char *slash;
+
+	(void)userdata, (void)modname, (void)base, (void)crc;
+	if (n > 1) {
+		size_t len = (size_t)snprintf(path, sizeof(path),
+		                              "/usr/lib/debug/.build-id/%02x/", id[0]);
+
+		for (int i = 1; i < n && len + 8 < sizeof(path); i++)
+			len += (size_t)snprintf(path + len, sizeof(path) - len, "%02x", id[i]);
+		snprintf(path + len, sizeof(path) - len, ".debug");
+		fd = try_debug(path, found);
+	}
+	slash = file_name != NULL ? strrchr(file_name, '/') : NULL;
+	if (fd >= 0 || debuglink == NULL || slash == NULL || strchr(debuglink, '/'))
+		return fd;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file_name), file_name);
+	static const char *const forms[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]) && fd < 0; i++) {
+		if ((size_t)snprintf(path, sizeof(path), forms[i], dir, debuglink) >= sizeof(path))
+			continue;
+		/* The file itself may carry the debuglink's name. */
+		if (strcmp(path, file_name) != 0)
+			fd = try_debug(path, found);
+	}
+	return fd;
+}
+
 static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
+	.find_elf = find_elf,
+	.find_debuginfo = find_debuginfo,
 };
 
 static void report_modules(struct native_syms *ns)
 {
+	files_of = ns->pid;
 	dwfl_report_begin(ns->dwfl);
 	dwfl_linux_proc_report(ns->dwfl, ns->pid);
 	dwfl_report_end(ns->dwfl, NULL, NULL);
@@ -183,10 +291,12 @@ static uint32_t func_number(struct native_syms *ns, uint64_t start, const char *
 
 static bool resolve(struct native_syms *ns, uint64_t ip, struct native_sym *out)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(ns->dwfl, ip);
+	Dwfl_Module *mod;
 	Dwarf_Addr low, start;
 	const char *modpath, *file;
 
+	files_of = ns->pid; /* for find_elf and find_debuginfo */
+	mod = dwfl_addrmodule(ns->dwfl, ip);
 	if (mod == NULL && clock_now_ns() - ns->reported_ns > REREPORT_NS) {
 		report_modules(ns); /* loaded since (dlopen)? */
 		mod = dwfl_addrmodule(ns->dwfl, ip);

@@ -173,9 +173,11 @@ static int open_below(int rootfd, const char *path)
 	};
 	int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
 
-	if (fd >= 0 || errno != ENOSYS)
+	/* ENOSYS before Linux 5.6; EPERM from seccomp filters that predate
+	 * openat2 (older container runtimes). */
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
 		return fd;
-	/* Before Linux 5.6: relative to the root all the same; an absolute
+	/* Without openat2: relative to the root all the same; an absolute
 	 * link inside the path may lead out of it, but the credentials and
 	 * the last component's O_NOFOLLOW still hold. */
 	while (*path == '/')

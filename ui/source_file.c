@@ -274,10 +274,8 @@ static int load_in(struct source_file *sf, const char *root,
 	err = errno;
 	close(rootfd);
 	if (data == NULL) {
-		/* Missing there, whatever exists at that path here. */
-		snprintf(sf->reason, sizeof sf->reason, "%s: %s%s", path,
-		         why(err), cr != NULL && (err == ENOENT || err == ENOTDIR)
-		         ? " (as the target sees it)" : "");
+		snprintf(sf->reason, sizeof sf->reason, "%s: %s", path,
+		         why(err));
 		return -1;
 	}
 	rc = load_bytes(sf, from, data, len);

@@ -317,15 +317,17 @@ static char *run_deleted_copy(void)
 	return exe;
 }
 
-/* pytop -p on the target: must end by itself, profile it, and find 3.11. */
-static void profile_it(void)
+/* pytop -p on the target (with --native: libdw opens the objects too):
+ * must end by itself, profile it, and find 3.11. */
+static void profile_it(bool native)
 {
 	struct h_proc r;
 	char pid[16];
 
 	snprintf(pid, sizeof pid, "%d", (int)g.target.pid);
 	const char *const argv[] = { h_pytop(), "-p", pid, "-b", "-d", "0.5",
-	                             "-n", "1", NULL };
+	                             "-n", "1", native ? "--native" : NULL,
+	                             NULL };
 	bool ended = h_run(&r, 20, argv);
 
 	cr_assert(ended, "pytop -p hung (killed after 20 s); stderr:\n%s",
@@ -342,7 +344,8 @@ Test(files, a_fifo_at_the_deleted_executables_path_does_not_hang_attach,
 	char *exe = run_deleted_copy();
 
 	cr_assert_eq(mkfifo(exe, 0666), 0, "%s", strerror(errno));
-	profile_it();
+	profile_it(false);
+	profile_it(true);
 	free(exe);
 }
 
@@ -360,7 +363,8 @@ Test(files, a_link_at_the_deleted_executables_path_is_not_followed,
 	watch = inotify_add_watch(ino, decoy, IN_OPEN);
 	cr_assert_geq(watch, 0);
 	cr_assert_eq(symlink(decoy, exe), 0, "%s", strerror(errno));
-	profile_it();
+	profile_it(false);
+	profile_it(true);
 	n = read(ino, events, sizeof events);
 	cr_assert(n < 0 && errno == EAGAIN, "pytop opened the link's target "
 	          "(%zd bytes of inotify events)", n);

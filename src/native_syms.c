@@ -5,6 +5,7 @@
 
 #include "native_syms.h"
 
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -91,11 +92,33 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
 	return fd;
 }
 
-/* fd of the debug file at path in the target's root, *found set. */
-static int try_debug(const char *path, char **found)
+/* Whether the debug file open at fd was built with the object (same GNU
+ * build ID; an object without one takes what it finds, as GDB does). */
+static bool same_build(int fd, const unsigned char *id, int n)
+{
+	Elf *elf = n > 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	const void *theirs;
+	bool same = n <= 0;
+
+	if (elf != NULL) {
+		same = dwelf_elf_gnu_build_id(elf, &theirs) == n &&
+		       memcmp(theirs, id, (size_t)n) == 0;
+		elf_end(elf);
+	}
+	return same;
+}
+
+/* fd of the debug file at path in the target's root, *found set; a file
+ * of another build is not taken. */
+static int try_debug(const char *path, const unsigned char *id, int n,
+                     char **found)
 {
 	int fd = target_file_open(files_of, path);
 
+	if (fd >= 0 && !same_build(fd, id, n)) {
+		close(fd);
+		return -1;
+	}
 	if (fd >= 0 && (*found = strdup(path)) == NULL) {
 		close(fd);
 		return -1;
@@ -103,42 +126,55 @@ static int try_debug(const char *path, char **found)
 	return fd;
 }
 
-/* Where GDB looks too: by build ID under /usr/lib/debug, then by the
- * .gnu_debuglink name next to the file, in .debug/ there, and under
- * /usr/lib/debug; each inside the target's root with its rights. */
+/* /usr/lib/debug/.build-id/ab/cdef....debug */
+static int by_build_id(const unsigned char *id, int n, char **found)
+{
+	char path[PATH_MAX];
+	size_t len = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
+	                              id[0]);
+
+	for (int i = 1; i < n && len + 8 < sizeof(path); i++)
+		len += (size_t)snprintf(path + len, sizeof(path) - len, "%02x", id[i]);
+	snprintf(path + len, sizeof(path) - len, ".debug");
+	return try_debug(path, id, n, found);
+}
+
+/* The .gnu_debuglink name next to the file, in .debug/ there, and under
+ * /usr/lib/debug. */
+static int by_debuglink(const char *file_name, const char *link, const unsigned char *id,
+                        int n, char **found)
+{
+	const char *slash = file_name != NULL ? strrchr(file_name, '/') : NULL;
+	int dirlen = slash != NULL ? (int)(slash - file_name) : 0;
+	char path[3][PATH_MAX];
+	int fd = -1;
+
+	if (link == NULL || slash == NULL || strchr(link, '/') != NULL)
+		return -1;
+	snprintf(path[0], PATH_MAX, "%.*s/%s", dirlen, file_name, link);
+	snprintf(path[1], PATH_MAX, "%.*s/.debug/%s", dirlen, file_name, link);
+	snprintf(path[2], PATH_MAX, "/usr/lib/debug%.*s/%s", dirlen, file_name, link);
+	for (int i = 0; i < 3 && fd < 0; i++)
+		if (strcmp(path[i], file_name) != 0) /* not the object itself */
+			fd = try_debug(path[i], id, n, found);
+	return fd;
+}
+
+/* Where GDB looks too, each inside the target's root with its rights:
+ * libdwfl's standard callback would open them by our view of the path,
+ * following links and blocking on a FIFO. */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
                           Dwarf_Addr base, const char *file_name,
                           const char *debuglink, GElf_Word crc, char **found)
 {
-	const unsigned char *id;
+	const unsigned char *id = NULL;
 	GElf_Addr vaddr;
 	int n = dwfl_module_build_id(mod, &id, &vaddr), fd = -1;
-	char path[PATH_MAX], dir[PATH_MAX];
-	const char *slash;
 
 	(void)userdata, (void)modname, (void)base, (void)crc;
-	if (n > 1) {
-		size_t len = (size_t)snprintf(path, sizeof(path),
-		                              "/usr/lib/debug/.build-id/%02x/", id[0]);
-
-		for (int i = 1; i < n && len + 8 < sizeof(path); i++)
-			len += (size_t)snprintf(path + len, sizeof(path) - len, "%02x", id[i]);
-		snprintf(path + len, sizeof(path) - len, ".debug");
-		fd = try_debug(path, found);
-	}
-	slash = file_name != NULL ? strrchr(file_name, '/') : NULL;
-	if (fd >= 0 || debuglink == NULL || slash == NULL || strchr(debuglink, '/'))
-		return fd;
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file_name), file_name);
-	static const char *const forms[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
-	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]) && fd < 0; i++) {
-		if ((size_t)snprintf(path, sizeof(path), forms[i], dir, debuglink) >= sizeof(path))
-			continue;
-		/* The file itself may carry the debuglink's name. */
-		if (strcmp(path, file_name) != 0)
-			fd = try_debug(path, found);
-	}
-	return fd;
+	if (n > 1)
+		fd = by_build_id(id, n, found);
+	return fd >= 0 ? fd : by_debuglink(file_name, debuglink, id, n, found);
 }
 
 static const Dwfl_Callbacks callbacks = {

@@ -267,7 +267,8 @@ static int load_in(struct source_file *sf, const char *root,
 	              O_CLOEXEC);
 	if (rootfd < 0) {
 		snprintf(sf->reason, sizeof sf->reason, "%s: cannot enter the "
-		         "target's root %s (%s)", path, root, strerror(errno));
+		         "target's root %s (%s)", path, root != NULL ? root : "/",
+		         strerror(errno));
 		return -1;
 	}
 	data = read_below(rootfd, cr, path, &len);

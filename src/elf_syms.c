@@ -4,10 +4,12 @@
 
 #include "elf_syms.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void scan_program_headers(Elf *elf, struct elf_info *out)
@@ -95,19 +97,13 @@ static void scan_sections(Elf *elf, struct elf_info *out)
 	}
 }
 
-int elf_read_info(const char *path, struct elf_info *out)
+void elf_read_info_fd(int fd, struct elf_info *out)
 {
-	int fd;
 	Elf *elf;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		close(fd);
-		return 0;
-	}
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf != NULL && elf_kind(elf) == ELF_K_ELF) {
 		out->is_elf = true;
@@ -116,6 +112,23 @@ int elf_read_info(const char *path, struct elf_info *out)
 	}
 	if (elf != NULL)
 		elf_end(elf);
+}
+
+int elf_read_info(const char *path, struct elf_info *out)
+{
+	/* O_NONBLOCK: a FIFO must not hang us before fstat says what it is. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+
+	memset(out, 0, sizeof(*out));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	elf_read_info_fd(fd, out);
 	close(fd);
 	return 0;
 }

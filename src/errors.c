@@ -4,18 +4,24 @@
 
 #include "errors.h"
 
+#include "escape.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
 void error_set(struct pytop_error *e, enum pytop_err code, const char *fmt, ...)
 {
+	char raw[sizeof(e->text)];
 	va_list ap;
 
 	e->code = code;
 	va_start(ap, fmt);
-	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* The arguments may name the target's files: keep their bytes from
+	 * driving the terminal the line is printed on. */
+	escape_text(e->text, sizeof(e->text), raw);
 }
 
 /* -1 when Yama is not present. */

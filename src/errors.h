@@ -21,6 +21,8 @@ struct pytop_error {
 	char text[512]; /* one line, no trailing newline, no "pytop: " prefix */
 };
 
+/* The formatted line, with control characters and invalid UTF-8 from the
+ * arguments escaped as \xNN (escape.h). */
 void error_set(struct pytop_error *e, enum pytop_err code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -5,15 +5,20 @@
 
 #include "native_syms.h"
 
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "hashmap.h"
+#include "proc_maps.h"
 #include "strtab.h"
+#include "target_files.h"
 
 #define REREPORT_NS 250000000ull /* at most this often: /proc/PID/maps again */
 
@@ -32,15 +37,154 @@ struct native_syms {
 	const char *empty, *unknown;
 };
 
-static char *debuginfo_path;
+/* The process whose files the callbacks below open.  libdwfl passes them
+ * no context of ours, and every lookup runs on the consumer thread. */
+static _Thread_local pid_t files_of;
+
+/* A module's path as the target's maps name it, " (deleted)" dropped. */
+static void module_path(const char *name, char *buf, size_t len)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(name), d = sizeof(deleted) - 1;
+
+	if (n >= d && strcmp(name + n - d, deleted) == 0)
+		n -= d;
+	snprintf(buf, len, "%.*s", (int)n, name);
+}
+
+/* The mapping of path that starts at base (else its first one with file
+ * offset 0), opened through map_files: libdwfl's own callback opens the
+ * path, which follows links and blocks on a FIFO the target planted. */
+static int open_module(pid_t pid, const char *path, Dwarf_Addr base)
+{
+	struct proc_maps maps;
+	const struct map_entry *m = NULL;
+	int fd;
+
+	if (maps_load(pid, &maps) != 0)
+		return -1;
+	for (size_t i = 0; i < maps.n && m == NULL; i++)
+		if (maps.v[i].start == base && strcmp(maps.v[i].path, path) == 0)
+			m = &maps.v[i];
+	if (m == NULL)
+		m = maps_first_of(&maps, path);
+	fd = m != NULL ? target_object_open(pid, m->start, m->end, path)
+	     : target_file_open(pid, path);
+	maps_free(&maps);
+	return fd;
+}
+
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
+                    Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (name[0] != '/') /* [vdso]: read from the target's memory */
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base,
+		                                file_name, elfp);
+	module_path(name, path, sizeof(path));
+	fd = open_module(files_of, path, base);
+	if (fd >= 0 && (*file_name = strdup(path)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Whether the debug file open at fd was built with the object (same GNU
+ * build ID; an object without one takes what it finds, as GDB does). */
+static bool same_build(int fd, const unsigned char *id, int n)
+{
+	Elf *elf = n > 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	const void *theirs;
+	bool same = n <= 0;
+
+	if (elf != NULL) {
+		same = dwelf_elf_gnu_build_id(elf, &theirs) == n &&
+		       memcmp(theirs, id, (size_t)n) == 0;
+		elf_end(elf);
+	}
+	return same;
+}
+
+/* fd of the debug file at path in the target's root, *found set; a file
+ * of another build is not taken. */
+static int try_debug(const char *path, const unsigned char *id, int n,
+                     char **found)
+{
+	int fd = target_file_open(files_of, path);
+
+	if (fd >= 0 && !same_build(fd, id, n)) {
+		close(fd);
+		return -1;
+	}
+	if (fd >= 0 && (*found = strdup(path)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* /usr/lib/debug/.build-id/ab/cdef....debug */
+static int by_build_id(const unsigned char *id, int n, char **found)
+{
+	char path[PATH_MAX];
+	size_t len = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
+	                              id[0]);
+
+	for (int i = 1; i < n && len + 8 < sizeof(path); i++)
+		len += (size_t)snprintf(path + len, sizeof(path) - len, "%02x", id[i]);
+	snprintf(path + len, sizeof(path) - len, ".debug");
+	return try_debug(path, id, n, found);
+}
+
+/* The .gnu_debuglink name next to the file, in .debug/ there, and under
+ * /usr/lib/debug. */
+static int by_debuglink(const char *file_name, const char *link, const unsigned char *id,
+                        int n, char **found)
+{
+	const char *slash = file_name != NULL ? strrchr(file_name, '/') : NULL;
+	int dirlen = slash != NULL ? (int)(slash - file_name) : 0;
+	char path[3][PATH_MAX];
+	int fd = -1;
+
+	if (link == NULL || slash == NULL || strchr(link, '/') != NULL)
+		return -1;
+	snprintf(path[0], PATH_MAX, "%.*s/%s", dirlen, file_name, link);
+	snprintf(path[1], PATH_MAX, "%.*s/.debug/%s", dirlen, file_name, link);
+	snprintf(path[2], PATH_MAX, "/usr/lib/debug%.*s/%s", dirlen, file_name, link);
+	for (int i = 0; i < 3 && fd < 0; i++)
+		if (strcmp(path[i], file_name) != 0) /* not the object itself */
+			fd = try_debug(path[i], id, n, found);
+	return fd;
+}
+
+/* Where GDB looks too, each inside the target's root with its rights:
+ * libdwfl's standard callback would open them by our view of the path,
+ * following links and blocking on a FIFO. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+                          Dwarf_Addr base, const char *file_name,
+                          const char *debuglink, GElf_Word crc, char **found)
+{
+	const unsigned char *id = NULL;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &id, &vaddr), fd = -1;
+
+	(void)userdata, (void)modname, (void)base, (void)crc;
+	if (n > 1)
+		fd = by_build_id(id, n, found);
+	return fd >= 0 ? fd : by_debuglink(file_name, debuglink, id, n, found);
+}
+
 static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
+	.find_elf = find_elf,
+	.find_debuginfo = find_debuginfo,
 };
 
 static void report_modules(struct native_syms *ns)
 {
+	files_of = ns->pid;
 	dwfl_report_begin(ns->dwfl);
 	dwfl_linux_proc_report(ns->dwfl, ns->pid);
 	dwfl_report_end(ns->dwfl, NULL, NULL);
@@ -183,10 +327,12 @@ static uint32_t func_number(struct native_syms *ns, uint64_t start, const char *
 
 static bool resolve(struct native_syms *ns, uint64_t ip, struct native_sym *out)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(ns->dwfl, ip);
+	Dwfl_Module *mod;
 	Dwarf_Addr low, start;
 	const char *modpath, *file;
 
+	files_of = ns->pid; /* for find_elf and find_debuginfo */
+	mod = dwfl_addrmodule(ns->dwfl, ip);
 	if (mod == NULL && clock_now_ns() - ns->reported_ns > REREPORT_NS) {
 		report_modules(ns); /* loaded since (dlopen)? */
 		mod = dwfl_addrmodule(ns->dwfl, ip);

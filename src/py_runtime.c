@@ -14,11 +14,14 @@
 #include "elf_syms.h"
 #include "proc_maps.h"
 #include "remote_mem.h"
+#include "target_files.h"
 
 /* A candidate object that may export _PyRuntime, with its load address. */
 struct candidate {
 	const char *path;        /* path as the target sees it */
 	uintptr_t load_start;    /* first mapping with file offset 0 */
+	uintptr_t load_end;      /* and its end */
+	bool is_exe;             /* the executable the process runs */
 };
 
 static void version_string(uint32_t hex, char *buf, size_t len)
@@ -46,14 +49,19 @@ static unsigned minor_from_name(const char *path)
 	return minor;
 }
 
-/* Open files through /proc/PID/root so containers and other mount
- * namespaces work. */
+/* Read the mapped object itself (/proc/PID/exe, /proc/PID/map_files),
+ * not whatever its path names now: the target's user may have replaced a
+ * deleted executable by a FIFO or a link to a file it may not read. */
 static int inspect(pid_t pid, const struct candidate *c, struct elf_info *info)
 {
-	char path[PATH_MAX + 32];
+	int fd = c->is_exe ? target_exe_open(pid)
+	         : target_object_open(pid, c->load_start, c->load_end, c->path);
 
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, c->path);
-	return elf_read_info(path, info);
+	if (fd < 0)
+		return -1;
+	elf_read_info_fd(fd, info);
+	close(fd);
+	return 0;
 }
 
 /* 3.13+: the interpreter describes its own layout at the start of
@@ -196,9 +204,11 @@ int py_runtime_find(pid_t pid, struct py_runtime *out, struct pytop_error *err)
 	/* The executable first (static builds), then libpython. */
 	m = exe[0] ? maps_first_of(&maps, exe) : NULL;
 	if (m != NULL)
-		rc = try_candidate(pid, &(struct candidate){ exe, m->start }, out, err);
+		rc = try_candidate(pid, &(struct candidate){ exe, m->start, m->end, true },
+		                   out, err);
 	if (rc > 0 && (m = maps_find_libpython(&maps)) != NULL)
-		rc = try_candidate(pid, &(struct candidate){ m->path, m->start }, out, err);
+		rc = try_candidate(pid, &(struct candidate){ m->path, m->start, m->end, false },
+		                   out, err);
 	if (rc > 0 && maps.n == 0 && access(exe, F_OK) != 0)
 		rc = maps_error(pid, err);
 	maps_free(&maps);

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "target_files.h"
+
 /* ---- reading ----------------------------------------------------------- */
 
 /* Double *buf; on failure free it and set errno to EFBIG. */
@@ -77,11 +79,12 @@ static char *read_all(int fd, size_t *len)
 	return buf;
 }
 
-/* Open and read one candidate path; returns the bytes or NULL with
- * errno set. */
-static char *read_path(const char *path, size_t *len)
+/* Read path below rootfd with cr's rights (NULL: ours); returns the bytes
+ * or NULL with errno set. */
+static char *read_below(int rootfd, const struct target_creds *cr,
+                        const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = target_file_open_at(rootfd, cr, path);
 	char *data;
 	int err;
 
@@ -103,27 +106,16 @@ static const char *why(int err)
 		return "a directory";
 	case EINVAL:
 		return "not a regular file";
+	case ELOOP:
+		return "a symbolic link, not followed";
+	case EACCES:
+	case EPERM:
+		return "the target's user may not read it";
+	case EXDEV:
+		return "outside the target's root";
 	default:
 		return strerror(err);
 	}
-}
-
-/* The target's view failed with root_err (0: not tried), ours with
- * err: say which, so a path that only exists in the target's mount
- * namespace reads as such. */
-static void explain(struct source_file *sf, const char *path, int root_err,
-                    int err)
-{
-	if (root_err == EACCES || root_err == EPERM)
-		snprintf(sf->reason, sizeof sf->reason, "%s: not visible in "
-		         "the target's mount namespace (%s), and here: %s",
-		         path, strerror(root_err), why(err));
-	else if (root_err != 0 && root_err != ENOENT && root_err != ENOTDIR)
-		snprintf(sf->reason, sizeof sf->reason, "%s: %s", path,
-		         why(root_err));
-	else
-		snprintf(sf->reason, sizeof sf->reason, "%s: %s", path,
-		         why(err));
 }
 
 /* ---- splitting --------------------------------------------------------- */
@@ -249,50 +241,76 @@ static int load_bytes(struct source_file *sf, const char *from,
 	return 0;
 }
 
-int source_file_load(struct source_file *sf, const char *root,
-                     const char *path)
+/* "<string>", "<frozen ...>": code that has no file. */
+static bool no_file(struct source_file *sf, const char *path)
 {
-	char full[sizeof sf->from];
-	const char *from = path;
-	size_t len = 0;
-	char *data = NULL;
-	int root_err = 0, rc;
+	if (path != NULL && path[0] == '/')
+		return false;
+	snprintf(sf->reason, sizeof sf->reason, "no file on disk for \"%s\"",
+	         path != NULL ? path : "");
+	return true;
+}
 
-	memset(sf, 0, sizeof *sf);
-	if (path == NULL || path[0] != '/') {
-		/* "<string>", "<frozen ...>": code that has no file. */
-		snprintf(sf->reason, sizeof sf->reason, "no file on disk for "
-		         "\"%s\"", path != NULL ? path : "");
+/* Load path as seen from the directory root (NULL: "/") with cr's rights.
+ * Nothing is read from anywhere else: a file missing in the target's
+ * mount namespace must not be shown from ours. */
+static int load_in(struct source_file *sf, const char *root,
+                   const struct target_creds *cr, const char *path)
+{
+	char from[sizeof sf->from];
+	size_t len = 0;
+	char *data;
+	int rootfd, rc, err;
+
+	snprintf(from, sizeof from, "%s%s", root != NULL ? root : "", path);
+	rootfd = open(root != NULL ? root : "/", O_PATH | O_DIRECTORY |
+	              O_CLOEXEC);
+	if (rootfd < 0) {
+		snprintf(sf->reason, sizeof sf->reason, "%s: cannot enter the "
+		         "target's root %s (%s)", path, root != NULL ? root : "/",
+		         strerror(errno));
 		return -1;
 	}
-	if (root != NULL && (size_t)snprintf(full, sizeof full, "%s%s", root,
-	                                     path) < sizeof full) {
-		data = read_path(full, &len);
-		root_err = data == NULL ? errno : 0;
-		from = full;
-	}
+	data = read_below(rootfd, cr, path, &len);
+	err = errno;
+	close(rootfd);
 	if (data == NULL) {
-		data = read_path(path, &len);
-		from = path;
-		if (data == NULL) {
-			explain(sf, path, root_err, errno);
-			return -1;
-		}
+		snprintf(sf->reason, sizeof sf->reason, "%s: %s", path,
+		         why(err));
+		return -1;
 	}
 	rc = load_bytes(sf, from, data, len);
 	free(data);
 	return rc;
 }
 
+int source_file_load(struct source_file *sf, const char *root,
+                     const char *path)
+{
+	memset(sf, 0, sizeof *sf);
+	if (no_file(sf, path))
+		return -1;
+	return load_in(sf, root, NULL, path);
+}
+
 int source_file_load_pid(struct source_file *sf, pid_t pid,
                          const char *path)
 {
+	struct target_creds cr;
 	char root[64];
 
+	memset(sf, 0, sizeof *sf);
+	if (no_file(sf, path))
+		return -1;
 	if (pid <= 0)
-		return source_file_load(sf, NULL, path);
+		return load_in(sf, NULL, NULL, path);
+	if (target_creds_read(pid, &cr) != 0) {
+		snprintf(sf->reason, sizeof sf->reason, "%s: process %d is "
+		         "gone (%s)", path, (int)pid, strerror(errno));
+		return -1;
+	}
 	snprintf(root, sizeof root, "/proc/%d/root", (int)pid);
-	return source_file_load(sf, root, path);
+	return load_in(sf, root, &cr, path);
 }
 
 const char *source_file_line(const struct source_file *sf, int line)

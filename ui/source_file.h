@@ -25,13 +25,17 @@ struct source_file {
 	char from[4096];  /* when loaded: the path actually read */
 };
 
-/* Read path as the target sees it: first under root (the target's
- * /proc/PID/root, since it may live in another mount namespace; NULL:
- * skip), then path itself.  Returns 0, or -1 with sf->reason set. */
+/* Read path as seen from the directory root (NULL: "/"), never from
+ * anywhere else, with pytop's own rights and the rules of
+ * src/target_files.h (no symbolic link as the last component, regular
+ * files only).  Returns 0, or -1 with sf->reason set. */
 int source_file_load(struct source_file *sf, const char *root,
                      const char *path);
 
-/* The same, with root = /proc/pid/root (pid <= 0: none). */
+/* Read path as process pid sees it: inside its /proc/PID/root, with its
+ * file-system credentials, so that a file it may not read (or one that
+ * exists only outside its mount namespace) is never shown as its source.
+ * pid <= 0: as source_file_load with no root. */
 int source_file_load_pid(struct source_file *sf, pid_t pid,
                          const char *path);
 

@@ -74,6 +74,14 @@ static const char *const denied_calls[] = {
 #endif
 };
 
+/* The first argument compared: datum_a, and datum_b the value for
+ * SCMP_CMP_MASKED_EQ (datum_a the mask).  Spelled out, as SCMP_A0 leaves
+ * datum_b unset for the other comparisons. */
+static struct scmp_arg_cmp arg0(enum scmp_compare op, uint64_t a, uint64_t b)
+{
+	return (struct scmp_arg_cmp){ .arg = 0, .op = op, .datum_a = a, .datum_b = b };
+}
+
 static bool any_allowed(uint64_t lo, uint64_t size)
 {
 	for (size_t i = 0; i < sizeof(ptrace_allowed) / sizeof(ptrace_allowed[0]); i++)
@@ -90,7 +98,7 @@ static int deny_ptrace_block(scmp_filter_ctx ctx, uint64_t lo, uint64_t size)
 {
 	if (!any_allowed(lo, size))
 		return seccomp_rule_add(ctx, DENY, SCMP_SYS(ptrace), 1,
-		                        SCMP_A0(SCMP_CMP_MASKED_EQ, ~(size - 1), lo));
+		                        arg0(SCMP_CMP_MASKED_EQ, ~(size - 1), lo));
 	if (size == 1)
 		return 0;
 	int rc = deny_ptrace_block(ctx, lo, size / 2);
@@ -104,7 +112,7 @@ static int deny_ptrace(scmp_filter_ctx ctx)
 	if (rc != 0)
 		return rc;
 	return seccomp_rule_add(ctx, DENY, SCMP_SYS(ptrace), 1,
-	                        SCMP_A0(SCMP_CMP_GE, PTRACE_REQUEST_LIMIT));
+	                        arg0(SCMP_CMP_GE, PTRACE_REQUEST_LIMIT, 0));
 }
 
 static int deny_calls(scmp_filter_ctx ctx)
@@ -130,7 +138,7 @@ static int deny_calls(scmp_filter_ctx ctx)
 static int deny_new_processes(scmp_filter_ctx ctx)
 {
 	int rc = seccomp_rule_add(ctx, DENY, SCMP_SYS(clone), 1,
-	                          SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+	                          arg0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
 
 	if (rc != 0)
 		return rc;

@@ -65,7 +65,7 @@ static const char *const denied_calls[] = {
 	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
 	"sethostname", "setdomainname", "iopl", "ioperm",
 	"keyctl", "add_key", "request_key", "quotactl",
-	"bpf", "perf_event_open", "userfaultfd", "uselib",
+	"bpf", "perf_event_open", "userfaultfd", "uselib", "pidfd_send_signal",
 #ifndef PYTOP_SANITIZED
 	/* pytop never starts a program or a process after start-up.  The
 	 * sanitizers' run-time does (LeakSanitizer's helper, the symbolizer
@@ -74,12 +74,24 @@ static const char *const denied_calls[] = {
 #endif
 };
 
-/* The first argument compared: datum_a, and datum_b the value for
- * SCMP_CMP_MASKED_EQ (datum_a the mask).  Spelled out, as SCMP_A0 leaves
+/* Argument n compared with datum_a, or, for SCMP_CMP_MASKED_EQ, masked
+ * with datum_a and compared with datum_b.  Spelled out, as SCMP_A0 leaves
  * datum_b unset for the other comparisons. */
+static struct scmp_arg_cmp arg(unsigned n, enum scmp_compare op, uint64_t a, uint64_t b)
+{
+	return (struct scmp_arg_cmp){ .arg = n, .op = op, .datum_a = a, .datum_b = b };
+}
+
 static struct scmp_arg_cmp arg0(enum scmp_compare op, uint64_t a, uint64_t b)
 {
-	return (struct scmp_arg_cmp){ .arg = 0, .op = op, .datum_a = a, .datum_b = b };
+	return arg(0, op, a, b);
+}
+
+/* A pid_t argument equal to pid, whether the caller sign- or zero-extended
+ * it to 64 bits. */
+static struct scmp_arg_cmp pid_arg(unsigned n, pid_t pid)
+{
+	return arg(n, SCMP_CMP_MASKED_EQ, 0xffffffffu, (uint32_t)pid);
 }
 
 static bool any_allowed(uint64_t lo, uint64_t size)
@@ -152,7 +164,27 @@ static int deny_new_processes(scmp_filter_ctx ctx)
 }
 #endif
 
-static int build(scmp_filter_ctx ctx)
+/* A signal to every process (kill(-1, sig)) is refused, and in attach
+ * mode any signal to the target, its process group included; sig 0, which
+ * only asks whether it still lives, stays allowed.  (In launch mode pytop
+ * ends the program it started with SIGTERM, then SIGKILL.) */
+static int deny_signals(scmp_filter_ctx ctx, pid_t attached)
+{
+	struct scmp_arg_cmp sig1 = arg(1, SCMP_CMP_NE, 0, 0), sig2 = arg(2, SCMP_CMP_NE, 0, 0);
+	int rc = seccomp_rule_add(ctx, DENY, SCMP_SYS(kill), 2, pid_arg(0, -1), sig1);
+
+	if (rc != 0 || attached <= 0)
+		return rc;
+	if ((rc = seccomp_rule_add(ctx, DENY, SCMP_SYS(kill), 2, pid_arg(0, attached), sig1)) ||
+	    (rc = seccomp_rule_add(ctx, DENY, SCMP_SYS(kill), 2, pid_arg(0, -attached), sig1)) ||
+	    (rc = seccomp_rule_add(ctx, DENY, SCMP_SYS(tkill), 2, pid_arg(0, attached), sig1)) ||
+	    (rc = seccomp_rule_add(ctx, DENY, SCMP_SYS(tgkill), 2, pid_arg(0, attached), sig2)) ||
+	    (rc = seccomp_rule_add(ctx, DENY, SCMP_SYS(rt_sigqueueinfo), 1, pid_arg(0, attached))))
+		return rc;
+	return seccomp_rule_add(ctx, DENY, SCMP_SYS(rt_tgsigqueueinfo), 1, pid_arg(0, attached));
+}
+
+static int build(scmp_filter_ctx ctx, pid_t attached)
 {
 	int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
 
@@ -162,10 +194,12 @@ static int build(scmp_filter_ctx ctx)
 		rc = deny_calls(ctx);
 	if (rc == 0)
 		rc = deny_new_processes(ctx);
+	if (rc == 0)
+		rc = deny_signals(ctx, attached);
 	return rc;
 }
 
-int sandbox_install(struct pytop_error *err)
+int sandbox_install(pid_t attached, struct pytop_error *err)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int rc;
@@ -175,7 +209,7 @@ int sandbox_install(struct pytop_error *err)
 		          "(out of memory); pytop runs without it");
 		return -1;
 	}
-	rc = build(ctx);
+	rc = build(ctx, attached);
 	if (rc == 0)
 		rc = seccomp_load(ctx);
 	seccomp_release(ctx);

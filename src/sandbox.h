@@ -10,12 +10,16 @@
 #ifndef PYTOP_SANDBOX_H
 #define PYTOP_SANDBOX_H
 
+#include <sys/types.h>
+
 #include "errors.h"
 
 /* Install the filter on every thread of the calling process (existing ones
- * and those it starts later).  0 on success; -1 with *err naming why the
- * kernel refused it (no seccomp support, say) and the fix: pytop then goes
- * on without it, and says so. */
-int sandbox_install(struct pytop_error *err);
+ * and those it starts later).  attached: the target in attach mode, which
+ * pytop must not signal either (signal 0, "are you alive", stays allowed);
+ * 0 in launch mode, where pytop ends the program it started.  0 on
+ * success; -1 with *err naming why the kernel refused it (no seccomp
+ * support, say) and the fix: pytop then goes on without it, and says so. */
+int sandbox_install(pid_t attached, struct pytop_error *err);
 
 #endif

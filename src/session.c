@@ -341,7 +341,7 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	aggregator_set_split(s->agg, !o->no_split);
 	/* After the launch's fork, so the program runs without the filter,
 	 * and before the first sample and the first thread, which inherit it. */
-	sandbox_install(&s->sandbox);
+	sandbox_install(s->target.launched ? 0 : s->target.pid, &s->sandbox);
 	s->start_ns = clock_now_ns();
 	s->sampler = sampler_start(&cfg, err);
 	if (s->sampler == NULL)

@@ -8,17 +8,30 @@
  * program "Seccomp: 0": the launched one, the attached one, and a child
  * the program starts after pytop's filter is on.  Each run also shows
  * that pytop still samples under the filter (--native: native frames, and
- * the target left running). */
+ * the target left running).
+ *
+ * kernel_refuses_filter: where the kernel refuses the filter, pytop says
+ * so in one warning line and profiles without it. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -277,6 +290,79 @@ Test(harm_seccomp, launch_tui)
 	h_tmux_keys(&tmux, quit);
 	h_tmux_kill(&tmux);
 	free(wl), free(ready), free(script);
+}
+
+/* ---- a kernel that refuses the filter ----------------------------------- */
+
+/* In the child, before exec: seccomp(2) answers ENOSYS and
+ * prctl(PR_SET_SECCOMP) EINVAL, as on a kernel without seccomp filters. */
+static void pretend_no_seccomp(void)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_seccomp, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof code / sizeof code[0], code };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		_exit(125);
+}
+
+static int run_without_seccomp(const char *const argv[], const char *out, const char *err)
+{
+	int status;
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int in = open("/dev/null", O_RDONLY);
+
+		if (o < 0 || e < 0 || in < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || dup2(in, 0) < 0)
+			_exit(126);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pretend_no_seccomp();
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Test(harm_seccomp, kernel_refuses_filter, .timeout = RUN_TIMEOUT_S)
+{
+#ifndef __x86_64__
+	cr_skip_test("the pretend filter is written for x86_64, pytop's platform");
+#endif
+	const char *py = h_need_python(H_PY_DEBIAN);
+	g_dir = h_tmpdir();
+	char *out = h_path(g_dir, "out"), *err = h_path(g_dir, "err");
+	const char *argv[] = { h_pytop(), "-b", "-r", "200", "-d", "0.5", "--", py, "-c",
+	                       "import time\nt = time.time()\nwhile time.time() - t < 1: pass",
+	                       NULL };
+	int rc = run_without_seccomp(argv, out, err);
+	char *o = h_read_file(out), *e = h_read_file(err);
+
+	cr_assert_eq(rc, 0, "pytop exited %d without seccomp; stderr:\n%s", rc, e ? e : "");
+	cr_assert_not_null(e);
+	const char *w = strstr(e, "pytop: warning: cannot install the seccomp filter");
+	cr_assert_not_null(w, "no warning that the filter is off; stderr:\n%s", e);
+	cr_assert_null(strstr(w + 1, "pytop: warning:"), "warned more than once:\n%s", e);
+	cr_assert_not_null(strstr(w, "CONFIG_SECCOMP_FILTER"), "the warning names no fix: %s", w);
+	cr_assert(o != NULL && strstr(o, "<module>") != NULL,
+	          "pytop did not profile without its filter:\n%s", o ? o : "");
+	free(o), free(e), free(out), free(err);
 }
 
 int main(int argc, char *argv[])

@@ -89,6 +89,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pytop: %s\n", err.text);
 		return 1;
 	}
+	if (session_sandbox_off(session) != NULL)
+		fprintf(stderr, "pytop: warning: %s\n", session_sandbox_off(session));
 	src = session_source(session);
 	ui_rc = opts.batch ? app_run_batch(&opts, &src, stdout) : app_run_tui(&opts, &src);
 	status = session_close(session);

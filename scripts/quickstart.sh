@@ -22,7 +22,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 JOBS=2
 
 DEPS=(build-essential autoconf automake pkg-config libncurses-dev
-      libunwind-dev libproc2-dev libelf-dev libdw-dev libjansson-dev
+      libunwind-dev libproc2-dev libelf-dev libdw-dev libjansson-dev libseccomp-dev
       libcriterion-dev python3 clang libclang-rt-14-dev tmux procps)
 
 say() { printf '==> %s\n' "$*" >&2; }

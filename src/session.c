@@ -16,6 +16,7 @@
 #include "py_runtime.h"
 #include "ring.h"
 #include "sampler.h"
+#include "sandbox.h"
 #include "target.h"
 #include "verdict.h"
 
@@ -53,6 +54,7 @@ struct session {
 	uint64_t mem_limit;
 	double cpu_limit;
 	pid_t process_filter;       /* 0 = all processes */
+	struct pytop_error sandbox; /* why the seccomp filter is off; code 0: on */
 };
 
 static struct window_mark take_mark(const struct session *s)
@@ -339,6 +341,9 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 		.split = !o->no_split, .orders = s->orders,
 	};
 	aggregator_set_split(s->agg, !o->no_split);
+	/* After the launch's fork, so the program runs without the filter,
+	 * and before the first sample and the first thread, which inherit it. */
+	sandbox_install(s->target.launched ? 0 : s->target.pid, &s->sandbox);
 	s->start_ns = clock_now_ns();
 	s->sampler = sampler_start(&cfg, err);
 	if (s->sampler == NULL)
@@ -359,6 +364,11 @@ fail:
 	target_terminate(&s->target);
 	free_parts(s);
 	return NULL;
+}
+
+const char *session_sandbox_off(const struct session *s)
+{
+	return s->sandbox.code != PYTOP_OK ? s->sandbox.text : NULL;
 }
 
 int session_close(struct session *s)

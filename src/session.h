@@ -16,6 +16,10 @@ struct session *session_open(const struct options *o, struct pytop_error *err);
 
 struct snapshot_source session_source(struct session *s);
 
+/* Why pytop runs without its seccomp filter (src/sandbox.h), or NULL when
+ * the filter is on. */
+const char *session_sandbox_off(const struct session *s);
+
 /* Stop sampling; in launch mode stop the target if it still runs and reap
  * it.  Returns pytop's exit status: the target's in launch mode, else 0.
  * Frees the session. */

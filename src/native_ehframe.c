@@ -73,15 +73,28 @@ static size_t module_slot(const struct ehframe_tables *t, uint64_t ip)
 	return lo;
 }
 
+/* A hole the loader reserved between an object's segments: anonymous and
+ * inaccessible where it padded a segment to a large alignment. */
+static bool is_hole(const struct map_entry *e)
+{
+	return e->path[0] == '\0' && strcmp(e->perms, "---p") == 0;
+}
+
 /* Where the object mapped at e starts: the nearest mapping at or below it
  * of the same file with offset 0 (the ELF header), or 0. */
 static uint64_t object_base(const struct proc_maps *m, const struct map_entry *e)
 {
 	const struct map_entry *b = e;
 
-	while (b->offset != 0 && b > m->v && strcmp(b[-1].path, e->path) == 0)
+	for (;;) {
+		if (!is_hole(b) && b->offset == 0)
+			return b->start;
+		if (b == m->v)
+			return 0;
 		b--;
-	return b->offset == 0 ? b->start : 0;
+		if (!is_hole(b) && strcmp(b->path, e->path) != 0)
+			return 0;
+	}
 }
 
 /* The module at base from its ELF and program headers in the target:
@@ -165,8 +178,23 @@ static struct ehframe_module *insert_module(struct ehframe_tables *t,
 	return &t->mods[at];
 }
 
-/* Read /proc/PID/maps again; the modules known are dropped with the old
- * snapshot, since an address range may now hold another object. */
+/* Keep only the modules whose first mapping still starts where it did:
+ * where it does not, the object was unloaded (and the range may hold
+ * another one now). */
+static void drop_unmapped(struct ehframe_tables *t)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct map_entry *e = mapping_of(&t->maps, t->mods[i].lo);
+
+		if (e != NULL && e->start == t->mods[i].lo)
+			t->mods[kept++] = t->mods[i];
+	}
+	t->n = kept;
+}
+
+/* Read /proc/PID/maps again. */
 static bool reload_maps(struct ehframe_tables *t)
 {
 	struct proc_maps m;
@@ -179,7 +207,7 @@ static bool reload_maps(struct ehframe_tables *t)
 		maps_free(&t->maps);
 	t->maps = m;
 	t->have_maps = true;
-	t->n = 0;
+	drop_unmapped(t);
 	return true;
 }
 

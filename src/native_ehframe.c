@@ -200,7 +200,6 @@ static bool reload_maps(struct ehframe_tables *t)
 	struct proc_maps m;
 
 	t->maps_at_ns = clock_now_ns();
-	t->maps_reads++;
 	if (maps_load(t->pid, &m) != 0)
 		return false;
 	if (t->have_maps)

@@ -34,7 +34,6 @@ struct ehframe_tables {
 	uint64_t maps_at_ns;          /* when it was read (CLOCK_MONOTONIC) */
 	struct ehframe_module *mods;  /* owned, sorted by lo, disjoint */
 	size_t n, cap;
-	uint64_t maps_reads;          /* how often /proc/PID/maps was read */
 };
 
 void ehframe_init(struct ehframe_tables *t, pid_t pid);

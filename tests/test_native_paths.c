@@ -144,6 +144,8 @@ static void swapped_library(enum swap how)
 		cr_skip_test("the chrooted target needs root (mount, chroot)");
 	h_need_program("unshare");
 	h_need_program("chroot");
+	if (access(LIBBZ2, R_OK) != 0)
+		cr_skip_test("%s is not installed (Debian: libbz2-1.0)", LIBBZ2);
 	dir = h_tmpdir();
 	root = h_path(dir, "root");
 	decoy = h_path(dir, "decoy.so");

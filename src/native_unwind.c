@@ -4,9 +4,12 @@
  * and registers one per PTRACE_PEEKUSER; here memory comes a page at a time
  * through process_vm_readv (cached for one unwind) and the registers from
  * one PTRACE_GETREGS, so an unwind costs a few system calls, not one per
- * word.  Unwind tables are found by libunwind-ptrace (_UPT_find_proc_info,
- * one context for the whole process: threads share the address space),
- * and their results are cached per address space (UNW_CACHE_GLOBAL).
+ * word.  Unwind tables are each module's .eh_frame_hdr, read from the
+ * target's memory (native_ehframe.c): libunwind-ptrace's own lookup would
+ * open every library by its path in /proc/PID/maps, which the target's
+ * user can swap for a FIFO or a link.  One set of tables serves the whole
+ * process (threads share the address space), and libunwind caches what it
+ * derives from them per address space (UNW_CACHE_GLOBAL).
  *
  * A stopped thread is held only while its registers and the top of its
  * stack are copied (one PTRACE_GETREGS, one process_vm_readv): it is
@@ -20,7 +23,7 @@
 #include "native_unwind.h"
 
 #include <errno.h>
-#include <libunwind-ptrace.h>
+#include <libunwind.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,7 +36,7 @@
 #include <time.h>
 
 #include "clock.h"
-#include "native_vdso.h"
+#include "native_ehframe.h"
 
 #define MAX_PENDING 1024
 #define PAGE 4096u
@@ -69,7 +72,6 @@ struct unwind_ctx {
 struct native_unwind {
 	pid_t pid;
 	unw_addr_space_t as;
-	void *upt;                 /* _UPT context of the process, owned */
 	struct pending pend[MAX_PENDING];
 	size_t npend;
 	uint64_t failures;
@@ -77,7 +79,7 @@ struct native_unwind {
 	size_t nfrozen, frozen_cap;
 	const atomic_bool *abort;  /* borrowed: set to end a collect early */
 	struct unwind_ctx ctx;     /* reused: large, and one unwind at a time */
-	struct vdso_table vdso;    /* the kernel's image has no file to open */
+	struct ehframe_tables tables; /* modules' unwind tables, in the target */
 };
 
 /* libunwind's search of a binary search table in the target's memory: not
@@ -88,32 +90,32 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 
 /* ---- accessors --------------------------------------------------------- */
 
-/* The unwind in progress on this thread.  libunwind passes accessors the
- * argument of whoever called it, and _UPT_find_proc_info calls back into
- * access_mem with its own (the _UPT context), so the accessors find their
- * state here instead of in `arg`. */
-static __thread struct unwind_ctx *current;
+/* Every accessor gets the unwind_ctx given to unw_init_remote as arg. */
 
 static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
                               int need_info, void *arg)
 {
-	struct native_unwind *u = current->u;
+	struct unwind_ctx *c = arg;
+	const unw_dyn_info_t *di = ehframe_find(&c->u->tables, ip);
 
-	vdso_table_load(&u->vdso, u->pid);
-	if (vdso_table_has(&u->vdso, ip))
-		return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &u->vdso.di, pi,
-		                                          need_info, arg);
-	return _UPT_find_proc_info(as, ip, pi, need_info, u->upt);
+	if (di == NULL)
+		return -UNW_ENOINFO; /* libunwind then follows the frame pointer */
+	return UNW_OBJ(dwarf_search_unwind_table)(as, ip, (unw_dyn_info_t *)di, pi,
+	                                          need_info, arg);
 }
 
+/* libunwind frees what dwarf_search_unwind_table allocated itself; this
+ * is called only for dynamically registered (JIT) procedures, and none
+ * are (acc_get_dyn_info_list_addr). */
 static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
 {
-	_UPT_put_unwind_info(as, pi, current->u->upt);
 }
 
+/* No list of JIT procedures: finding one would mean looking up a symbol
+ * in a library file, and pytop opens none while unwinding. */
 static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dilap, void *arg)
 {
-	return _UPT_get_dyn_info_list_addr(as, dilap, current->u->upt);
+	return -UNW_ENOINFO;
 }
 
 static const uint8_t *page_of(struct unwind_ctx *c, uint64_t base)
@@ -135,7 +137,7 @@ static const uint8_t *page_of(struct unwind_ctx *c, uint64_t base)
 static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
                           void *arg)
 {
-	struct unwind_ctx *c = current;
+	struct unwind_ctx *c = arg;
 	uint64_t base = addr & ~(uint64_t)(PAGE - 1);
 	const struct frozen *fz = c->fz;
 	const uint8_t *p;
@@ -179,7 +181,7 @@ static int acc_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val
 {
 	if (write)
 		return -UNW_EREADONLYREG;
-	return reg_value(&current->fz->regs, reg, val);
+	return reg_value(&((struct unwind_ctx *)arg)->fz->regs, reg, val);
 }
 
 static int acc_access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
@@ -219,9 +221,9 @@ struct native_unwind *native_unwind_new(pid_t pid)
 	if (u == NULL)
 		return NULL;
 	u->pid = pid;
-	u->upt = _UPT_create(pid);
+	ehframe_init(&u->tables, pid);
 	u->as = unw_create_addr_space(&accessors, 0);
-	if (u->upt == NULL || u->as == NULL) {
+	if (u->as == NULL) {
 		native_unwind_free(u);
 		return NULL;
 	}
@@ -310,11 +312,8 @@ static int unwind(struct native_unwind *u, const struct frozen *fz, uint64_t *ip
 	c->u = u;
 	c->fz = fz;
 	memset(c->page_ok, 0, sizeof(c->page_ok));
-	current = c;
-	if (unw_init_remote(&cur, u->as, c) != 0) {
-		current = NULL;
+	if (unw_init_remote(&cur, u->as, c) != 0)
 		return 0;
-	}
 	do {
 		unw_word_t ip;
 
@@ -322,7 +321,6 @@ static int unwind(struct native_unwind *u, const struct frozen *fz, uint64_t *ip
 			break;
 		ips[n++] = ip;
 	} while (n < max && unw_step(&cur) > 0);
-	current = NULL;
 	return n;
 }
 
@@ -481,8 +479,7 @@ void native_unwind_free(struct native_unwind *u)
 	native_unwind_release_all(u, clock_now_ns() + RELEASE_WAIT_NS);
 	if (u->as != NULL)
 		unw_destroy_addr_space(u->as);
-	if (u->upt != NULL)
-		_UPT_destroy(u->upt);
+	ehframe_free(&u->tables);
 	for (size_t i = 0; i < u->frozen_cap; i++)
 		free(u->frozen[i].stack);
 	free(u->frozen);

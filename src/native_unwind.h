@@ -1,6 +1,7 @@
 /* native_unwind.h - the native (C) stacks of a target's threads, through
- * ptrace and libunwind-ptrace.  Used only by the sampler thread, which is
- * the tracer (ptrace is per thread).
+ * ptrace and libunwind, whose accessors here read only the target's
+ * memory and registers: unwinding opens no file (native_ehframe.h).  Used
+ * only by the sampler thread, which is the tracer (ptrace is per thread).
  *
  * A thread is traced only while one sample of it is taken: PTRACE_SEIZE
  * (which does not stop it), PTRACE_INTERRUPT, wait for the stop, copy its

@@ -49,22 +49,31 @@ void proc_gauges_free(struct proc_gauges *g)
 	free(g);
 }
 
+uint64_t proc_gauges_parse_hwm(FILE *status)
+{
+	char line[256];
+	unsigned long long kib = 0;
+
+	while (fgets(line, sizeof(line), status) != NULL)
+		if (sscanf(line, "VmHWM: %llu kB", &kib) == 1)
+			break;
+	return (uint64_t)kib * 1024;
+}
+
 /* VmHWM from /proc/PID/status, in bytes; 0 when unreadable. */
 static uint64_t read_hwm(pid_t pid)
 {
-	char path[64], line[256];
-	unsigned long long kib = 0;
+	char path[64];
+	uint64_t hwm;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (f == NULL)
 		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmHWM: %llu kB", &kib) == 1)
-			break;
+	hwm = proc_gauges_parse_hwm(f);
 	fclose(f);
-	return (uint64_t)kib * 1024;
+	return hwm;
 }
 
 bool proc_gauges_read(struct proc_gauges *g, struct proc_gauge_read *out)
@@ -90,21 +99,30 @@ bool proc_gauges_read(struct proc_gauges *g, struct proc_gauge_read *out)
 	return true;
 }
 
+uint64_t proc_gauges_parse_max(FILE *memory_max)
+{
+	char buf[64];
+	unsigned long long v;
+
+	if (fgets(buf, sizeof(buf), memory_max) == NULL || sscanf(buf, "%llu", &v) != 1)
+		v = UINT64_MAX;
+	return (uint64_t)v;
+}
+
 /* memory.max of one cgroup directory; UINT64_MAX when "max" or absent. */
 static uint64_t cgroup_max(const char *dir)
 {
-	char path[PATH_MAX + 32], buf[64];
-	unsigned long long v;
+	char path[PATH_MAX + 32];
+	uint64_t v;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", dir);
 	f = fopen(path, "re");
 	if (f == NULL)
 		return UINT64_MAX;
-	if (fgets(buf, sizeof(buf), f) == NULL || sscanf(buf, "%llu", &v) != 1)
-		v = UINT64_MAX;
+	v = proc_gauges_parse_max(f);
 	fclose(f);
-	return (uint64_t)v;
+	return v;
 }
 
 uint64_t proc_gauges_mem_limit(pid_t pid)

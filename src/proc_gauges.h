@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct proc_gauges;
@@ -30,5 +31,11 @@ bool proc_gauges_read(struct proc_gauges *g, struct proc_gauge_read *out);
  * memory.max of its cgroup v2 and that cgroup's ancestors, or the
  * machine's RAM when none is set.  Read once (cgroup moves are rare). */
 uint64_t proc_gauges_mem_limit(pid_t pid);
+
+/* The parsers behind the two reads above, on any stream (for tests and
+ * fuzzing): VmHWM of a /proc/PID/status text in bytes (0 when absent), and
+ * a cgroup memory.max text in bytes (UINT64_MAX for "max" or garbage). */
+uint64_t proc_gauges_parse_hwm(FILE *status);
+uint64_t proc_gauges_parse_max(FILE *memory_max);
 
 #endif

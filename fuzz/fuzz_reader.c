@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ---- the fake target --------------------------------------------------- */
 
-static const uint8_t *image;
+static uint8_t *image; /* this input's image, owned while it runs */
 static size_t image_len;
 static uint64_t image_base;
 
@@ -233,40 +233,65 @@ static bool make_runtime(const struct fuzz_reader_header *h, struct py_runtime *
 	return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* From the second tick on: the image as the target changed it. */
+static void apply_patch(const struct fuzz_reader_header *h, const uint8_t *patch)
 {
-	struct fuzz_reader_header h;
-	struct py_runtime rt;
-	struct py_reader *r;
-	struct proc_threads *pt;
-	int ticks;
+	if (h->patch_len > 0 && h->patch_at <= image_len &&
+	    h->patch_len <= image_len - h->patch_at)
+		memcpy(image + h->patch_at, patch, h->patch_len);
+}
 
-	if (size < sizeof(h))
-		return 0;
-	memcpy(&h, data, sizeof(h));
-	image = data + sizeof(h);
-	image_len = size - sizeof(h);
-	image_base = h.base;
-	if (!make_runtime(&h, &rt))
-		return 0;
-	r = py_reader_new(4242, &rt);
-	pt = proc_threads_new(4242);
-	if (r == NULL || pt == NULL)
-		abort();
-	py_reader_want_calls(r, !(h.flags & FZR_NO_CALLS));
+static void run_ticks(const struct fuzz_reader_header *h, struct py_reader *r,
+                      struct proc_threads *pt, const uint8_t *patch)
+{
 	/* Later ticks run on the caches and guesses of the earlier ones. */
-	ticks = 1 + ((h.flags >> FZR_TICKS_SHIFT) & 3);
+	int ticks = 1 + ((h->flags >> FZR_TICKS_SHIFT) & 3);
+
 	for (int t = 0; t < ticks; t++) {
-		int n = py_reader_sample(r, pt, h.flags & FZR_IDLE);
+		int n;
 		uint64_t lo, hi;
 
+		if (t == 1)
+			apply_patch(h, patch);
+		n = py_reader_sample(r, pt, h->flags & FZR_IDLE);
 		if (n < 0)
 			break;
 		check_sample(r, n);
 		if (py_reader_gil_span(r, &lo, &hi) && hi <= lo)
 			abort();
 	}
-	py_reader_free(r);
-	proc_threads_free(pt);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_reader_header h;
+	struct py_runtime rt;
+	struct py_reader *r;
+	struct proc_threads *pt;
+
+	if (size < sizeof(h))
+		return 0;
+	memcpy(&h, data, sizeof(h));
+	if (h.patch_len > size - sizeof(h))
+		return 0;
+	/* A private copy: the patch changes it between ticks. */
+	image_len = size - sizeof(h) - h.patch_len;
+	image = malloc(image_len + 1);
+	if (image == NULL)
+		return 0;
+	memcpy(image, data + sizeof(h), image_len);
+	image_base = h.base;
+	if (make_runtime(&h, &rt)) {
+		r = py_reader_new(4242, &rt);
+		pt = proc_threads_new(4242);
+		if (r == NULL || pt == NULL)
+			abort();
+		py_reader_want_calls(r, !(h.flags & FZR_NO_CALLS));
+		run_ticks(&h, r, pt, data + size - h.patch_len);
+		py_reader_free(r);
+		proc_threads_free(pt);
+	}
+	free(image);
+	image = NULL;
 	return 0;
 }

@@ -22,11 +22,20 @@ static void die(const char *what)
 	exit(1);
 }
 
+/* What the target changes between the first and the second tick: one
+ * 64-bit word (see fuzz_reader.h's patch). */
+struct change {
+	uintptr_t addr; /* 0 = none */
+	uint64_t value;
+};
+
 static void write_seed(const char *dir, const char *name, const struct fake_image *im,
-                       size_t version, uint8_t flags)
+                       size_t version, uint8_t flags, struct change c)
 {
 	struct fuzz_reader_header h = {
 		.version = (uint8_t)version, .flags = flags,
+		.patch_len = c.addr != 0 ? sizeof(c.value) : 0,
+		.patch_at = c.addr != 0 ? (uint32_t)(c.addr - (uintptr_t)im->base) : 0,
 		.base = (uint64_t)(uintptr_t)im->base,
 		.runtime = im->runtime, .pycode_type = im->pycode_type,
 	};
@@ -36,7 +45,8 @@ static void write_seed(const char *dir, const char *name, const struct fake_imag
 	snprintf(path, sizeof(path), "%s/3.%u-%s", dir, im->o->minor, name);
 	f = fopen(path, "wb");
 	if (f == NULL || fwrite(&h, sizeof(h), 1, f) != 1 ||
-	    fwrite(im->base, im->used, 1, f) != 1 || fclose(f) != 0)
+	    fwrite(im->base, im->used, 1, f) != 1 ||
+	    fwrite(&c.value, h.patch_len, 1, f) != (h.patch_len ? 1u : 0u) || fclose(f) != 0)
 		die(path);
 }
 
@@ -82,23 +92,32 @@ static void debug_table(const struct fake_image *im)
 	}
 }
 
-/* One running thread: a module calling run() calling fn(). */
-static void one_thread(struct fake_image *im)
+/* One running thread: a module calling run() calling fn(); fn() returns
+ * before the second tick. */
+static struct change one_thread(struct fake_image *im)
 {
+	const struct py_offsets *o = im->o;
 	struct fake_thread t;
+	uintptr_t outer;
 	uintptr_t mod = fake_code(im, "<module>", "/srv/app/main.py", 1, 0);
 	uintptr_t run = fake_code(im, "App.run", "/srv/app/main.py", 40, 0);
 	uintptr_t fn = fake_code(im, "f\xc3\xbcr_\xe2\x82\xac", "/srv/app/\xf0\x9f\x90\x8d.py", 7, 0);
 
 	fake_thread_new(im, &t, 101);
 	fake_push(im, &t, mod, 0);
-	fake_push(im, &t, run, 24);
+	outer = fake_push(im, &t, run, 24);
 	fake_push(im, &t, fn, 6);
+	return (struct change){
+		.addr = o->ts_current_frame ? t.tstate + o->ts_current_frame
+		                            : t.cframe + o->cf_current_frame,
+		.value = outer,
+	};
 }
 
 /* A running thread whose stack spans two chunks and a generator frame,
- * and a sleeping one. */
-static void two_threads(struct fake_image *im)
+ * and a sleeping one; before the second tick, work() is freed and another
+ * code object (named like gen) takes its address. */
+static struct change two_threads(struct fake_image *im)
 {
 	struct fake_thread a, b;
 	uintptr_t mod = fake_code(im, "<module>", "/srv/app/jobs.py", 1, 0);
@@ -114,6 +133,10 @@ static void two_threads(struct fake_image *im)
 	fake_thread_new(im, &b, 104);
 	fake_push(im, &b, mod, 10);
 	fake_push(im, &b, work, 100);
+	return (struct change){
+		.addr = work + im->o->co_qualname,
+		.value = fake_r64(gen + im->o->co_qualname),
+	};
 }
 
 int main(int argc, char **argv)
@@ -126,20 +149,22 @@ int main(int argc, char **argv)
 	}
 	for (size_t v = 0; (o = py_offsets_at(v)) != NULL; v++) {
 		struct fake_image im;
+		struct change c;
 
 		fake_image_init(&im, o);
-		one_thread(&im);
-		write_seed(argv[1], "one-thread", &im, v, 1u << FZR_TICKS_SHIFT);
+		c = one_thread(&im);
+		write_seed(argv[1], "one-thread-returns", &im, v, 1u << FZR_TICKS_SHIFT, c);
 		fake_image_free(&im);
 
 		fake_image_init(&im, o);
-		two_threads(&im);
-		write_seed(argv[1], "two-threads-idle", &im, v,
-		           FZR_IDLE | 2u << FZR_TICKS_SHIFT);
+		c = two_threads(&im);
+		write_seed(argv[1], "two-threads-idle-code-reused", &im, v,
+		           FZR_IDLE | 2u << FZR_TICKS_SHIFT, c);
 		if (o->minor >= 13) {
 			debug_table(&im);
 			write_seed(argv[1], "debug-offsets", &im, v,
-			           FZR_IDLE | FZR_DEBUG_OFFSETS | 1u << FZR_TICKS_SHIFT);
+			           FZR_IDLE | FZR_DEBUG_OFFSETS | 1u << FZR_TICKS_SHIFT,
+			           (struct change){ 0 });
 		}
 		fake_image_free(&im);
 	}

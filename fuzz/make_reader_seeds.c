@@ -139,6 +139,55 @@ static struct change two_threads(struct fake_image *im)
 	};
 }
 
+/* 3.12+ (the GIL lives in the interpreter): a thread holding the GIL,
+ * stopped on a call instruction of a long code object, its stack in a
+ * chunk larger than CPython's default; a second thread 40 distinct codes
+ * deep (more than the reader re-checks with the thread state, so the rest
+ * are re-checked in a read of their own) whose next frame, pushed before
+ * the second tick, runs its outermost code again (cached, but not among
+ * those re-checked with the thread state). */
+static struct change busy(struct fake_image *im)
+{
+	const struct py_offsets *o = im->o;
+	struct fake_thread a, b;
+	uintptr_t gil = fake_alloc(im, o->gil_holder + 16);
+	uintptr_t mod = fake_code(im, "<module>", "/srv/app/busy.py", 1, 0);
+	uintptr_t big = fake_code(im, "Model.forward", "/srv/app/busy.py", 100, 1500);
+	uintptr_t saved_top, next, first = 0;
+
+	(void)gil; /* reserves interp + gil_holder, just past the interpreter */
+	fake_thread_new(im, &a, 105);
+	fake_new_chunk(im, &a, 20u << 10);
+	fake_push(im, &a, mod, 0);
+	fake_push(im, &a, big, 2400);
+	fake_w8(big + o->co_code_adaptive + 2400, o->call_ops[0]);
+	fake_w64(im->interp + o->gil_holder, a.tstate);
+	fake_w32(im->interp + o->gil_holder + 8, 1);
+	fake_thread_new(im, &b, 107);
+	fake_push(im, &b, mod, 8);
+	for (int i = 0; i < 40; i++) {
+		char name[32];
+
+		uintptr_t code;
+
+		snprintf(name, sizeof(name), "step_%d", i);
+		code = fake_code(im, name, "/srv/app/steps.py", 10 * i + 1, 8);
+		fake_push(im, &b, code, 2);
+		if (first == 0)
+			first = code;
+	}
+	saved_top = b.top;
+	next = fake_push(im, &b, first, 4);
+	fake_set_current(im, &b, b.current == next ? fake_r64(next + o->if_previous) : b.current);
+	b.top = saved_top;
+	fake_store_stack(im, &b);
+	return (struct change){
+		.addr = o->ts_current_frame ? b.tstate + o->ts_current_frame
+		                            : b.cframe + o->cf_current_frame,
+		.value = next,
+	};
+}
+
 int main(int argc, char **argv)
 {
 	const struct py_offsets *o;
@@ -167,6 +216,14 @@ int main(int argc, char **argv)
 			           (struct change){ 0 });
 		}
 		fake_image_free(&im);
+
+		if (o->minor == 12 || o->minor == 15) {
+			fake_image_init(&im, o);
+			c = busy(&im);
+			write_seed(argv[1], "busy-gil-call-big-chunk", &im, v,
+			           1u << FZR_TICKS_SHIFT, c);
+			fake_image_free(&im);
+		}
 	}
 	return 0;
 }

@@ -260,17 +260,25 @@ static bool frame_fits(const struct py_offsets *o)
 	       inside(o->if_owner, 1, len, false) && inside(o->if_is_entry, 1, len, true);
 }
 
-/* The reader fingerprints a code object by the header bytes up to and
- * including co_linetable (ob_size, co_consts and co_names at 16-39 among
- * them), so every field it reads must lie in that span. */
+/* A code object field of `width` bytes at `at`, after the object header
+ * and within the first `span` bytes. */
+static bool code_field(uint32_t at, uint32_t width, uint32_t span)
+{
+	return at >= PY_OBJECT_HEAD && inside(at, width, span, false);
+}
+
+/* The reader fingerprints a code object by the bytes from the end of its
+ * object header up to and including co_linetable (ob_size, co_consts and
+ * co_names at 16-39 among them), so every field it reads must lie in that
+ * span: one inside the header would index before it. */
 static bool code_fits(const struct py_offsets *o)
 {
 	uint32_t span = o->co_linetable + 8;
 
 	return o->co_code_adaptive <= PY_CODE_HEAD_MAX && span >= 40 &&
-	       span <= o->co_code_adaptive && inside(o->co_firstlineno, 4, span, false) &&
-	       inside(o->co_filename, 8, span, false) && inside(o->co_name, 8, span, false) &&
-	       inside(o->co_qualname, 8, span, false);
+	       span <= o->co_code_adaptive && code_field(o->co_firstlineno, 4, span) &&
+	       code_field(o->co_filename, 8, span) && code_field(o->co_name, 8, span) &&
+	       code_field(o->co_qualname, 8, span);
 }
 
 static bool objects_fit(const struct py_offsets *o)

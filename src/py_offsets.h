@@ -25,6 +25,7 @@
 #define PY_CODE_HEAD_MAX 256   /* co_code_adaptive: the code object's header */
 #define PY_STR_HEAD_MAX 128    /* str_compact_data */
 #define PY_BYTES_HEAD_MAX 40   /* the bytes object's header */
+#define PY_OBJECT_HEAD 16      /* ob_refcnt, ob_type: no code field lies there */
 
 struct py_offsets {
 	unsigned minor;             /* 3.<minor> */

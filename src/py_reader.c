@@ -320,8 +320,9 @@ static uint8_t *read_bytes(struct py_reader *r, uintptr_t addr, uint32_t *len)
 
 /* ---- code objects ---------------------------------------------------- */
 
-/* Bytes from FP_START that hold every fingerprint field. */
-#define FP_START 16
+/* Bytes from FP_START that hold every fingerprint field (py_offsets_fit
+ * keeps every code field at or after it). */
+#define FP_START PY_OBJECT_HEAD
 static size_t fp_len(const struct py_offsets *o)
 {
 	return o->co_linetable + 8 - FP_START;

@@ -72,6 +72,8 @@ static const struct lie lies[] = {
 	{ "frame owner past the frame", offsetof(struct py_offsets, if_owner), 250 },
 	{ "code name past the fingerprinted header", offsetof(struct py_offsets, co_name), 1000 },
 	{ "line table before ob_size and co_names", offsetof(struct py_offsets, co_linetable), 0 },
+	{ "file name inside the object header", offsetof(struct py_offsets, co_filename), 1 },
+	{ "qualified name inside the object header", offsetof(struct py_offsets, co_qualname), 0 },
 	{ "thread link past the thread state read", offsetof(struct py_offsets, ts_next), 4000 },
 };
 

@@ -115,16 +115,16 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/* Parse /proc/PID/stat (proc(5)); the command name may hold spaces and
- * parentheses, so fields are counted from its last ')'. */
-static bool read_stat(const struct proc_children *pc, pid_t pid, struct proc_child *out)
+bool proc_children_parse_stat(const struct proc_children *pc, pid_t pid,
+                              const char *line, struct proc_child *out)
 {
-	char path[64], buf[1024], *p, *end;
+	const char *p;
+	char *end;
 	unsigned long long v[26] = { 0 }; /* fields 4.. of proc(5) */
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_small(path, buf, sizeof(buf)) <= 0 || (p = strrchr(buf, ')')) == NULL ||
-	    p[1] != ' ' || p[2] == '\0')
+	/* The command name may hold spaces and parentheses, so fields are
+	 * counted from its last ')'. */
+	if ((p = strrchr(line, ')')) == NULL || p[1] != ' ' || p[2] == '\0')
 		return false;
 	*out = (struct proc_child){ .pid = pid, .state = p[2] };
 	p += 3;
@@ -143,6 +143,16 @@ static bool read_stat(const struct proc_children *pc, pid_t pid, struct proc_chi
 	out->rss_bytes = v[20] * pc->page_size;
 	out->exec_id = v[24];
 	return true;
+}
+
+/* Read and parse /proc/PID/stat (proc(5)). */
+static bool read_stat(const struct proc_children *pc, pid_t pid, struct proc_child *out)
+{
+	char path[64], buf[1024];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return read_small(path, buf, sizeof(buf)) > 0 &&
+	       proc_children_parse_stat(pc, pid, buf, out);
 }
 
 /* Every process's stat line into pc->stats. */
@@ -217,6 +227,16 @@ int proc_children_scan(struct proc_children *pc, pid_t root, const struct proc_c
 	return (int)pc->nfamily;
 }
 
+void proc_children_join_cmdline(char *buf, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	/* arguments end with a NUL: drop it, and a trailing space it became */
+	while (n > 0 && (buf[n - 1] == '\0' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+}
+
 void proc_children_cmdline(struct proc_children *pc, pid_t pid, char *buf, size_t len)
 {
 	char path[64];
@@ -233,10 +253,5 @@ void proc_children_cmdline(struct proc_children *pc, pid_t pid, char *buf, size_
 			buf[--n] = '\0';
 		return;
 	}
-	for (ssize_t i = 0; i < n - 1; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-	/* arguments end with a NUL: drop it, and a trailing space it became */
-	while (n > 0 && (buf[n - 1] == '\0' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
+	proc_children_join_cmdline(buf, (size_t)n);
 }

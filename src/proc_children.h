@@ -10,6 +10,7 @@
 #ifndef PYTOP_PROC_CHILDREN_H
 #define PYTOP_PROC_CHILDREN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -38,6 +39,16 @@ void proc_children_free(struct proc_children *pc);
  * root itself is gone), -1 on failure (out of memory, /proc unreadable). */
 int proc_children_scan(struct proc_children *pc, pid_t root,
                        const struct proc_child **out);
+
+/* Parse one NUL-terminated /proc/PID/stat line (hostile: comm is the
+ * process's own) into *out, with pc's clock tick and page size.  false
+ * when the line has no state after the command name. */
+bool proc_children_parse_stat(const struct proc_children *pc, pid_t pid,
+                              const char *line, struct proc_child *out);
+
+/* The n bytes of a /proc/PID/cmdline (buf[n] is NUL): arguments joined by
+ * spaces, trailing NULs and spaces dropped, in place. */
+void proc_children_join_cmdline(char *buf, size_t n);
 
 /* The command line of pid, arguments joined by spaces, NUL-terminated;
  * "" when unreadable or empty (a zombie or a kernel thread). */

@@ -51,22 +51,31 @@ void proc_gauges_free(struct proc_gauges *g)
 	free(g);
 }
 
+uint64_t proc_gauges_parse_hwm(FILE *status)
+{
+	char line[256];
+	unsigned long long kib = 0;
+
+	while (fgets(line, sizeof(line), status) != NULL)
+		if (sscanf(line, "VmHWM: %llu kB", &kib) == 1)
+			break;
+	return (uint64_t)kib * 1024;
+}
+
 /* VmHWM from /proc/PID/status, in bytes; 0 when unreadable. */
 static uint64_t read_hwm(pid_t pid)
 {
-	char path[64], line[256];
-	unsigned long long kib = 0;
+	char path[64];
+	uint64_t hwm;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (f == NULL)
 		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmHWM: %llu kB", &kib) == 1)
-			break;
+	hwm = proc_gauges_parse_hwm(f);
 	fclose(f);
-	return (uint64_t)kib * 1024;
+	return hwm;
 }
 
 bool proc_gauges_read(struct proc_gauges *g, struct proc_gauge_read *out)
@@ -120,22 +129,31 @@ static void read_line(const char *dir, const char *file, char *buf, size_t len)
 
 /* Bytes: v2 memory.max ("max" = none) or v1 memory.limit_in_bytes (a huge
  * number when none: larger than RAM, so the RAM bound applies). */
-static double mem_v2(const char *dir)
+uint64_t proc_gauges_parse_max(const char *text)
 {
-	char buf[64];
 	unsigned long long v;
 
-	read_line(dir, "memory.max", buf, sizeof(buf));
-	return sscanf(buf, "%llu", &v) == 1 ? (double)v : NO_LIMIT;
+	return sscanf(text, "%llu", &v) == 1 ? (uint64_t)v : UINT64_MAX;
+}
+
+static double mem_limit_file(const char *dir, const char *file)
+{
+	char buf[64];
+	uint64_t v;
+
+	read_line(dir, file, buf, sizeof(buf));
+	v = proc_gauges_parse_max(buf);
+	return v == UINT64_MAX ? NO_LIMIT : (double)v;
+}
+
+static double mem_v2(const char *dir)
+{
+	return mem_limit_file(dir, "memory.max");
 }
 
 static double mem_v1(const char *dir)
 {
-	char buf[64];
-	unsigned long long v;
-
-	read_line(dir, "memory.limit_in_bytes", buf, sizeof(buf));
-	return sscanf(buf, "%llu", &v) == 1 ? (double)v : NO_LIMIT;
+	return mem_limit_file(dir, "memory.limit_in_bytes");
 }
 
 /* CPUs: quota / period, from v2 cpu.max ("max 100000" = none) or v1's CFS

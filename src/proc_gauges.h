@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct proc_gauges;
@@ -36,5 +37,12 @@ uint64_t proc_gauges_mem_limit(pid_t pid);
  * v1 cpu.cfs_quota_us, the tightest up to the root; 0.5 = half a CPU), 0
  * when no quota is set.  Read once, like the memory limit. */
 double proc_gauges_cpu_limit(pid_t pid);
+
+/* The parsers behind the reads above (for tests and fuzzing): VmHWM of a
+ * /proc/PID/status text in bytes (0 when absent), and a cgroup memory
+ * limit file's text (memory.max, memory.limit_in_bytes) in bytes
+ * (UINT64_MAX for "max" or garbage). */
+uint64_t proc_gauges_parse_hwm(FILE *status);
+uint64_t proc_gauges_parse_max(const char *text);
 
 #endif

@@ -133,13 +133,35 @@ static bool parse_fields(const char *p, uint64_t f[F_LAST + 1])
 	return true;
 }
 
+bool proc_threads_parse_stat(const char *line, struct proc_stat_line *out)
+{
+	const char *paren;
+	uint64_t f[F_LAST + 1];
+
+	*out = (struct proc_stat_line){ 0 };
+	/* comm may contain spaces and parentheses: the fields follow the
+	 * last ')'. */
+	paren = strrchr(line, ')');
+	if (paren == NULL || paren[1] != ' ' || paren[2] == '\0')
+		return false;
+	out->state = paren[2];
+	if (!parse_fields(paren + 3, f))
+		return false;
+	out->minflt = f[F_MINFLT];
+	out->majflt = f[F_MAJFLT];
+	out->utime_ticks = f[F_UTIME];
+	out->stime_ticks = f[F_STIME];
+	out->rss_pages = f[F_RSS];
+	out->start_stack = f[F_STARTSTACK];
+	return true;
+}
+
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
 {
 	struct thread_fd *t = lookup(pt, tid);
 	char buf[512];
 	ssize_t n;
-	char *paren;
-	uint64_t f[F_LAST + 1];
+	struct proc_stat_line line;
 
 	*out = (struct proc_thread_stat){ 0 };
 	if (t == NULL) {
@@ -153,26 +175,22 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 		return;
 	}
 	buf[n] = '\0';
-	/* comm may contain spaces and parentheses: the fields follow the
-	 * last ')'. */
-	paren = strrchr(buf, ')');
-	if (paren == NULL || paren[1] != ' ' || paren[2] == '\0')
+	bool whole = proc_threads_parse_stat(buf, &line);
+	out->state = line.state;
+	if (!whole)
 		return;
-	out->state = paren[2];
-	if (!parse_fields(paren + 3, f))
-		return;
-	out->utime_ns = f[F_UTIME] * pt->ns_per_tick;
-	out->stime_ns = f[F_STIME] * pt->ns_per_tick;
-	out->rss_bytes = f[F_RSS] * pt->page_size;
-	out->start_stack = f[F_STARTSTACK];
+	out->utime_ns = line.utime_ticks * pt->ns_per_tick;
+	out->stime_ns = line.stime_ticks * pt->ns_per_tick;
+	out->rss_bytes = line.rss_pages * pt->page_size;
+	out->start_stack = line.start_stack;
 	/* The first read of a thread has no "before": its faults so far are
 	 * not charged to whatever it runs now. */
 	if (t->read_once) {
-		out->minflt = f[F_MINFLT] - t->minflt;
-		out->majflt = f[F_MAJFLT] - t->majflt;
+		out->minflt = line.minflt - t->minflt;
+		out->majflt = line.majflt - t->majflt;
 	}
-	t->minflt = f[F_MINFLT];
-	t->majflt = f[F_MAJFLT];
+	t->minflt = line.minflt;
+	t->majflt = line.majflt;
 	t->read_once = true;
 }
 
@@ -331,10 +349,21 @@ void proc_threads_sweep(struct proc_threads *pt)
 	forget_dead_tids(pt);
 }
 
+bool proc_threads_parse_syscall(const char *line, uint64_t *uaddr)
+{
+	char *end;
+
+	if (strtol(line, &end, 10) != SYS_futex || end == line || *end != ' ')
+		return false;
+	const char *arg = end + 1;
+	*uaddr = strtoull(arg, &end, 16);
+	return end != arg;
+}
+
 bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr)
 {
 	struct thread_fd *t = lookup(pt, tid);
-	char buf[256], *end;
+	char buf[256];
 	ssize_t n;
 
 	if (t == NULL)
@@ -353,11 +382,7 @@ bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	if (strtol(buf, &end, 10) != SYS_futex || end == buf || *end != ' ')
-		return false;
-	const char *arg = end + 1;
-	*uaddr = strtoull(arg, &end, 16);
-	return end != arg;
+	return proc_threads_parse_syscall(buf, uaddr);
 }
 
 void proc_threads_name(pid_t pid, pid_t tid, char name[16])

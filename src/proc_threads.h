@@ -29,11 +29,30 @@ struct proc_thread_stat {
  * deltas assume one reader per thread (the sampler). */
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out);
 
+/* The fields of one /proc/.../stat line that proc_threads_read uses, in
+ * the kernel's units. */
+struct proc_stat_line {
+	char state;
+	uint64_t minflt, majflt;
+	uint64_t utime_ticks, stime_ticks;
+	uint64_t rss_pages;
+	uint64_t start_stack;
+};
+
+/* Parse one NUL-terminated stat line (hostile: comm is the target's).
+ * false when malformed; out->state is kept when the line is only
+ * malformed after it, as proc_threads_read reports it. */
+bool proc_threads_parse_stat(const char *line, struct proc_stat_line *out);
+
 /* Whether thread tid is blocked in futex(2), and on which word (*uaddr),
  * from /proc/PID/task/TID/syscall through a kept descriptor.  Meant for
  * threads off CPU, a few times a second: the kernel waits for the thread
  * to be off CPU before it answers. */
 bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr);
+
+/* Parse one NUL-terminated /proc/.../syscall line: true with the futex
+ * word in *uaddr when the thread is in futex(2). */
+bool proc_threads_parse_syscall(const char *line, uint64_t *uaddr);
 
 /* The thread's OS name (comm), NUL-terminated, "" when unknown. */
 void proc_threads_name(pid_t pid, pid_t tid, char name[16]);

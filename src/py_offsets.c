@@ -223,9 +223,76 @@ int py_offsets_from_debug(const uint8_t *t, size_t len, unsigned minor, struct p
 		end = out->ts_current_frame;
 	if (out->ts_gil_requested > end)
 		end = out->ts_gil_requested;
+	if (out->ts_next > end)
+		end = out->ts_next;
+	if (out->ts_interp > end)
+		end = out->ts_interp;
 	out->ts_read_size = end + 8;
-	return out->ts_read_size <= 512 && out->if_size <= 120 &&
-	       out->co_code_adaptive <= 256 ? 0 : -1;
+	return py_offsets_fit(out) ? 0 : -1;
+}
+
+/* A field of `width` bytes at `at` inside the first `len` bytes; at == 0
+ * with `optional` means the version has no such field. */
+static bool inside(uint32_t at, uint32_t width, uint32_t len, bool optional)
+{
+	return (optional && at == 0) || (uint64_t)at + width <= len;
+}
+
+static bool tstate_fits(const struct py_offsets *o)
+{
+	uint32_t len = o->ts_read_size;
+
+	return len <= PY_TSTATE_READ_MAX && inside(o->ts_next, 8, len, false) &&
+	       inside(o->ts_interp, 8, len, false) && inside(o->ts_cframe, 8, len, true) &&
+	       inside(o->ts_current_frame, 8, len, true) &&
+	       inside(o->ts_native_tid, 8, len, false) &&
+	       inside(o->ts_datastack_chunk, 8, len, false) &&
+	       inside(o->ts_datastack_top, 8, len, false) &&
+	       inside(o->ts_gil_requested, 4, len, true);
+}
+
+static bool frame_fits(const struct py_offsets *o)
+{
+	uint32_t len = o->if_size;
+
+	return len <= PY_FRAME_READ_MAX && inside(o->if_code, 8, len, false) &&
+	       inside(o->if_previous, 8, len, false) && inside(o->if_instr, 8, len, false) &&
+	       inside(o->if_owner, 1, len, false) && inside(o->if_is_entry, 1, len, true);
+}
+
+/* A code object field of `width` bytes at `at`, after the object header
+ * and within the first `span` bytes. */
+static bool code_field(uint32_t at, uint32_t width, uint32_t span)
+{
+	return at >= PY_OBJECT_HEAD && inside(at, width, span, false);
+}
+
+/* The reader fingerprints a code object by the bytes from the end of its
+ * object header up to and including co_linetable (ob_size, co_consts and
+ * co_names at 16-39 among them), so every field it reads must lie in that
+ * span: one inside the header would index before it. */
+static bool code_fits(const struct py_offsets *o)
+{
+	uint32_t span = o->co_linetable + 8;
+
+	return o->co_code_adaptive <= PY_CODE_HEAD_MAX && span >= 40 &&
+	       span <= o->co_code_adaptive && code_field(o->co_firstlineno, 4, span) &&
+	       code_field(o->co_filename, 8, span) && code_field(o->co_name, 8, span) &&
+	       code_field(o->co_qualname, 8, span);
+}
+
+static bool objects_fit(const struct py_offsets *o)
+{
+	return o->str_compact_data <= PY_STR_HEAD_MAX &&
+	       o->str_ascii_data <= o->str_compact_data &&
+	       inside(o->str_length, 8, o->str_ascii_data, false) &&
+	       inside(o->str_state, 4, o->str_ascii_data, false) &&
+	       inside(o->bytes_size, 8, PY_BYTES_HEAD_MAX, false);
+}
+
+bool py_offsets_fit(const struct py_offsets *o)
+{
+	return tstate_fits(o) && frame_fits(o) && code_fits(o) && objects_fit(o);
 }
 
 const struct py_offsets *py_offsets_for(unsigned major, unsigned minor)

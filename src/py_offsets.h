@@ -17,6 +17,16 @@
 #define PY_GIL_HOLDER_AT 8
 #define PY_GIL_SIZE (4 * 8 + 2 * (48 + 40))
 
+/* How much of each object the reader copies into fixed buffers: a layout
+ * must keep every field it reads inside these (py_offsets_fit), since a
+ * _Py_DebugOffsets table is written by the target and may lie. */
+#define PY_TSTATE_READ_MAX 512 /* ts_read_size */
+#define PY_FRAME_READ_MAX 128  /* if_size */
+#define PY_CODE_HEAD_MAX 256   /* co_code_adaptive: the code object's header */
+#define PY_STR_HEAD_MAX 128    /* str_compact_data */
+#define PY_BYTES_HEAD_MAX 40   /* the bytes object's header */
+#define PY_OBJECT_HEAD 16      /* ob_refcnt, ob_type: no code field lies there */
+
 struct py_offsets {
 	unsigned minor;             /* 3.<minor> */
 
@@ -84,6 +94,10 @@ const struct py_offsets *py_offsets_for(unsigned major, unsigned minor);
  * the table is not one this build understands (cookie, minor, size). */
 int py_offsets_from_debug(const uint8_t *t, size_t len, unsigned minor,
                           struct py_offsets *out);
+
+/* Whether every field o says the reader reads lies inside the bytes it
+ * reads of that object, and those inside the PY_*_MAX buffers. */
+bool py_offsets_fit(const struct py_offsets *o);
 
 /* Is `opcode` in the call family of o's version? */
 bool py_offsets_is_call(const struct py_offsets *o, uint8_t opcode);

@@ -17,7 +17,6 @@
 #define CHUNK_GUESS (16u << 10)    /* CPython's data-stack chunk size */
 #define MAX_CHUNK (1u << 20)
 #define MAX_COPIES 16              /* data-stack chunks copied per thread */
-#define TSTATE_MAX 512
 #define MAX_EXTRA 8
 #define MAX_CHECK 32   /* codes re-checked per thread per tick */
 #define MAX_CHECKS 4096
@@ -62,7 +61,7 @@ struct thread_slot {
 	size_t nnext;
 	uint32_t check_ids[MAX_CHECK];       /* codes on this tick's stack */
 	size_t ncheck;
-	uint8_t buf[TSTATE_MAX];  /* the thread state as read this tick */
+	uint8_t buf[PY_TSTATE_READ_MAX];  /* the thread state as read this tick */
 	uint64_t frame_ptr;       /* 3.11/3.12: read through the cframe */
 	struct speculation spec;
 	struct py_thread_sample out;
@@ -263,7 +262,7 @@ static char *decode_units(const uint8_t *data, size_t n, unsigned kind)
 static char *read_str(struct py_reader *r, uintptr_t addr)
 {
 	const struct py_offsets *o = r->o;
-	uint8_t head[128];
+	uint8_t head[PY_STR_HEAD_MAX];
 	uint8_t *data;
 	uint64_t length;
 	uint32_t state;
@@ -298,7 +297,7 @@ static char *read_str(struct py_reader *r, uintptr_t addr)
 /* Read a bytes object's contents (the line table). */
 static uint8_t *read_bytes(struct py_reader *r, uintptr_t addr, uint32_t *len)
 {
-	uint8_t head[40];
+	uint8_t head[PY_BYTES_HEAD_MAX];
 	uint64_t size;
 	uint8_t *data;
 
@@ -321,8 +320,9 @@ static uint8_t *read_bytes(struct py_reader *r, uintptr_t addr, uint32_t *len)
 
 /* ---- code objects ---------------------------------------------------- */
 
-/* Bytes from FP_START that hold every fingerprint field. */
-#define FP_START 16
+/* Bytes from FP_START that hold every fingerprint field (py_offsets_fit
+ * keeps every code field at or after it). */
+#define FP_START PY_OBJECT_HEAD
 static size_t fp_len(const struct py_offsets *o)
 {
 	return o->co_linetable + 8 - FP_START;
@@ -400,7 +400,7 @@ static uint8_t *call_bitmap(struct py_reader *r, uintptr_t addr, const uint8_t *
 static struct py_code *code_read(struct py_reader *r, uintptr_t addr)
 {
 	const struct py_offsets *o = r->o;
-	uint8_t head[256 + CODE_SPEC_BYTES];
+	uint8_t head[PY_CODE_HEAD_MAX + CODE_SPEC_BYTES];
 	struct py_code tmp = { .addr = addr, .valid = true, .verified_tick = r->tick };
 	struct py_code *c, *old;
 	int64_t units, old_id;
@@ -944,7 +944,7 @@ static void walk_frames(struct py_reader *r, struct thread_slot *t)
 {
 	const struct py_offsets *o = r->o;
 	uint64_t f = t->frame_ptr;
-	uint8_t tmp[128];
+	uint8_t tmp[PY_FRAME_READ_MAX];
 	uint32_t n = 0, depth = 0, power = 1;
 	uint64_t mark = 0;
 

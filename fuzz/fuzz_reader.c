@@ -120,6 +120,15 @@ void proc_threads_sweep(struct proc_threads *pt)
 	(void)pt;
 }
 
+/* The fake target shares pytop's PID namespace, except that a TID with
+ * bit 30 set names no thread at all (as a torn or hostile thread state
+ * would), so the reader's "no such thread" path is reached too. */
+pid_t proc_threads_host_tid(struct proc_threads *pt, pid_t tid)
+{
+	(void)pt;
+	return (tid & (1 << 30)) ? 0 : tid;
+}
+
 /* ---- checks on what the reader returns --------------------------------- */
 
 static bool clean_utf8(const char *s)

@@ -5,7 +5,8 @@
 #   scripts/quickstart.sh demo   install what is missing, build, run pytop --demo
 #   scripts/quickstart.sh test   install what is missing, build, run every test:
 #                                gcc -Werror build, clang ASan+UBSan build,
-#                                the ring stress test under TSan, distcheck
+#                                the ring stress test under TSan, the fuzz
+#                                targets (30 s each), distcheck
 #   scripts/quickstart.sh test-loaded
 #                                the accuracy tests (gcc build) with one
 #                                CPU-bound competitor per core
@@ -226,6 +227,35 @@ sanitizer_logs_end() {
 	done
 }
 
+# fuzz_targets: every libFuzzer target (fuzz/) for FUZZ_SECONDS (30) on a
+# copy of its seed corpus, two at a time (one per core).  fuzz/run.sh prints
+# a PASS or FAIL line per target and ends with "N passed, N failed"; a run
+# that stops before that line counts as one failure.
+fuzz_targets() {
+	local log="$ROOT/build/fuzz-run.log" rc=0 summary pass fail
+	say "fuzz targets, ${FUZZ_SECONDS:-30} s each (build/fuzz)"
+	cd "$ROOT/build"
+	FUZZ_JOBS=$JOBS make --no-print-directory fuzz-run \
+		FUZZ_SECONDS="${FUZZ_SECONDS:-30}" >"$log" 2>&1 || rc=$?
+	grep -E '^(PASS|FAIL): fuzz_' "$log" >&2 || true
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
+	if [ -n "$summary" ]; then
+		pass=${summary%% passed*}
+		fail=${summary#*passed, }
+		fail=${fail%% failed*}
+		[ "$rc" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
+	else
+		pass=0
+		fail=1
+	fi
+	TOTAL_PASS=$((TOTAL_PASS + pass))
+	TOTAL_FAIL=$((TOTAL_FAIL + fail))
+	if [ "$fail" -gt 0 ]; then
+		say "fuzzing failed (exit status $rc)"
+		FAILED_LOGS+=("$log")
+	fi
+}
+
 # distcheck: the release tarball builds out of tree from a read-only
 # source, passes the whole suite again, installs and uninstalls cleanly.
 # About 80 s here; counted as one check (its test cases already ran above).
@@ -317,6 +347,7 @@ run_tests() {
 	sanitizer_logs_end
 
 	tsan_ring
+	fuzz_targets
 	distcheck
 
 	show_failures

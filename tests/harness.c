@@ -754,6 +754,21 @@ json_t *h_func_in(json_t *snap, const char *name, const char *file)
 	return NULL;
 }
 
+json_t *h_line_row(json_t *snap, const char *file_end, int line)
+{
+	json_t *l;
+	size_t i;
+
+	json_array_foreach(json_object_get(snap, "lines"), i, l) {
+		const char *file = json_string_value(json_object_get(l, "file"));
+		size_t n = file ? strlen(file) : 0, m = strlen(file_end);
+
+		if (n >= m && strcmp(file + n - m, file_end) == 0 && h_num(l, "line") == line)
+			return l;
+	}
+	return NULL;
+}
+
 static double func_pct(json_t *snap, const char *name, const char *key)
 {
 	json_t *f = h_func(snap, name);

@@ -175,6 +175,9 @@ json_t *h_func(json_t *snap, const char *name);
 /* The same, of the function `name` defined in `file` (another module may
  * have a function of that name too: site.main, for one). */
 json_t *h_func_in(json_t *snap, const char *name, const char *file);
+/* The entry of snap.lines for `line` of the file whose name ends with
+ * file_end (borrowed), or NULL. */
+json_t *h_line_row(json_t *snap, const char *file_end, int line);
 /* own / samples of that function in percent; 0 if absent. */
 double h_own_pct(json_t *snap, const char *name);
 double h_total_pct(json_t *snap, const char *name);

@@ -85,21 +85,6 @@ static struct callees callees_of(json_t *line, const char *module)
 	return sum;
 }
 
-static json_t *line_row(json_t *snap, const char *file_end, int line)
-{
-	json_t *l;
-	size_t i;
-
-	json_array_foreach(json_object_get(snap, "lines"), i, l) {
-		const char *file = json_string_value(json_object_get(l, "file"));
-		size_t n = file ? strlen(file) : 0, m = strlen(file_end);
-
-		if (n >= m && strcmp(file + n - m, file_end) == 0 && h_num(l, "line") == line)
-			return l;
-	}
-	return NULL;
-}
-
 /* Attach pytop --native to a started workload for `seconds`; returns the
  * last JSON snapshot (owned by *lines). */
 static json_t *profile(pid_t pid, const char *seconds, const char *rate, json_t **lines)
@@ -159,12 +144,12 @@ static void mix(const char *slot)
 	json_t *py_line;
 	size_t k;
 	json_array_foreach(json_object_get(truth, "python_lines"), k, py_line) {
-		json_t *row = line_row(snap, "native_mix.py", (int)json_number_value(py_line));
+		json_t *row = h_line_row(snap, "native_mix.py", (int)json_number_value(py_line));
 		samples += row ? h_num(row, "total") : 0;
 	}
 	for (size_t i = 0; i < 2; i++) {
 		json_t *c = json_object_get(calls, want[i].call);
-		json_t *row = line_row(snap, "native_mix.py", (int)h_num(c, "line"));
+		json_t *row = h_line_row(snap, "native_mix.py", (int)h_num(c, "line"));
 		measured += h_num(c, "seconds");
 		samples += row ? h_num(row, "total") : 0;
 	}
@@ -177,7 +162,7 @@ static void mix(const char *slot)
 		json_t *c = json_object_get(calls, want[i].call);
 		double share = 100.0 * h_num(c, "seconds") / measured;
 		json_t *nat = top_native(snap, want[i].module, want[i].name);
-		json_t *line = line_row(snap, "native_mix.py", (int)h_num(c, "line"));
+		json_t *line = h_line_row(snap, "native_mix.py", (int)h_num(c, "line"));
 
 		cr_assert_not_null(nat, "%s: no native %s frames", slot, want[i].call);
 		cr_assert_not_null(line, "%s: no row for the %s line", slot, want[i].call);
@@ -253,12 +238,12 @@ Test(native, c_program, .timeout = TIMEOUT_S)
 		/* total: the clock reads inside each budget are its callees. */
 		h_note("c_program: %s truth %.1f%%, total %.1f%%; loop line %d: %.1f%%", name[i],
 		       100 * secs[i] / wall, pct(snap, f, "total"), line[i],
-		       line_row(snap, "native_target.c", line[i])
-		               ? pct(snap, line_row(snap, "native_target.c", line[i]), "own") : 0);
+		       h_line_row(snap, "native_target.c", line[i])
+		               ? pct(snap, h_line_row(snap, "native_target.c", line[i]), "own") : 0);
 		cr_expect(fabs(pct(snap, f, "total") - 100 * secs[i] / wall) <= SHARE_PP,
 		          "%s total %.1f%%, truth %.1f%%", name[i], pct(snap, f, "total"),
 		          100 * secs[i] / wall);
-		cr_expect_not_null(line_row(snap, "native_target.c", line[i]),
+		cr_expect_not_null(h_line_row(snap, "native_target.c", line[i]),
 		                   "no line row for %s's loop (line %d)", name[i], line[i]);
 	}
 	json_decref(lines);

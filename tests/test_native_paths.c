@@ -85,21 +85,6 @@ static void callees_of(json_t *line, double *all, double *in_lib)
 	}
 }
 
-static json_t *line_row(json_t *snap, const char *file_end, int line)
-{
-	json_t *l;
-	size_t i;
-
-	json_array_foreach(json_object_get(snap, "lines"), i, l) {
-		const char *file = json_string_value(json_object_get(l, "file"));
-		size_t n = file ? strlen(file) : 0, m = strlen(file_end);
-
-		if (n >= m && strcmp(file + n - m, file_end) == 0 && h_num(l, "line") == line)
-			return l;
-	}
-	return NULL;
-}
-
 enum swap { SWAP_FIFO, SWAP_LINK };
 
 /* mkdir -p for the test's own directories. */
@@ -185,7 +170,7 @@ static void swapped_library(enum swap how)
 	lines = h_json_lines(p.out.data, &bad);
 	cr_assert_not_null(lines, "line %d is not JSON", bad);
 	snap = json_array_get(lines, json_array_size(lines) - 1);
-	row = line_row(snap, "t.py", CALL_LINE);
+	row = h_line_row(snap, "t.py", CALL_LINE);
 	cr_assert_not_null(row, "no row for the library call's line");
 	callees_of(row, &all, &in_lib);
 	h_note("%s: %.0f samples; call line %.0f, native under it %.0f, in the library %.0f",

@@ -34,7 +34,8 @@ def spin(stop):
         x = (x * 1.000001 + 0.25) % 977.0
 
 
-def wait_for(lock):
+def wait_for(lock, waiting):
+    waiting.set()
     lock.acquire()
     lock.release()
 
@@ -51,11 +52,19 @@ def main():
     stop = []
     lock = threading.Lock()
     lock.acquire()
-    threads = {"gil_hog": threading.Thread(target=hog, args=(stop,)),
-               "gil_waiter": threading.Thread(target=spin, args=(stop,)),
-               "lock_waiter": threading.Thread(target=wait_for, args=(lock,))}
-    for t in threads.values():
-        t.start()
+    waiting = threading.Event()
+    threads = {"lock_waiter": threading.Thread(target=wait_for,
+                                               args=(lock, waiting)),
+               "gil_hog": threading.Thread(target=hog, args=(stop,)),
+               "gil_waiter": threading.Thread(target=spin, args=(stop,))}
+    # lock_waiter blocks on the lock before the hog starts: started later,
+    # it first waited for the GIL behind 180 ms sorts, and was rightly
+    # seen in a GIL wait up to a second into the run.
+    threads["lock_waiter"].start()
+    waiting.wait()
+    time.sleep(0.05)
+    threads["gil_hog"].start()
+    threads["gil_waiter"].start()
     results = {name: {"tid": t.native_id} for name, t in threads.items()}
     results["main"] = {"tid": threading.get_native_id()}
     truth = {"workload": "gil_wait", "threads": results,

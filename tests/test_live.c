@@ -37,6 +37,13 @@
 #define SHARE_TOLERANCE_PP 3.0
 #define RATE_TOLERANCE 0.10
 #define MAX_ERROR_PCT 2.0
+/* churn.py frees a code object about every 5 ms while pytop reads stacks
+ * 1000 times a second: a sample that meets a code object being freed is
+ * torn, and is rightly refused and counted.  Measured on an idle machine:
+ * 1-2.5 % of ticks, with the pytop of 2026-11-26 before and after that
+ * day's changes alike, so a 2 % bound failed now and then in CI.  The test
+ * is about reused code addresses, which the rows' checks judge. */
+#define CHURN_MAX_ERROR_PCT 5.0
 
 /* The interpreter a test runs: one slot of h_pythons (harness.h). */
 struct target_py {
@@ -178,7 +185,7 @@ static void check_version(json_t *snap, const struct target_py *py)
 /* Sampling health of a run: version (the interpreter's own, which must be
  * the slot's minor version), achieved rate, errors, drops. */
 static void check_health(struct json_run *r, const struct target_py *py,
-                         const char *python, int rate)
+                         const char *python, int rate, double max_error_pct)
 {
 	json_t *last = r->last;
 	const char *version = json_string_value(json_object_get(last, "python"));
@@ -218,7 +225,7 @@ static void check_health(struct json_run *r, const struct target_py *py,
 		prev_ticks = t;
 		prev_elapsed = e;
 	}
-	cr_assert_leq(100.0 * h_num(last, "errors") / ticks, MAX_ERROR_PCT,
+	cr_assert_leq(100.0 * h_num(last, "errors") / ticks, max_error_pct,
 	              "errors %.0f of %.0f ticks", h_num(last, "errors"), ticks);
 	cr_assert_leq(h_num(last, "dropped"), 0.01 * ticks,
 	              "dropped %.0f of %.0f ticks", h_num(last, "dropped"), ticks);
@@ -334,7 +341,8 @@ static void launch_split(const struct target_py *py)
 	                                  r.last, "command")), "cpu_split.py"),
 	                   "command does not name the script");
 	check_health(&r, py,
-	             json_string_value(json_object_get(truth, "python")), 1000);
+	             json_string_value(json_object_get(truth, "python")), 1000,
+	             MAX_ERROR_PCT);
 	char what[64];
 	check_split(r.last, truth, "wall",
 	            label(what, sizeof what, "launch", py, truth));
@@ -426,7 +434,8 @@ static void attach_split(const struct target_py *py)
 	                 "sigterm");
 	cr_assert_eq(h_num(r.last, "pid"), target.pid);
 	check_health(&r, py,
-	             json_string_value(json_object_get(truth, "python")), 1000);
+	             json_string_value(json_object_get(truth, "python")), 1000,
+	             MAX_ERROR_PCT);
 	char what[64];
 	check_split(r.last, truth, "loop_wall",
 	            label(what, sizeof what, "attach", py, truth));
@@ -541,7 +550,8 @@ static void threads_check(const struct target_py *py, bool idle)
 	cr_assert_eq(most, 5, "threads_total peaked at %.0f, the workload has 5",
 	             most);
 	check_health(&r, py,
-	             json_string_value(json_object_get(truth, "python")), 1000);
+	             json_string_value(json_object_get(truth, "python")), 1000,
+	             MAX_ERROR_PCT);
 	json_decref(truth);
 	json_run_free(&r);
 	h_rmtree(dir);
@@ -644,7 +654,8 @@ static void launch_deep(const struct target_py *py)
 	          "%s: recurse own %.1f%%, truth %.1f%%: it only calls", what,
 	          rec_own, rec_own_truth);
 	check_health(&r, py,
-	             json_string_value(json_object_get(truth, "python")), 1000);
+	             json_string_value(json_object_get(truth, "python")), 1000,
+	             MAX_ERROR_PCT);
 	json_decref(truth);
 	json_run_free(&r);
 	h_rmtree(dir);
@@ -716,7 +727,8 @@ static void launch_code_reuse(const struct target_py *py)
 	cr_assert(fabs(got - truth_pct) <= SHARE_TOLERANCE_PP,
 	          "%s: churn_* own %.1f%%, truth %.1f%%", what, got, truth_pct);
 	check_health(&r, py,
-	             json_string_value(json_object_get(truth, "python")), 1000);
+	             json_string_value(json_object_get(truth, "python")), 1000,
+	             CHURN_MAX_ERROR_PCT);
 	json_decref(truth);
 	json_run_free(&r);
 	h_rmtree(dir);

@@ -36,6 +36,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 
 #include "clock.h"
@@ -265,9 +268,9 @@ static uint64_t pair_key(uint32_t hi, uint32_t lo)
 #define AGG_MAX_LINES 131072
 #define AGG_SWEEP_NS 2000000000ull  /* a sweep every 2 s: idle = not
                                        sampled since the sweep before */
-#define AGG_CODE_IDLE_EPOCHS 25     /* codes go after 48 s unused: the
+#define AGG_CODE_IDLE_EPOCHS 10     /* codes go after 18 s unused: the
                                        sampler forgets a code after
-                                       PY_READER_CODE_IDLE_S (30 s), and a
+                                       PY_READER_CODE_IDLE_S (10 s), and a
                                        sample may still be in the ring */
 
 /* Row 0 of functions and of lines: "[other]", the folded rows. */
@@ -1283,6 +1286,16 @@ static bool agg_rehome_threads(struct aggregator *a, struct strtab *to)
 	return ok;
 }
 
+/* Give the heap's free pages back: under churn the tables' memory is
+ * freed in pieces scattered over the heap, which would otherwise keep
+ * pytop's RSS at its peak. */
+static void agg_trim(void)
+{
+#ifdef __GLIBC__
+	(void)malloc_trim(0);
+#endif
+}
+
 /* Move every string still referenced to a fresh table and free the old
  * one, which holds the names of every function ever seen.  On OOM both
  * are kept (some references may already point into the new one). */
@@ -1299,6 +1312,7 @@ static void agg_rehome(struct aggregator *a)
 	hashmap_clear(&a->frame_cache); /* resolved under the old keys */
 	if (ok) {
 		strtab_free(old);
+		agg_trim();
 		return;
 	}
 	struct strtab **nr = realloc(a->retired, (a->nretired + 1) * sizeof *nr);

@@ -81,7 +81,7 @@ struct code_check {
 };
 
 /* Idle codes are looked for this often (code cache, below). */
-#define CODE_FORGET_PERIOD_S 5
+#define CODE_FORGET_PERIOD_S 2
 
 struct code_map_slot {
 	uintptr_t addr;  /* 0 = empty */

@@ -31,7 +31,7 @@
  * afresh and gets a new slot, whose `sent` is false, so the sampler
  * defines it again under a new session id (code_table.h says why the
  * aggregator may then drop the old one). */
-#define PY_READER_CODE_IDLE_S 30
+#define PY_READER_CODE_IDLE_S 10
 #define PY_CODE_FP_WORDS 8
 
 /* A code object as read once from the target.  Owned by the reader. */

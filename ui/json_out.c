@@ -10,8 +10,9 @@
  *   functions: [{name, file, line, own, total, own_s, total_s, kind, module}]
  *              kind: "python" or "native" (--native); module: a native
  *              function's library or program file name, else ""
- *              the JSON_MAX_ROWS (200) functions with most own samples,
- *              most first, then, if any are left out, one entry named
+ *              the JSON_MAX_FUNCS (500) functions with most own samples
+ *              and the JSON_TOP_TOTAL (20) with most total samples, most
+ *              own first, then, if any are left out, one entry named
  *              "[other]" (file "", line 0, kind "other") that sums the
  *              rest (its total: at most samples) and says how many
  *              functions it holds in "rows"
@@ -21,7 +22,8 @@
  *              are over 4096 functions or lines); "rows" of the
  *              "[other]" entry adds the ones left out of this line
  *   lines:     [{file, line, name, own, total, kind, module}] likewise,
- *              at most 200 and "[other]"; with --native a Python line also has
+ *              250 of them (JSON_MAX_LINES) and "[other]"; with --native
+ *              a Python line also has
  *              native_callees: [{name, module, file, line, own, and the
  *              split fields}], the native leaf functions of its own
  *              samples, most own first (file and line: the native
@@ -189,9 +191,14 @@ static json_t *line_json(const struct snapshot *s, const struct profile_row *r)
 	return s->native && !r->native ? with_callees(o, s, r) : o;
 }
 
-/* A JSON line stays bounded however many functions the target ran:
- * this many rows of each kind, then one "[other]" entry for the rest. */
-#define JSON_MAX_ROWS 200
+/* A JSON line stays bounded however many functions the target ran: the
+ * rows with most own samples, this many functions and lines, and the
+ * JSON_TOP_TOTAL with most total (main() and the other outer frames,
+ * which have little own time), then one "[other]" entry for the rest.
+ * At about 250 bytes a row that stays well under 256 KB. */
+#define JSON_MAX_FUNCS 500
+#define JSON_MAX_LINES 250
+#define JSON_TOP_TOTAL 20
 
 /* The snapshot's own "[other]" row (rows the aggregator folded), if any. */
 static const struct snap_counts *folded_counts(const struct snapshot *s,
@@ -235,38 +242,62 @@ static json_t *other_json(const struct snapshot *s, enum profile_mode m,
 	return o;
 }
 
-/* How many rows "[other]" holds: folded, and left out of the line. */
-static uint64_t other_rows(const struct snapshot *s, enum profile_mode m)
+static int by_total_desc(const void *pa, const void *pb)
 {
-	size_t n = m == PROFILE_FUNCTIONS ? s->nfuncs : s->nlines;
-	uint64_t folded = m == PROFILE_FUNCTIONS ? s->folded_funcs : s->folded_lines;
-	bool has_other = folded_counts(s, m) != NULL;
-	size_t real = n - has_other;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
 
-	return folded + (real > JSON_MAX_ROWS ? real - JSON_MAX_ROWS : 0);
+	return (a < b) - (a > b);
 }
 
-/* The JSON_MAX_ROWS functions (or lines) of s with most own samples,
- * most first, then "[other]" when rows were folded or left out. */
+/* The smallest total among the JSON_TOP_TOTAL rows with most total (0:
+ * every row qualifies; UINT64_MAX: none, on OOM).  Rows tied with it get
+ * in too, up to JSON_TOP_TOTAL beyond the cap in all. */
+static uint64_t top_total_floor(const struct profile_table *pt)
+{
+	uint64_t *t, floor;
+
+	if (pt->n <= JSON_TOP_TOTAL)
+		return 0;
+	t = malloc(pt->n * sizeof(*t));
+	if (t == NULL)
+		return UINT64_MAX;
+	for (size_t i = 0; i < pt->n; i++)
+		t[i] = profile_table_row(pt, i)->c->total;
+	qsort(t, pt->n, sizeof(*t), by_total_desc);
+	floor = t[JSON_TOP_TOTAL - 1];
+	free(t);
+	return floor > 0 ? floor : 1;
+}
+
+/* The functions (or lines) of s the JSON line lists, most own first
+ * (see JSON_MAX_FUNCS), then "[other]" when rows were folded or left
+ * out. */
 static json_t *profile_rows(const struct snapshot *s, enum profile_mode m)
 {
 	struct profile_table pt;
 	const struct snap_counts *folded = folded_counts(s, m);
-	struct json_other ot = { .rows = other_rows(s, m) };
+	struct json_other ot = {
+		.rows = m == PROFILE_FUNCTIONS ? s->folded_funcs : s->folded_lines };
+	size_t max = m == PROFILE_FUNCTIONS ? JSON_MAX_FUNCS : JSON_MAX_LINES;
 	json_t *arr = json_array();
 	size_t shown = 0;
+	uint64_t floor;
 
 	if (profile_table_build(&pt, s, m, NULL, PROFILE_COL_OWN, true) != 0 ||
 	    arr == NULL) {
 		json_decref(arr);
 		return NULL;
 	}
+	floor = top_total_floor(&pt);
 	for (size_t i = 0; arr != NULL && i < pt.n; i++) {
 		const struct profile_row *r = profile_table_row(&pt, i);
 		json_t *o;
 
-		if (r->c == folded || shown == JSON_MAX_ROWS) {
+		if (r->c == folded ||
+		    (shown >= max + JSON_TOP_TOTAL ||
+		     (shown >= max && r->c->total < floor))) {
 			snap_counts_add(&ot.c, r->c);
+			ot.rows += r->c != folded;
 			continue;
 		}
 		shown++;

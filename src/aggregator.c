@@ -262,8 +262,8 @@ static uint64_t pair_key(uint32_t hi, uint32_t lo)
 /* ---- lifetime ---------------------------------------------------------- */
 
 /* Bounded memory under code churn (see "bounded memory" below). */
-#define AGG_SOFT_FUNCS 4096         /* beyond: idle function rows fold */
-#define AGG_SOFT_LINES 4096
+#define AGG_SOFT_FUNCS 2048         /* beyond: idle function rows fold */
+#define AGG_SOFT_LINES 2048
 #define AGG_MAX_FUNCS 65536         /* beyond: the fewest-sampled fold */
 #define AGG_MAX_LINES 131072
 #define AGG_SWEEP_NS 2000000000ull  /* a sweep every 2 s: idle = not

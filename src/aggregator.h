@@ -20,7 +20,7 @@
  *    that have a Python stack.
  *  - A sample naming a code id with no CODE_DEF is dropped whole (counted in
  *    aggregator_bad, not even in its thread's row).
- *  - Bounded memory (code churn): over 4096 function (line) rows, those not
+ *  - Bounded memory (code churn): over 2048 function (line) rows, those not
  *    sampled for 2-4 s are folded into one "[other]" row (other = true),
  *    which keeps their counts, per thread and per process too; over 65536
  *    (131072) the fewest sampled fold at once.  A folded function seen

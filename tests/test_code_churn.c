@@ -3,7 +3,7 @@
  * which compiles about a thousand functions a second, each with a name
  * and a file name never seen before, runs each for under a millisecond
  * and drops it.  Within CHURN_S seconds that is several thousand sampled
- * functions, more than the aggregator keeps (4096 function rows), so
+ * functions, more than the aggregator keeps (2048 function rows), so
  * idle ones must be folded into "[other]".
  *
  * Every JSON line must stay under 256 KB with at most 520 functions and

@@ -31,7 +31,7 @@ static void print_header(FILE *out, const struct snapshot *s,
 	 * "[other]" row, which alone would not say how many it holds. */
 	if (s->folded_funcs > 0 || s->folded_lines > 0)
 		fprintf(out, "folded into [other]: %llu functions, %llu lines "
-		        "(not sampled lately, beyond 4096 held)\n",
+		        "(not sampled lately, beyond 2048 held)\n",
 		        (unsigned long long)s->folded_funcs,
 		        (unsigned long long)s->folded_lines);
 	profile_table_describe(pt, false, what, sizeof what);

@@ -19,7 +19,7 @@
  *   functions_folded, lines_folded: how many functions (lines) pytop
  *              folded into "[other]" to keep its memory bounded (under
  *              code churn: those not sampled for a few seconds once there
- *              are over 4096 functions or lines); "rows" of the
+ *              are over 2048 functions or lines); "rows" of the
  *              "[other]" entry adds the ones left out of this line
  *   lines:     [{file, line, name, own, total, kind, module}] likewise,
  *              250 of them (JSON_MAX_LINES) and "[other]"; with --native

@@ -2,9 +2,11 @@
  *
  * Rows: one per function (key: interned qualname + filename), one per
  * source line (key: interned filename + line), one per thread (key: tid).
- * Function and line rows are never removed; a reset only zeroes their
- * counters, so the frame cache below stays valid across resets and a
- * snapshot simply skips rows whose total is 0.
+ * A reset only zeroes the rows' counters, so the frame cache below stays
+ * valid across resets and a snapshot simply skips rows whose total is 0.
+ * Rows go only when there are too many of them (code churn: see "bounded
+ * memory" below): the fewest-sampled are folded into row 0 of each kind,
+ * "[other]", which no code ever resolves to.
  *
  * Hot path: a frame (code_id, instr_offset) is resolved to its pair of row
  * indices through one frame-cache lookup; only the first time a frame is
@@ -32,9 +34,14 @@
 #include "aggregator.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 
+#include "clock.h"
 #include "code_table.h"
 #include "cpu_split.h"
 #include "hashmap.h"
@@ -58,6 +65,7 @@ struct agg_tcache {
 };
 
 struct agg_func {
+	uint64_t key;            /* in func_by_key; 0 for row 0, "[other]" */
 	const char *name, *file; /* interned */
 	const char *module;      /* interned; "" for Python */
 	bool native;
@@ -68,6 +76,7 @@ struct agg_func {
 };
 
 struct agg_line {
+	uint64_t key;            /* in line_by_key; 0 for row 0, "[other]" */
 	const char *name, *file; /* name: first function seen on this line */
 	const char *module;      /* interned; "" for Python */
 	bool native;
@@ -143,9 +152,21 @@ struct agg_vec {
 };
 
 struct aggregator {
-	struct strtab *strings;   /* owned */
+	struct strtab *strings;   /* owned; replaced by a fresh one when
+	                             rows or codes went (agg_rehome) */
+	struct strtab *pstrings;  /* owned: the process table's, never swept */
+	struct strtab **retired;  /* owned: tables a failed rehome could not
+	                             free, kept until aggregator_free */
+	size_t nretired;
 	struct code_table *codes; /* owned */
 	const char *empty;        /* interned "" */
+	const char *other;        /* interned "[other]" */
+	uint64_t folded_funcs, folded_lines; /* rows folded into row 0 */
+	uint64_t next_sweep_ns;   /* when codes are next aged */
+	uint64_t sweep_serial;    /* a->serial at the last sweep */
+	uint64_t idle_serial;     /* ... at the one before: rows not sampled
+	                             since are idle */
+	uint32_t since_clock;     /* records since the clock was last read */
 
 	struct agg_vec funcs;     /* struct agg_func */
 	struct hashmap func_by_key;   /* qualname_sid << 32 | filename_sid */
@@ -240,6 +261,31 @@ static uint64_t pair_key(uint32_t hi, uint32_t lo)
 
 /* ---- lifetime ---------------------------------------------------------- */
 
+/* Bounded memory under code churn (see "bounded memory" below). */
+#define AGG_SOFT_FUNCS 2048         /* beyond: idle function rows fold */
+#define AGG_SOFT_LINES 2048
+#define AGG_MAX_FUNCS 65536         /* beyond: the fewest-sampled fold */
+#define AGG_MAX_LINES 131072
+#define AGG_SWEEP_NS 2000000000ull  /* a sweep every 2 s: idle = not
+                                       sampled since the sweep before */
+#define AGG_CODE_IDLE_EPOCHS 10     /* codes go after 18 s unused: the
+                                       sampler forgets a code after
+                                       PY_READER_CODE_IDLE_S (10 s), and a
+                                       sample may still be in the ring */
+
+/* Row 0 of functions and of lines: "[other]", the folded rows. */
+static bool agg_add_other_rows(struct aggregator *a)
+{
+	if (!agg_vec_reserve(&a->funcs, sizeof(struct agg_func)) ||
+	    !agg_vec_reserve(&a->lines, sizeof(struct agg_line)))
+		return false;
+	agg_funcs(a)[a->funcs.n++] = (struct agg_func){
+		.name = a->other, .file = a->empty, .module = a->empty };
+	agg_lines(a)[a->lines.n++] = (struct agg_line){
+		.name = a->other, .file = a->empty, .module = a->empty };
+	return true;
+}
+
 struct aggregator *aggregator_new(void)
 {
 	struct aggregator *a = calloc(1, sizeof *a);
@@ -260,17 +306,20 @@ struct aggregator *aggregator_new(void)
 	hashmap_init(&a->report_by_pid);
 	hashmap_init(&a->reports_win_by_pid);
 	a->strings = strtab_new();
-	if (a->strings == NULL)
+	a->pstrings = strtab_new();
+	if (a->strings == NULL || a->pstrings == NULL)
 		goto fail;
-	a->procs = proc_table_new(a->strings);
+	a->procs = proc_table_new(a->pstrings);
 	if (a->procs == NULL)
 		goto fail;
 	a->codes = code_table_new(a->strings);
 	if (a->codes == NULL)
 		goto fail;
 	a->empty = strtab_intern(a->strings, "", 0, NULL);
-	if (a->empty == NULL)
+	a->other = strtab_intern(a->strings, "[other]", 7, NULL);
+	if (a->empty == NULL || a->other == NULL || !agg_add_other_rows(a))
 		goto fail;
+	a->next_sweep_ns = clock_now_ns() + AGG_SWEEP_NS;
 	return a;
 fail:
 	aggregator_free(a);
@@ -311,6 +360,10 @@ void aggregator_free(struct aggregator *a)
 	hashmap_destroy(&a->tline_by_key);
 	code_table_free(a->codes);
 	strtab_free(a->strings);
+	strtab_free(a->pstrings);
+	for (size_t i = 0; i < a->nretired; i++)
+		strtab_free(a->retired[i]);
+	free(a->retired);
 	free(a);
 }
 
@@ -351,6 +404,7 @@ static bool agg_func_row(struct aggregator *a, const struct code_info *ci,
 	    !hashmap_put(&a->func_by_key, key, a->funcs.n))
 		return false;
 	agg_funcs(a)[a->funcs.n] = (struct agg_func){
+		.key = key,
 		.name = ci->qualname,
 		.file = ci->filename,
 		.line = ci->firstlineno,
@@ -374,6 +428,7 @@ static bool agg_line_row(struct aggregator *a, const struct code_info *ci,
 	    !hashmap_put(&a->line_by_key, key, a->lines.n))
 		return false;
 	agg_lines(a)[a->lines.n] = (struct agg_line){
+		.key = key,
 		.name = ci->qualname,
 		.file = ci->filename,
 		.line = line,
@@ -578,7 +633,7 @@ static bool agg_resolve(struct aggregator *a, struct rec_frame f,
 		out->line = (uint32_t)v;
 		return true;
 	}
-	const struct code_info *ci = code_table_get(a->codes, f.code_id);
+	const struct code_info *ci = code_table_use(a->codes, f.code_id);
 	if (ci == NULL)
 		return false;
 	int line = code_info_line(ci, f.instr_offset);
@@ -862,6 +917,8 @@ static void agg_ingest_process(struct aggregator *a, const uint8_t *rec,
 		(void)hashmap_put(&a->report_by_pid, (uint32_t)exited, 0);
 }
 
+static void agg_sweep(struct aggregator *a);
+
 void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
 {
 	struct rec_header h;
@@ -870,6 +927,12 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
 		return;
 	}
 	memcpy(&h, rec, sizeof h);
+	/* Between snapshots too: a long refresh interval must not let the
+	 * tables grow, and the clock is read only now and then. */
+	if (++a->since_clock >= 1024) {
+		a->since_clock = 0;
+		agg_sweep(a);
+	}
 	/* Trust the smaller of the two sizes' claims: never read past len,
 	 * and ignore bytes beyond the record's own size. */
 	if (h.size > len || h.size < sizeof h) {
@@ -904,6 +967,384 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
 		a->bad++;
 		break;
 	}
+}
+
+/* ---- bounded memory -------------------------------------------------------
+ * A service that compiles code at run time (templates, exec, ORMs) brings
+ * new functions and lines for ever.  Beyond AGG_MAX_FUNCS function rows
+ * (AGG_MAX_LINES line rows), the rows with the fewest total samples are
+ * folded into row 0, "[other]", down to three quarters of the cap (so
+ * folds are rare); their counts move there, so every total stays right.
+ * Every AGG_SWEEP_NS the code table drops the codes the sampler no longer
+ * uses.  After either, the strings still referenced move to a fresh table
+ * and the old one is freed (snapshots own copies of theirs). */
+
+static uint32_t agg_trow_find(const struct hashmap *by_key, pid_t tid,
+                              uint32_t row);
+
+static void agg_counts_merge(struct agg_counts *to, const struct agg_counts *c)
+{
+	to->own += c->own;
+	to->total += c->total;
+	to->own_win += c->own_win;
+	to->total_win += c->total_win;
+	to->own_ns += c->own_ns;
+	to->total_ns += c->total_ns;
+	snap_split_add(&to->split, &c->split);
+	snap_split_add(&to->split_win, &c->split_win);
+}
+
+/* A row's rank for keeping: not idle, then most total samples, then most
+ * recently counted, then oldest. */
+struct agg_rank {
+	bool idle;
+	uint64_t total, stamp;
+	uint32_t row;
+};
+
+static int agg_cmp_rank(const void *pa, const void *pb)
+{
+	const struct agg_rank *x = pa, *y = pb;
+	if (x->idle != y->idle)
+		return x->idle ? 1 : -1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->stamp != y->stamp)
+		return x->stamp > y->stamp ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Rows are elem bytes apart, their counters at offset coff. */
+static const struct agg_counts *agg_row_counts(const struct agg_vec *v,
+                                               size_t elem, size_t coff,
+                                               size_t i)
+{
+	return (const void *)((const char *)v->items + i * elem + coff);
+}
+
+/* How many rows stay at a fold: those not idle, at most max. */
+static size_t agg_fold_keep(const struct agg_vec *v, size_t elem,
+                            size_t coff, uint64_t idle_serial, size_t max)
+{
+	size_t busy = 1; /* row 0 */
+	for (size_t i = 1; i < v->n; i++)
+		busy += agg_row_counts(v, elem, coff, i)->stamp > idle_serial;
+	return busy < max ? busy : max;
+}
+
+/* map[old row] = its new row: the `keep` best rows (row 0 among them)
+ * keep their order, the rest go to row 0.  NULL on OOM. */
+static uint32_t *agg_fold_map(const struct agg_vec *v, size_t elem,
+                              size_t coff, uint64_t idle_serial, size_t keep)
+{
+	uint32_t *map = calloc(v->n, sizeof *map);
+	struct agg_rank *r = malloc(v->n * sizeof *r);
+	if (map == NULL || r == NULL) {
+		free(map);
+		free(r);
+		return NULL;
+	}
+	for (size_t i = 1; i < v->n; i++) {
+		const struct agg_counts *c = agg_row_counts(v, elem, coff, i);
+		r[i - 1] = (struct agg_rank){ c->stamp <= idle_serial, c->total,
+		                              c->stamp, (uint32_t)i };
+	}
+	qsort(r, v->n - 1, sizeof *r, agg_cmp_rank);
+	for (size_t k = 0; k + 1 < keep && k + 1 < v->n; k++)
+		map[r[k].row] = 1; /* kept: numbered below */
+	free(r);
+	uint32_t next = 1;
+	for (size_t i = 1; i < v->n; i++)
+		map[i] = map[i] ? next++ : 0;
+	return map;
+}
+
+/* Fold the function rows by map: counts of rows mapped to 0 go to row 0,
+ * kept rows move down (map[i] <= i).  Returns the rows folded that had
+ * samples. */
+static uint64_t agg_fold_funcs(struct aggregator *a, const uint32_t *map)
+{
+	struct agg_func *f = agg_funcs(a);
+	uint64_t folded = 0;
+	size_t n = a->funcs.n;
+	hashmap_clear(&a->func_by_key);
+	a->funcs.n = 1;
+	for (size_t i = 1; i < n; i++) {
+		if (map[i] == 0) {
+			agg_counts_merge(&f[0].c, &f[i].c);
+			folded += f[i].c.total > 0;
+			continue;
+		}
+		f[map[i]] = f[i];
+		/* Cannot fail: the map held more keys a moment ago. */
+		(void)hashmap_put(&a->func_by_key, f[map[i]].key, map[i]);
+		a->funcs.n = map[i] + 1;
+	}
+	return folded;
+}
+
+static uint64_t agg_fold_lines(struct aggregator *a, const uint32_t *map)
+{
+	struct agg_line *l = agg_lines(a);
+	uint64_t folded = 0;
+	size_t n = a->lines.n;
+	hashmap_clear(&a->line_by_key);
+	a->lines.n = 1;
+	for (size_t i = 1; i < n; i++) {
+		if (map[i] == 0) {
+			agg_counts_merge(&l[0].c, &l[i].c);
+			folded += l[i].c.total > 0;
+			continue;
+		}
+		l[map[i]] = l[i];
+		(void)hashmap_put(&a->line_by_key, l[map[i]].key, map[i]);
+		a->lines.n = map[i] + 1;
+	}
+	return folded;
+}
+
+/* Callee rows name a line and a function row: renumber both, merging
+ * rows that now name the same pair.  cmap[old] = new callee row. */
+static void agg_fold_callees(struct aggregator *a, const uint32_t *fmap,
+                             const uint32_t *lmap, uint32_t *cmap)
+{
+	struct agg_callee *c = agg_callees(a);
+	size_t kept = 0;
+	uint64_t idx;
+	hashmap_clear(&a->callee_by_key);
+	for (size_t i = 0; i < a->callees.n; i++) {
+		uint32_t line = lmap[c[i].line], func = fmap[c[i].func];
+		uint64_t key = pair_key(line, func);
+		if (hashmap_get(&a->callee_by_key, key, &idx)) {
+			agg_counts_merge(&c[idx].c, &c[i].c);
+			cmap[i] = (uint32_t)idx;
+			continue;
+		}
+		c[kept] = c[i];
+		c[kept].line = line;
+		c[kept].func = func;
+		(void)hashmap_put(&a->callee_by_key, key, kept);
+		cmap[i] = (uint32_t)kept++;
+	}
+	a->callees.n = kept;
+}
+
+/* Renumber a per-thread (or per-process) table's global rows by map,
+ * merging a thread's rows that now meet in one. */
+static void agg_fold_trows(struct agg_ttable tt, const uint32_t *map)
+{
+	struct agg_trow *r = agg_trows(tt.v);
+	size_t kept = 0;
+	uint64_t idx;
+	hashmap_clear(tt.by_key);
+	for (size_t i = 0; i < tt.v->n; i++) {
+		uint64_t key = pair_key((uint32_t)r[i].tid, map[r[i].row]);
+		if (hashmap_get(tt.by_key, key, &idx)) {
+			agg_counts_merge(&r[idx].c, &r[i].c);
+			continue;
+		}
+		r[kept] = r[i];
+		r[kept].row = map[r[i].row];
+		(void)hashmap_put(tt.by_key, key, kept++);
+	}
+	tt.v->n = kept;
+}
+
+static uint32_t agg_map_row(const uint32_t *map, uint32_t row)
+{
+	return row == AGG_NO_ROW ? row : map[row];
+}
+
+/* Samples waiting for their system share name rows by index: renumber. */
+static void agg_fold_queues(struct aggregator *a, const uint32_t *fmap,
+                            const uint32_t *lmap, const uint32_t *cmap)
+{
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++)
+		for (size_t k = 0; k < t[i].queue.n; k++) {
+			struct split_item *it = &t[i].queue.items[k];
+			pid_t tid = t[i].tid, pid = t[i].pid;
+			it->func = fmap[it->func];
+			it->line = agg_map_row(lmap, it->line);
+			it->callee = agg_map_row(cmap, it->callee);
+			it->tfunc = agg_trow_find(&a->tfunc_by_key, tid, it->func);
+			it->tline = agg_trow_find(&a->tline_by_key, tid, it->line);
+			it->tcallee = agg_trow_find(&a->tcallee_by_key, tid, it->callee);
+			it->pfunc = agg_trow_find(&a->pfunc_by_key, pid, it->func);
+			it->pline = agg_trow_find(&a->pline_by_key, pid, it->line);
+			it->pcallee = agg_trow_find(&a->pcallee_by_key, pid, it->callee);
+		}
+}
+
+/* Row indices moved: every cache of them starts over. */
+static void agg_forget_row_caches(struct aggregator *a)
+{
+	for (size_t i = 0; i < a->funcs.n; i++)
+		agg_funcs(a)[i].tc = agg_funcs(a)[i].ptc = (struct agg_tcache){ 0, 0 };
+	for (size_t i = 0; i < a->lines.n; i++)
+		agg_lines(a)[i].tc = agg_lines(a)[i].ptc = (struct agg_tcache){ 0, 0 };
+	for (size_t i = 0; i < a->callees.n; i++)
+		agg_callees(a)[i].tc = agg_callees(a)[i].ptc = (struct agg_tcache){ 0, 0 };
+	hashmap_clear(&a->frame_cache);
+}
+
+/* Fold the idle rows, and beyond three quarters of the hard caps the
+ * fewest-sampled.  false when there was nothing to fold, or on OOM
+ * (nothing changed then). */
+static bool agg_fold(struct aggregator *a)
+{
+	size_t fe = sizeof(struct agg_func), fo = offsetof(struct agg_func, c);
+	size_t le = sizeof(struct agg_line), lo = offsetof(struct agg_line, c);
+	size_t fkeep = a->funcs.n <= AGG_SOFT_FUNCS ? a->funcs.n :
+	               agg_fold_keep(&a->funcs, fe, fo, a->idle_serial,
+	                             AGG_MAX_FUNCS * 3 / 4);
+	size_t lkeep = a->lines.n <= AGG_SOFT_LINES ? a->lines.n :
+	               agg_fold_keep(&a->lines, le, lo, a->idle_serial,
+	                             AGG_MAX_LINES * 3 / 4);
+	if (fkeep == a->funcs.n && lkeep == a->lines.n)
+		return false;
+	uint32_t *fmap = agg_fold_map(&a->funcs, fe, fo, a->idle_serial, fkeep);
+	uint32_t *lmap = agg_fold_map(&a->lines, le, lo, a->idle_serial, lkeep);
+	uint32_t *cmap = malloc((a->callees.n ? a->callees.n : 1) * sizeof *cmap);
+	bool ok = fmap != NULL && lmap != NULL && cmap != NULL;
+	if (ok) {
+		a->folded_funcs += agg_fold_funcs(a, fmap);
+		a->folded_lines += agg_fold_lines(a, lmap);
+		agg_fold_callees(a, fmap, lmap, cmap);
+		agg_fold_trows((struct agg_ttable){ &a->tfuncs, &a->tfunc_by_key }, fmap);
+		agg_fold_trows((struct agg_ttable){ &a->pfuncs, &a->pfunc_by_key }, fmap);
+		agg_fold_trows((struct agg_ttable){ &a->tlines, &a->tline_by_key }, lmap);
+		agg_fold_trows((struct agg_ttable){ &a->plines, &a->pline_by_key }, lmap);
+		agg_fold_trows((struct agg_ttable){ &a->tcallees, &a->tcallee_by_key }, cmap);
+		agg_fold_trows((struct agg_ttable){ &a->pcallees, &a->pcallee_by_key }, cmap);
+		agg_fold_queues(a, fmap, lmap, cmap);
+		agg_forget_row_caches(a);
+	}
+	free(fmap);
+	free(lmap);
+	free(cmap);
+	return ok;
+}
+
+/* *s re-interned in `to`; false on OOM (*s unchanged). */
+static bool agg_reintern(struct strtab *to, const char **s, uint32_t *sid)
+{
+	const char *n = strtab_intern(to, *s, strlen(*s), sid);
+	if (n == NULL)
+		return false;
+	*s = n;
+	return true;
+}
+
+static bool agg_rehome_rows(struct aggregator *a, struct strtab *to)
+{
+	bool ok = true;
+	uint32_t n, f;
+	hashmap_clear(&a->func_by_key);
+	for (size_t i = 0; i < a->funcs.n; i++) {
+		struct agg_func *r = &agg_funcs(a)[i];
+		ok = ok && agg_reintern(to, &r->name, &n) &&
+		     agg_reintern(to, &r->file, &f) &&
+		     agg_reintern(to, &r->module, NULL);
+		r->key = i == 0 ? 0 : pair_key(n, f);
+		if (ok && i > 0)
+			ok = hashmap_put(&a->func_by_key, r->key, i);
+	}
+	hashmap_clear(&a->line_by_key);
+	for (size_t i = 0; i < a->lines.n; i++) {
+		struct agg_line *r = &agg_lines(a)[i];
+		ok = ok && agg_reintern(to, &r->name, NULL) &&
+		     agg_reintern(to, &r->file, &f) &&
+		     agg_reintern(to, &r->module, NULL);
+		r->key = i == 0 ? 0 : pair_key(f, (uint32_t)r->line);
+		if (ok && i > 0)
+			ok = hashmap_put(&a->line_by_key, r->key, i);
+	}
+	return ok;
+}
+
+/* The thread rows' strings, and every thread name kept for later. */
+static bool agg_rehome_threads(struct aggregator *a, struct strtab *to)
+{
+	bool ok = true;
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; ok && i < a->threads.n; i++)
+		ok = agg_reintern(to, &t[i].name, NULL) &&
+		     agg_reintern(to, &t[i].top_func, NULL);
+	struct hashmap *m = &a->thread_names;
+	for (size_t i = 0; ok && i < m->cap; i++)
+		if (m->slots[i].key != 0) {
+			const char *s = (const char *)(uintptr_t)m->slots[i].val;
+			ok = agg_reintern(to, &s, NULL);
+			m->slots[i].val = (uintptr_t)s;
+		}
+	if (ok && m->has_zero) {
+		const char *s = (const char *)(uintptr_t)m->zero_val;
+		ok = agg_reintern(to, &s, NULL);
+		m->zero_val = (uintptr_t)s;
+	}
+	return ok;
+}
+
+/* Give the heap's free pages back: under churn the tables' memory is
+ * freed in pieces scattered over the heap, which would otherwise keep
+ * pytop's RSS at its peak. */
+static void agg_trim(void)
+{
+#ifdef __GLIBC__
+	(void)malloc_trim(0);
+#endif
+}
+
+/* Move every string still referenced to a fresh table and free the old
+ * one, which holds the names of every function ever seen.  On OOM both
+ * are kept (some references may already point into the new one). */
+static void agg_rehome(struct aggregator *a)
+{
+	struct strtab *to = strtab_new(), *old = a->strings;
+	if (to == NULL)
+		return;
+	bool ok = code_table_rehome(a->codes, to) &&
+	          agg_reintern(to, &a->empty, NULL) &&
+	          agg_reintern(to, &a->other, NULL) &&
+	          agg_rehome_rows(a, to) && agg_rehome_threads(a, to);
+	a->strings = to;
+	hashmap_clear(&a->frame_cache); /* resolved under the old keys */
+	if (ok) {
+		strtab_free(old);
+		agg_trim();
+		return;
+	}
+	struct strtab **nr = realloc(a->retired, (a->nretired + 1) * sizeof *nr);
+	if (nr == NULL)
+		return; /* a leak under OOM rather than a dangling pointer */
+	a->retired = nr;
+	a->retired[a->nretired++] = old;
+}
+
+/* Every AGG_SWEEP_NS (looked at on snapshots and every 1024 records):
+ * fold idle rows when over the soft caps, age the codes.  Over the hard
+ * caps: fold at once. */
+static void agg_sweep(struct aggregator *a)
+{
+	bool dropped = false;
+	uint64_t now = clock_now_ns();
+	bool due = now >= a->next_sweep_ns;
+	if ((due && (a->funcs.n > AGG_SOFT_FUNCS ||
+	             a->lines.n > AGG_SOFT_LINES)) ||
+	    a->funcs.n > AGG_MAX_FUNCS || a->lines.n > AGG_MAX_LINES)
+		dropped = agg_fold(a);
+	if (due) {
+		a->next_sweep_ns = now + AGG_SWEEP_NS;
+		a->idle_serial = a->sweep_serial;
+		a->sweep_serial = a->serial;
+		dropped |= code_table_age(a->codes, AGG_CODE_IDLE_EPOCHS) > 0;
+		/* Resolved frames skip code_table_use: start over, so that
+		 * each code still used is marked in the new epoch. */
+		hashmap_clear(&a->frame_cache);
+	}
+	if (dropped)
+		agg_rehome(a);
 }
 
 /* ---- snapshot and reset ------------------------------------------------ */
@@ -1030,6 +1471,7 @@ static void agg_snap_funcs(struct aggregator *a, const struct agg_view *v,
 				.c = agg_snap_counts(c),
 				.native = f[i].native,
 				.module = f[i].module,
+				.other = i == 0,
 			};
 		agg_close_window(&f[i].c);
 	}
@@ -1061,6 +1503,7 @@ static void agg_snap_lines(struct aggregator *a, const struct agg_view *v,
 				.c = agg_snap_counts(c),
 				.native = l[i].native,
 				.module = l[i].module,
+				.other = i == 0,
 			};
 		agg_close_window(&l[i].c);
 	}
@@ -1419,9 +1862,40 @@ static bool agg_filtered_views(struct aggregator *a, struct agg_view *fv,
 	return true;
 }
 
+/* "[other]" sums its rows' totals: a sample with two folded functions on
+ * its stack counts twice there, so cap it at what 100 % is. */
+static void agg_clamp_other(struct snap_counts *c, const struct snapshot *s)
+{
+	if (c->total > s->samples)
+		c->total = s->samples;
+	if (c->total_win > s->samples_win)
+		c->total_win = s->samples_win;
+}
+
+/* The rows' strings copied into the snapshot: the string table they come
+ * from is replaced at the next sweep.  Without memory for them, no rows. */
+static void agg_snap_strings(struct snapshot *out)
+{
+	if (snapshot_own_strings(out))
+		return;
+	free(out->funcs);
+	free(out->lines);
+	free(out->callees);
+	free(out->threads);
+	free(out->processes);
+	out->funcs = NULL;
+	out->lines = NULL;
+	out->callees = NULL;
+	out->threads = NULL;
+	out->processes = NULL;
+	out->nfuncs = out->nlines = out->ncallees = 0;
+	out->nthreads = out->nprocesses = 0;
+}
+
 void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 {
 	struct agg_view fv = { NULL }, lv = { NULL }, cv = { NULL };
+	agg_sweep(a);
 	/* Without memory for the filter's map, show no rows rather than
 	 * the wrong ones. */
 	bool ok = agg_filtered_views(a, &fv, &lv, &cv);
@@ -1444,6 +1918,15 @@ void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 	free(cv.by_row);
 	agg_snap_samples(a, out);
 	agg_snap_threads(a, out);
+	for (size_t i = 0; i < out->nfuncs; i++)
+		if (out->funcs[i].other)
+			agg_clamp_other(&out->funcs[i].c, out);
+	for (size_t i = 0; i < out->nlines; i++)
+		if (out->lines[i].other)
+			agg_clamp_other(&out->lines[i].c, out);
+	out->folded_funcs = a->folded_funcs;
+	out->folded_lines = a->folded_lines;
+	agg_snap_strings(out);
 }
 
 /* Keep the threads the latest report listed (they are still there; their
@@ -1507,6 +1990,7 @@ void aggregator_reset(struct aggregator *a)
 	hashmap_clear(&a->pcallee_by_key);
 	proc_table_reset(a->procs);
 	agg_reset_threads(a);
+	a->folded_funcs = a->folded_lines = 0;
 	a->samples = a->samples_win = 0;
 	a->split = a->split_win = (struct snap_split){ 0 };
 }

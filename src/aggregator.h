@@ -20,6 +20,13 @@
  *    that have a Python stack.
  *  - A sample naming a code id with no CODE_DEF is dropped whole (counted in
  *    aggregator_bad, not even in its thread's row).
+ *  - Bounded memory (code churn): over 2048 function (line) rows, those not
+ *    sampled for 2-4 s are folded into one "[other]" row (other = true),
+ *    which keeps their counts, per thread and per process too; over 65536
+ *    (131072) the fewest sampled fold at once.  A folded function seen
+ *    again gets a fresh row.  snapshot.folded_funcs / folded_lines count
+ *    the rows folded since the last reset.  Code definitions unused for
+ *    18 s are dropped (code_table_age).
  *  - Threads are listed by tid, ascending.  A thread row appears with its
  *    first sample, REC_THREAD or REC_THREADS; its name is the latest
  *    REC_THREAD's.

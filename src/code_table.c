@@ -16,6 +16,7 @@ struct code_table {
 	struct code_info *codes; /* owned, in order of definition */
 	size_t ncodes, cap;
 	struct hashmap by_id;    /* code_id -> index into codes */
+	uint32_t epoch;          /* code_table_age calls so far */
 };
 
 struct code_table *code_table_new(struct strtab *strings)
@@ -65,7 +66,8 @@ static enum code_table_add code_table_insert(struct code_table *ct,
 		linetable_free(ci->lt);
 		return CODE_NOMEM;
 	}
-	ct->codes[ct->ncodes++] = *ci;
+	ct->codes[ct->ncodes] = *ci;
+	ct->codes[ct->ncodes++].used_epoch = ct->epoch;
 	return CODE_ADDED;
 }
 
@@ -132,6 +134,65 @@ const struct code_info *code_table_get(const struct code_table *ct,
 	if (!hashmap_get(&ct->by_id, code_id, &idx))
 		return NULL;
 	return &ct->codes[idx];
+}
+
+const struct code_info *code_table_use(struct code_table *ct, uint32_t code_id)
+{
+	uint64_t idx;
+	if (!hashmap_get(&ct->by_id, code_id, &idx))
+		return NULL;
+	ct->codes[idx].used_epoch = ct->epoch;
+	return &ct->codes[idx];
+}
+
+size_t code_table_age(struct code_table *ct, uint32_t idle_epochs)
+{
+	size_t kept = 0, n = ct->ncodes;
+	ct->epoch++;
+	hashmap_clear(&ct->by_id);
+	for (size_t i = 0; i < n; i++) {
+		struct code_info *c = &ct->codes[i];
+		if (!c->native && ct->epoch - c->used_epoch > idle_epochs) {
+			linetable_free(c->lt);
+			continue;
+		}
+		ct->codes[kept] = *c;
+		/* Cannot fail: the table held all n keys a moment ago. */
+		(void)hashmap_put(&ct->by_id, ct->codes[kept].code_id, kept);
+		kept++;
+	}
+	ct->ncodes = kept;
+	/* Give back what a burst of definitions left unused. */
+	if (kept * 4 < ct->cap && ct->cap > 256) {
+		size_t ncap = kept * 2 > 256 ? kept * 2 : 256;
+		struct code_info *nc = realloc(ct->codes, ncap * sizeof *nc);
+		if (nc != NULL) {
+			ct->codes = nc;
+			ct->cap = ncap;
+		}
+	}
+	return n - kept;
+}
+
+bool code_table_rehome(struct code_table *ct, struct strtab *to)
+{
+	ct->strings = to;
+	for (size_t i = 0; i < ct->ncodes; i++) {
+		struct code_info *c = &ct->codes[i];
+		uint32_t qsid, fsid;
+		const char *q = strtab_intern(to, c->qualname, strlen(c->qualname), &qsid);
+		const char *f = strtab_intern(to, c->filename, strlen(c->filename), &fsid);
+		const char *m = strtab_intern(to, c->module, strlen(c->module), NULL);
+		if (q == NULL || f == NULL || m == NULL)
+			return false;
+		*c = (struct code_info){ .code_id = c->code_id, .qualname = q,
+		                         .filename = f, .qualname_sid = qsid,
+		                         .filename_sid = fsid,
+		                         .firstlineno = c->firstlineno, .lt = c->lt,
+		                         .native = c->native, .module = m,
+		                         .used_epoch = c->used_epoch };
+	}
+	return true;
 }
 
 int code_info_line(const struct code_info *ci, int32_t instr_offset)

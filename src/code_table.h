@@ -3,8 +3,15 @@
  *
  * Filled from REC_CODE_DEF records (record.h).  Names are interned in a
  * string table the caller owns (the code table borrows it, and it must
- * outlive the code table).  Definitions are never removed: code ids are not
- * reused within a session.
+ * outlive the code table, or be swapped with code_table_rehome).
+ *
+ * Code ids are not reused within a session, so a definition can go once
+ * the sampler will not use its id again: the sampler forgets a code not
+ * seen on any stack for PY_READER_CODE_IDLE_S seconds (py_reader.h) and, if
+ * it comes back, defines it afresh under a new id.  code_table_age drops
+ * Python codes unused for longer than that (native ones stay: their
+ * definer never sends them twice), which bounds the table under code
+ * churn.
  */
 #ifndef PYTOP_CODE_TABLE_H
 #define PYTOP_CODE_TABLE_H
@@ -27,6 +34,7 @@ struct code_info {
 	bool native;           /* a native function (--native), not a code */
 	const char *module;    /* native: its module's file name, interned;
 	                          "" for Python codes */
+	uint32_t used_epoch;   /* the table's epoch at its last use */
 };
 
 enum code_table_add {
@@ -58,6 +66,20 @@ enum code_table_add code_table_add_native(struct code_table *ct, uint32_t code_i
  * next add or code_table_free. */
 const struct code_info *code_table_get(const struct code_table *ct,
                                        uint32_t code_id);
+
+/* code_table_get, and mark the code as used in the current epoch. */
+const struct code_info *code_table_use(struct code_table *ct, uint32_t code_id);
+
+/* Start a new epoch, and drop the Python codes not used in the last
+ * `idle_epochs` ones (a code is used when defined or looked up with
+ * code_table_use).  Returns how many went.  Pointers from
+ * code_table_get are invalid afterwards. */
+size_t code_table_age(struct code_table *ct, uint32_t idle_epochs);
+
+/* Intern every code's strings in `to` and use `to` from now on (the old
+ * table may then be freed).  false on OOM: some codes may already point
+ * into `to`, so both tables must then be kept. */
+bool code_table_rehome(struct code_table *ct, struct strtab *to);
 
 /* Line of a byte offset in that code: the line table's answer, or the
  * function's first line when the table has none.  Native functions: the

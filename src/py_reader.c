@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "remote_mem.h"
 
 #define MAX_INTERPS 16
@@ -78,6 +79,9 @@ struct code_check {
 	bool ok;      /* arrived */
 };
 
+/* Idle codes are looked for this often (code cache, below). */
+#define CODE_FORGET_PERIOD_S 2
+
 struct code_map_slot {
 	uintptr_t addr;  /* 0 = empty */
 	uint32_t id;
@@ -99,6 +103,12 @@ struct py_reader {
 	size_t ncodes, codes_cap;
 	struct code_map_slot *map;
 	size_t map_cap; /* power of two */
+	uint32_t *free_ids;          /* owned: slots of forgotten codes */
+	size_t nfree, free_cap;
+	uint64_t next_forget_ns;     /* when to look for idle codes next */
+	uint64_t forget_ticks[PY_READER_CODE_IDLE_S / CODE_FORGET_PERIOD_S];
+	size_t forget_pos;           /* r->tick at the last few looks, oldest
+	                                at forget_pos */
 
 	uint64_t tick;               /* ticks sampled so far */
 	uint64_t gil[2];             /* last_holder, locked (low 32 bits) */
@@ -201,6 +211,50 @@ static void code_release(struct py_code *c)
 	c->linetable = NULL;
 	c->call_bits = NULL;
 	c->valid = false;
+}
+
+/* Under code churn (exec, templates) new code objects come for ever, and
+ * most are freed by the target soon after.  A code not listed on any
+ * stack for PY_READER_CODE_IDLE_S is forgotten: its memory freed, its
+ * slot (and id) reused.  Only codes idle that long go, so no thread's
+ * check list or this tick's frames can name one. */
+static void code_forget_idle(struct py_reader *r)
+{
+	const size_t nlooks = sizeof(r->forget_ticks) / sizeof(r->forget_ticks[0]);
+	uint64_t now = clock_now_ns(), before;
+
+	if (now < r->next_forget_ns)
+		return;
+	r->next_forget_ns = now + CODE_FORGET_PERIOD_S * 1000000000ull;
+	before = r->forget_ticks[r->forget_pos]; /* the tick nlooks looks ago */
+	r->forget_ticks[r->forget_pos] = r->tick;
+	r->forget_pos = (r->forget_pos + 1) % nlooks;
+	if (before == 0 || r->map_cap == 0)
+		return;
+	if (r->free_cap < r->ncodes) {
+		uint32_t *nf = realloc(r->free_ids, r->ncodes * sizeof(*nf));
+
+		if (nf == NULL)
+			return;
+		r->free_ids = nf;
+		r->free_cap = r->ncodes;
+	}
+	memset(r->map, 0, r->map_cap * sizeof(*r->map));
+	r->nfree = 0;
+	for (size_t i = 0; i < r->ncodes; i++) {
+		struct py_code *c = &r->codes[i];
+
+		if (c->addr != 0 && c->seen_tick < before) {
+			code_release(c); /* also frees what a superseded code kept */
+			c->addr = 0;
+		}
+		if (c->addr == 0) {
+			r->free_ids[r->nfree++] = c->id;
+			continue;
+		}
+		if (c->qualname != NULL) /* the code at its address now */
+			(void)map_put(r, c->addr, c->id); /* cap holds them all */
+	}
 }
 
 /* ---- reading strings and bytes ---------------------------------------- */
@@ -345,8 +399,16 @@ static void code_fingerprint(const struct py_offsets *o, const uint8_t *region,
 	fp[7] = rd64(region, o->co_linetable - FP_START);
 }
 
+/* A slot for a new code: a forgotten code's, else a new one at the end. */
 static struct py_code *code_append(struct py_reader *r)
 {
+	if (r->nfree > 0) {
+		uint32_t id = r->free_ids[--r->nfree];
+
+		memset(&r->codes[id], 0, sizeof(r->codes[0]));
+		r->codes[id].id = id;
+		return &r->codes[id];
+	}
 	if (r->ncodes == r->codes_cap) {
 		size_t ncap = r->codes_cap ? r->codes_cap * 2 : 256;
 		struct py_code *nv = realloc(r->codes, ncap * sizeof(*nv));
@@ -441,8 +503,10 @@ static struct py_code *code_read(struct py_reader *r, uintptr_t addr)
 	old_id = old != NULL ? (int64_t)old->id : -1;
 	c = code_append(r); /* may move r->codes: use ids, not pointers, across it */
 	if (c == NULL || map_put(r, addr, c->id) != 0) {
-		if (c != NULL)
+		if (c != NULL && c->id + 1 == r->ncodes)
 			r->ncodes--;
+		else if (c != NULL) /* popped from free_ids, which has room */
+			r->free_ids[r->nfree++] = c->id;
 		code_release(&tmp);
 		return NULL;
 	}
@@ -921,6 +985,7 @@ static bool frame_to_record(struct py_reader *r, struct thread_slot *t,
 		c = code_read(r, (uintptr_t)code_addr);
 	if (c == NULL || off < -2 || off >= c->code_bytes)
 		return false;
+	c->seen_tick = r->tick;
 	if (c->listed_tick != r->tick && t->ncheck < MAX_CHECK) {
 		c->listed_tick = r->tick;
 		t->check_ids[t->ncheck++] = c->id;
@@ -1088,6 +1153,7 @@ void py_reader_free(struct py_reader *r)
 	free(r->threads);
 	free(r->checks);
 	free(r->codes);
+	free(r->free_ids);
 	free(r->map);
 	free(r->arena);
 	free(r);
@@ -1141,6 +1207,7 @@ int py_reader_sample(struct py_reader *r, struct proc_threads *pt, bool idle)
 
 	r->arena_used = 0;
 	r->tick++;
+	code_forget_idle(r);
 	rc = refresh_threads(r);
 	if (rc < 0)
 		return -1;

@@ -26,19 +26,27 @@
 #include "record.h"
 
 #define PY_READER_MAX_FRAMES 2048
+/* A code object not seen on any stack for this long is forgotten (code
+ * churn: exec'd and compiled code comes and goes); seen again, it is read
+ * afresh and gets a new slot, whose `sent` is false, so the sampler
+ * defines it again under a new session id (code_table.h says why the
+ * aggregator may then drop the old one). */
+#define PY_READER_CODE_IDLE_S 10
 #define PY_CODE_FP_WORDS 8
 
 /* A code object as read once from the target.  Owned by the reader. */
 struct py_code {
 	uintptr_t addr;
-	uint32_t id;           /* unique for the session, index into the reader */
+	uint32_t id;           /* index into the reader; a forgotten code's
+	                          slot is reused (with sent = false) */
 	bool sent;             /* its REC_CODE_DEF reached the ring */
 	bool valid;            /* false once superseded at the same address */
 	int firstlineno;
 	int32_t code_bytes;    /* size of the bytecode, for offset checks */
 	uint64_t fp[PY_CODE_FP_WORDS]; /* fingerprint, see code_fingerprint() */
 	uint64_t verified_tick;        /* tick of the last check queued */
-	uint64_t listed_tick;          /* tick it was last seen on a stack */
+	uint64_t listed_tick;          /* tick it was last listed for a check */
+	uint64_t seen_tick;            /* tick it was last on any stack */
 	char *qualname;        /* owned, UTF-8 */
 	char *filename;        /* owned, UTF-8 */
 	uint8_t *linetable;    /* owned */

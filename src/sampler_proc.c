@@ -71,7 +71,13 @@ uint32_t sampler_proc_code_id(struct sampler_proc *p, uint32_t local, uint32_t *
 		p->ids = n;
 		p->ids_cap = ncap;
 	}
-	if (p->ids[local] == 0)
+	/* A code not sent yet is new to this slot: the reader reuses the
+	 * slots of codes it forgot, and the aggregator may have dropped the
+	 * old code's id by now, so it gets an id of its own (an id never
+	 * names two codes). */
+	const struct py_code *c = p->reader != NULL ? py_reader_code(p->reader, local) : NULL;
+
+	if (p->ids[local] == 0 || (c != NULL && !c->sent))
 		p->ids[local] = ++*next_id;
 	return p->ids[local] - 1;
 }

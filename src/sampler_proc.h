@@ -58,7 +58,9 @@ int sampler_proc_sample(struct sampler_proc *p, bool idle);
 const struct py_thread_sample *sampler_proc_thread_at(const struct sampler_proc *p, size_t i);
 
 /* The session-wide id of the reader's code `local`, handed out from
- * *next_id the first time; SAMPLER_PROC_NO_ID on out of memory. */
+ * *next_id the first time, and afresh each time while the code's
+ * definition is not sent (its slot may have held a forgotten code);
+ * SAMPLER_PROC_NO_ID on out of memory. */
 uint32_t sampler_proc_code_id(struct sampler_proc *p, uint32_t local, uint32_t *next_id);
 
 /* The entry for tid, created (unnamed) when new.  The table is bounded:

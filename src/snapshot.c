@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
+
 void snapshot_free(struct snapshot *s)
 {
 	if (s == NULL)
@@ -25,6 +27,89 @@ void snapshot_free(struct snapshot *s)
 	s->lines = NULL;
 	s->threads = NULL;
 	s->nfuncs = s->nlines = s->nthreads = 0;
+	free(s->strings);
+	s->strings = NULL;
+}
+
+/* Where snapshot_own_strings stands: sizing (block NULL) or copying.
+ * Each distinct pointer is copied once (rows share interned names). */
+struct str_pass {
+	struct hashmap seen; /* source pointer -> offset in block */
+	char *block;
+	size_t used, cap;
+};
+
+static void own_one(struct str_pass *p, const char **field)
+{
+	uint64_t off;
+	if (*field == NULL)
+		return;
+	if (!hashmap_get(&p->seen, (uintptr_t)*field, &off)) {
+		off = p->used;
+		size_t len = strlen(*field) + 1;
+		/* The copying pass re-inserts the same keys into the same
+		 * table, so it cannot need more than the sizing pass found;
+		 * should it, the field keeps its old pointer rather than
+		 * overrun. */
+		if (p->block != NULL && off + len > p->cap)
+			return;
+		/* A failed put only costs a second copy of this string. */
+		(void)hashmap_put(&p->seen, (uintptr_t)*field, off);
+		if (p->block != NULL)
+			memcpy(p->block + off, *field, len);
+		p->used += len;
+	}
+	if (p->block != NULL)
+		*field = p->block + off;
+}
+
+static void own_all(struct snapshot *s, struct str_pass *p)
+{
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		own_one(p, &s->funcs[i].name);
+		own_one(p, &s->funcs[i].file);
+		own_one(p, &s->funcs[i].module);
+	}
+	for (size_t i = 0; i < s->nlines; i++) {
+		own_one(p, &s->lines[i].name);
+		own_one(p, &s->lines[i].file);
+		own_one(p, &s->lines[i].module);
+	}
+	for (size_t i = 0; i < s->ncallees; i++) {
+		own_one(p, &s->callees[i].caller_file);
+		own_one(p, &s->callees[i].name);
+		own_one(p, &s->callees[i].file);
+		own_one(p, &s->callees[i].module);
+	}
+	for (size_t i = 0; i < s->nthreads; i++) {
+		own_one(p, &s->threads[i].name);
+		own_one(p, &s->threads[i].top_func);
+	}
+	for (size_t i = 0; i < s->nprocesses; i++) {
+		own_one(p, &s->processes[i].command);
+		own_one(p, &s->processes[i].python);
+		own_one(p, &s->processes[i].top_func);
+	}
+}
+
+bool snapshot_own_strings(struct snapshot *s)
+{
+	struct str_pass p = { .block = NULL };
+	hashmap_init(&p.seen);
+	own_all(s, &p); /* sizes */
+	p.block = malloc(p.used ? p.used : 1);
+	if (p.block == NULL) {
+		hashmap_destroy(&p.seen);
+		return false;
+	}
+	hashmap_clear(&p.seen);
+	p.cap = p.used;
+	p.used = 0;
+	own_all(s, &p); /* copies, with the same offsets */
+	hashmap_destroy(&p.seen);
+	free(s->strings);
+	s->strings = p.block;
+	return true;
 }
 
 void snap_split_add(struct snap_split *to, const struct snap_split *d)

@@ -2,9 +2,10 @@
  * This is the seam between the engine and ui/: views include this header
  * (and options.h) and nothing else from src/.
  *
- * A snapshot owns its arrays; the strings inside them are borrowed from the
- * aggregator's string table and stay valid for the aggregator's lifetime
- * (a reset keeps them).  Views may sort and filter the arrays in place.
+ * A snapshot owns its arrays and the strings inside them (the aggregator
+ * copies them in: under code churn it forgets the names of functions no
+ * longer seen, and a view may keep a snapshot for as long as it likes).
+ * Views may sort and filter the arrays in place.
  */
 #ifndef PYTOP_SNAPSHOT_H
 #define PYTOP_SNAPSHOT_H
@@ -53,6 +54,7 @@ struct snap_func {
 	struct snap_counts c;
 	bool native;      /* a native function (--native) */
 	const char *module; /* native: its module's file name; "" for Python */
+	bool other;       /* "[other]": the rows folded away (see folded_funcs) */
 };
 
 struct snap_line {
@@ -62,6 +64,7 @@ struct snap_line {
 	struct snap_counts c;
 	bool native;      /* a native source line (--native, debug info) */
 	const char *module; /* native: its module's file name; "" for Python */
+	bool other;       /* "[other]": the rows folded away (see folded_lines) */
 };
 
 /* --native: the own samples of a Python line (caller_file:caller_line)
@@ -189,6 +192,13 @@ struct snapshot {
 	bool native_all;          /* the interpreter's plumbing is shown */
 	uint64_t native_missed;   /* thread samples without a native stack */
 
+	/* Bounded memory under code churn: beyond a cap, the function and
+	 * line rows with the fewest samples are folded into one "[other]"
+	 * row each (other = true), which carries their counts, so own still
+	 * adds up to samples.  Its total is the sum of the folded rows'
+	 * totals, at most samples.  How many rows were folded since start: */
+	uint64_t folded_funcs, folded_lines;
+
 	struct snap_func *funcs;     size_t nfuncs;
 	struct snap_line *lines;     size_t nlines;
 	struct snap_thread *threads; size_t nthreads;
@@ -206,9 +216,17 @@ struct snapshot {
 	uint64_t processes_skipped;   /* not listed: too many at once */
 	uint64_t processes_unsampled; /* Python, not sampled: too many at once */
 	struct snap_process *processes; size_t nprocesses;
+
+	char *strings; /* owned: the rows' strings (snapshot_own_strings) */
 };
 
-void snapshot_free(struct snapshot *s); /* frees the arrays, not strings */
+void snapshot_free(struct snapshot *s); /* frees the arrays and strings */
+
+/* Copy every string the rows point at (functions, lines, callees,
+ * threads, processes) into one block the snapshot owns, and point the
+ * rows at the copies.  false on OOM (the rows are then left as they
+ * were: the caller drops them). */
+bool snapshot_own_strings(struct snapshot *s);
 
 /* to += c, every counter (to sum rows). */
 void snap_counts_add(struct snap_counts *to, const struct snap_counts *c);

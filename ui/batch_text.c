@@ -27,6 +27,13 @@ static void print_header(FILE *out, const struct snapshot *s,
 	 * here, so no sparklines. */
 	if (header_gauges(s, NULL, NO_LIMIT, true, health, 1) == 1)
 		fprintf(out, "%s\n", health[0]);
+	/* Rows pytop folded to bound its memory: their counts are in the
+	 * "[other]" row, which alone would not say how many it holds. */
+	if (s->folded_funcs > 0 || s->folded_lines > 0)
+		fprintf(out, "folded into [other]: %llu functions, %llu lines "
+		        "(not sampled lately, beyond 2048 held)\n",
+		        (unsigned long long)s->folded_funcs,
+		        (unsigned long long)s->folded_lines);
 	profile_table_describe(pt, false, what, sizeof what);
 	header_exit_note(s, note, sizeof note);
 	header_left_right(what, note, NO_LIMIT, true, line, sizeof line);

@@ -10,9 +10,20 @@
  *   functions: [{name, file, line, own, total, own_s, total_s, kind, module}]
  *              kind: "python" or "native" (--native); module: a native
  *              function's library or program file name, else ""
- *              every function, by own samples, most first
- *   lines:     [{file, line, name, own, total, kind, module}] every line,
- *              same order; with --native a Python line also has
+ *              the JSON_MAX_FUNCS (500) functions with most own samples
+ *              and the JSON_TOP_TOTAL (20) with most total samples, most
+ *              own first, then, if any are left out, one entry named
+ *              "[other]" (file "", line 0, kind "other") that sums the
+ *              rest (its total: at most samples) and says how many
+ *              functions it holds in "rows"
+ *   functions_folded, lines_folded: how many functions (lines) pytop
+ *              folded into "[other]" to keep its memory bounded (under
+ *              code churn: those not sampled for a few seconds once there
+ *              are over 2048 functions or lines); "rows" of the
+ *              "[other]" entry adds the ones left out of this line
+ *   lines:     [{file, line, name, own, total, kind, module}] likewise,
+ *              250 of them (JSON_MAX_LINES) and "[other]"; with --native
+ *              a Python line also has
  *              native_callees: [{name, module, file, line, own, and the
  *              split fields}], the native leaf functions of its own
  *              samples, most own first (file and line: the native
@@ -181,27 +192,126 @@ static json_t *line_json(const struct snapshot *s, const struct profile_row *r)
 	return s->native && !r->native ? with_callees(o, s, r) : o;
 }
 
-/* Every function (or line) of s, most own samples first. */
+/* A JSON line stays bounded however many functions the target ran: the
+ * rows with most own samples, this many functions and lines, and the
+ * JSON_TOP_TOTAL with most total (main() and the other outer frames,
+ * which have little own time), then one "[other]" entry for the rest.
+ * At about 250 bytes a row that stays well under 256 KB. */
+#define JSON_MAX_FUNCS 500
+#define JSON_MAX_LINES 250
+#define JSON_TOP_TOTAL 20
+
+/* The snapshot's own "[other]" row (rows the aggregator folded), if any. */
+static const struct snap_counts *folded_counts(const struct snapshot *s,
+                                               enum profile_mode m)
+{
+	if (m == PROFILE_FUNCTIONS) {
+		for (size_t i = 0; i < s->nfuncs; i++)
+			if (s->funcs[i].other)
+				return &s->funcs[i].c;
+	} else {
+		for (size_t i = 0; i < s->nlines; i++)
+			if (s->lines[i].other)
+				return &s->lines[i].c;
+	}
+	return NULL;
+}
+
+/* What the "[other]" entry sums: the folded rows and those left out. */
+struct json_other {
+	struct snap_counts c;
+	uint64_t rows;
+};
+
+/* The "[other]" entry; takes nothing, NULL on failure. */
+static json_t *other_json(const struct snapshot *s, enum profile_mode m,
+                          struct json_other *ot)
+{
+	const struct profile_row r = { .name = "[other]", .file = "",
+	                               .c = &ot->c, .module = "" };
+	json_t *o;
+
+	if (ot->c.total > s->samples) /* a sample counts once per row */
+		ot->c.total = s->samples;
+	o = m == PROFILE_FUNCTIONS ? function_json(&r) : line_json(s, &r);
+	if (o != NULL &&
+	    (json_object_set_new(o, "kind", json_string("other")) != 0 ||
+	     json_object_set_new(o, "rows", jcount(ot->rows)) != 0)) {
+		json_decref(o);
+		o = NULL;
+	}
+	return o;
+}
+
+static int by_total_desc(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return (a < b) - (a > b);
+}
+
+/* The smallest total among the JSON_TOP_TOTAL rows with most total (0:
+ * every row qualifies; UINT64_MAX: none, on OOM).  Rows tied with it get
+ * in too, up to JSON_TOP_TOTAL beyond the cap in all. */
+static uint64_t top_total_floor(const struct profile_table *pt)
+{
+	uint64_t *t, floor;
+
+	if (pt->n <= JSON_TOP_TOTAL)
+		return 0;
+	t = malloc(pt->n * sizeof(*t));
+	if (t == NULL)
+		return UINT64_MAX;
+	for (size_t i = 0; i < pt->n; i++)
+		t[i] = profile_table_row(pt, i)->c->total;
+	qsort(t, pt->n, sizeof(*t), by_total_desc);
+	floor = t[JSON_TOP_TOTAL - 1];
+	free(t);
+	return floor > 0 ? floor : 1;
+}
+
+/* The functions (or lines) of s the JSON line lists, most own first
+ * (see JSON_MAX_FUNCS), then "[other]" when rows were folded or left
+ * out. */
 static json_t *profile_rows(const struct snapshot *s, enum profile_mode m)
 {
 	struct profile_table pt;
+	const struct snap_counts *folded = folded_counts(s, m);
+	struct json_other ot = {
+		.rows = m == PROFILE_FUNCTIONS ? s->folded_funcs : s->folded_lines };
+	size_t max = m == PROFILE_FUNCTIONS ? JSON_MAX_FUNCS : JSON_MAX_LINES;
 	json_t *arr = json_array();
+	size_t shown = 0;
+	uint64_t floor;
 
 	if (profile_table_build(&pt, s, m, NULL, PROFILE_COL_OWN, true) != 0 ||
 	    arr == NULL) {
 		json_decref(arr);
 		return NULL;
 	}
-	for (size_t i = 0; i < pt.n; i++) {
+	floor = top_total_floor(&pt);
+	for (size_t i = 0; arr != NULL && i < pt.n; i++) {
 		const struct profile_row *r = profile_table_row(&pt, i);
-		json_t *o = m == PROFILE_FUNCTIONS ? function_json(r)
-		                                   : line_json(s, r);
+		json_t *o;
 
+		if (r->c == folded ||
+		    (shown >= max + JSON_TOP_TOTAL ||
+		     (shown >= max && r->c->total < floor))) {
+			snap_counts_add(&ot.c, r->c);
+			ot.rows += r->c != folded;
+			continue;
+		}
+		shown++;
+		o = m == PROFILE_FUNCTIONS ? function_json(r) : line_json(s, r);
 		if (o == NULL || json_array_append_new(arr, o) != 0) {
 			json_decref(arr);
 			arr = NULL;
-			break;
 		}
+	}
+	if (arr != NULL && ot.rows > 0 &&
+	    json_array_append_new(arr, other_json(s, m, &ot)) != 0) {
+		json_decref(arr);
+		arr = NULL;
 	}
 	profile_table_free(&pt);
 	return arr;
@@ -374,6 +484,8 @@ static json_t *snapshot_object(const struct snapshot *s)
 	     json_object_set_new(o, "native_missed", jcount(s->native_missed)) != 0) ||
 	    json_object_set_new(o, "functions",
 	                        profile_rows(s, PROFILE_FUNCTIONS)) != 0 ||
+	    json_object_set_new(o, "functions_folded", jcount(s->folded_funcs)) != 0 ||
+	    json_object_set_new(o, "lines_folded", jcount(s->folded_lines)) != 0 ||
 	    json_object_set_new(o, "lines",
 	                        profile_rows(s, PROFILE_LINES)) != 0 ||
 	    json_object_set_new(o, "threads", thread_rows(s)) != 0 ||

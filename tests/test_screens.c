@@ -267,6 +267,27 @@ Test(table, rows_and_title_line_up)
 	snapshot_free(&s);
 }
 
+Test(table, the_folded_row_says_what_it_is)
+{
+	struct snapshot s = make_snapshot(three, 3);
+	struct profile_table pt;
+	struct table_span spans[PROFILE_NCOLS];
+	char line[512];
+
+	/* The aggregator's "[other]" row has no file and line 0. */
+	s.funcs[0] = (struct snap_func){ .name = "[other]", .file = "",
+	                                 .line = 0, .other = true,
+	                                 .c = s.funcs[0].c };
+	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, "other", 0, true);
+	cr_assert_eq(pt.n, 1);
+	table_format_row(&pt.table, profile_table_row(&pt, 0), 80, line,
+	                 sizeof line, spans);
+	cr_assert_str_eq(line + spans[PROFILE_COL_NAME].start,
+	                 "[other] (rarest rows, folded)");
+	profile_table_free(&pt);
+	snapshot_free(&s);
+}
+
 Test(table, function_cell_shortens_the_path_first)
 {
 	static const struct fn longf[] = {

@@ -50,6 +50,11 @@ static void fmt_function(const void *row, const void *ctx, int width,
 	int name_w, file_w, fixed, file_room;
 
 	(void)ctx;
+	if (r->other) {
+		/* No file or line: it sums the rows folded away. */
+		snprintf(buf, size, "%s (rarest rows, folded)", name);
+		return;
+	}
 	if (r->native) {
 		/* Native rows say so, and name their module; without a
 		 * source line there is no "(file:line)" to show. */
@@ -254,12 +259,12 @@ static void collect(struct profile_table *pt, const struct snapshot *s,
 			r = (struct profile_row){ s->lines[i].name,
 			        s->lines[i].file, s->lines[i].line,
 			        &s->lines[i].c, s->lines[i].native,
-			        s->lines[i].module };
+			        s->lines[i].module, s->lines[i].other };
 		else
 			r = (struct profile_row){ s->funcs[i].name,
 			        s->funcs[i].file, s->funcs[i].line,
 			        &s->funcs[i].c, s->funcs[i].native,
-			        s->funcs[i].module };
+			        s->funcs[i].module, s->funcs[i].other };
 		if (matches(r.name, r.file, filter)) {
 			pt->rows[pt->n] = r;
 			pt->order[pt->n] = &pt->rows[pt->n];

@@ -51,6 +51,7 @@ struct profile_row {
 	const struct snap_counts *c;
 	bool native;        /* a native function or line (--native) */
 	const char *module; /* native: its module; NULL or "" for Python */
+	bool other;         /* "[other]": the rarest rows, folded together */
 };
 
 /* Build with profile_table_build; do not copy the struct (table.ctx

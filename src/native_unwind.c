@@ -37,6 +37,7 @@
 
 #include "clock.h"
 #include "native_ehframe.h"
+#include "remote_mem.h"
 
 #define MAX_PENDING 1024
 #define PAGE 4096u
@@ -121,15 +122,12 @@ static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dilap, vo
 static const uint8_t *page_of(struct unwind_ctx *c, uint64_t base)
 {
 	unsigned s;
-	struct iovec local, remote;
 
 	for (s = 0; s < PAGE_SLOTS; s++)
 		if (c->page_ok[s] && c->page_addr[s] == base)
 			return c->pages[s];
 	s = c->next_slot++ % PAGE_SLOTS;
-	local = (struct iovec){ c->pages[s], PAGE };
-	remote = (struct iovec){ (void *)(uintptr_t)base, PAGE };
-	c->page_ok[s] = process_vm_readv(c->u->pid, &local, 1, &remote, 1, 0) == (ssize_t)PAGE;
+	c->page_ok[s] = remote_read(c->u->pid, (uintptr_t)base, c->pages[s], PAGE) == 0;
 	c->page_addr[s] = base;
 	return c->page_ok[s] ? c->pages[s] : NULL;
 }
@@ -269,18 +267,20 @@ static void release(pid_t tid, int code)
  * at the first unmapped page, keeping what came before. */
 static bool freeze(pid_t pid, pid_t tid, struct frozen *fz)
 {
-	struct iovec local = { fz->stack, STACK_COPY }, remote[STACK_COPY / PAGE];
-	ssize_t got;
+	struct iovec local[STACK_COPY / PAGE], remote[STACK_COPY / PAGE];
+	int got;
 
 	fz->tid = tid;
 	fz->stack_len = 0;
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &fz->regs) != 0)
 		return false;
 	fz->stack_base = fz->regs.rsp & ~(uint64_t)(PAGE - 1);
-	for (size_t i = 0; i < STACK_COPY / PAGE; i++)
+	for (size_t i = 0; i < STACK_COPY / PAGE; i++) {
+		local[i] = (struct iovec){ fz->stack + i * PAGE, PAGE };
 		remote[i] = (struct iovec){ (void *)(uintptr_t)(fz->stack_base + i * PAGE), PAGE };
-	got = process_vm_readv(pid, &local, 1, remote, STACK_COPY / PAGE, 0);
-	fz->stack_len = got > 0 ? (size_t)got : 0;
+	}
+	got = remote_readv(pid, local, remote, STACK_COPY / PAGE);
+	fz->stack_len = got > 0 ? (size_t)got * PAGE : 0;
 	return true;
 }
 

@@ -176,47 +176,47 @@ Test(harm_seccomp, launch_batch)
 	free(wl), free(ready);
 }
 
-Test(harm_seccomp, attach_json)
+/* pytop -b MODE -p (a running threads.py): every pytop thread filtered, the
+ * target not, and pytop's output holds `expect`.  The target is returned
+ * still running, for further checks; the caller frees it. */
+static pid_t attach_filtered(struct h_proc *t, const char *mode, const char *what,
+                             const char *expect)
 {
 	g_dir = h_tmpdir();
 	char *ready = h_path(g_dir, "ready");
-	struct h_proc t, p;
-	pid_t target = start_target(&t, ready);
+	struct h_proc p;
+	pid_t target = start_target(t, ready);
 	char pid[16];
 	snprintf(pid, sizeof pid, "%d", (int)target);
-	const char *argv[] = { h_pytop(), "-b", "--json", "-r", "200", "-d", "0.5", "-n", "3",
+	const char *argv[] = { h_pytop(), "-b", mode, "-r", "200", "-d", "0.5", "-n", "3",
 	                       "-p", pid, NULL };
 
 	cr_assert(h_proc_start(&p, argv));
-	expect_filtered(p.pid, 2, "attach, JSON");
+	expect_filtered(p.pid, 2, what);
 	expect_unfiltered(target, "the attached program");
-	expect_finished(&p, "\"functions\"");
+	expect_finished(&p, expect);
 	h_proc_free(&p);
-	h_proc_free(&t);
 	free(ready);
+	return target;
+}
+
+Test(harm_seccomp, attach_json)
+{
+	struct h_proc t;
+
+	attach_filtered(&t, "--json", "attach, JSON", "\"functions\"");
+	h_proc_free(&t);
 }
 
 Test(harm_seccomp, attach_native)
 {
-	g_dir = h_tmpdir();
-	char *ready = h_path(g_dir, "ready");
-	struct h_proc t, p;
-	pid_t target = start_target(&t, ready);
-	char pid[16];
-	snprintf(pid, sizeof pid, "%d", (int)target);
-	const char *argv[] = { h_pytop(), "-b", "--native", "-r", "200", "-d", "0.5", "-n", "3",
-	                       "-p", pid, NULL };
-
-	cr_assert(h_proc_start(&p, argv));
-	expect_filtered(p.pid, 2, "attach, --native");
-	expect_unfiltered(target, "the attached program");
+	struct h_proc t;
 	/* Seize, interrupt, read registers, detach: all still allowed. */
-	expect_finished(&p, "[native]");
+	pid_t target = attach_filtered(&t, "--native", "attach, --native", "[native]");
 	char st = h_proc_state(target);
+
 	cr_assert(st != 'T' && st != 't', "pytop --native left its target stopped (%c)", st);
-	h_proc_free(&p);
 	h_proc_free(&t);
-	free(ready);
 }
 
 /* The launched program starts a child once told to (file "go"), so the

@@ -169,15 +169,13 @@ check_dir() {
 	fi
 }
 
-# tsan_ring: the ring's stress test under ThreadSanitizer.  It is not an
-# automake test: its stand-alone runner prints "PASS name" / "FAIL name"
-# lines and ends with "N passed, N failed".  A run that stops before that
-# line (a TSan report halts it) counts what it got plus one failure.
-tsan_ring() {
-	local log="$ROOT/build/tsan-ring.log" rc=0 summary pass fail
-	say "ring stress test under ThreadSanitizer (build/)"
-	cd "$ROOT/build"
-	make --no-print-directory tsan-ring >"$log" 2>&1 || rc=$?
+# count_summary NAME LOG RC: add up a runner that ends its LOG with
+# "N passed, N failed" and exited with RC.  A non-zero RC with no failure
+# counted, or a log without that line (the run stopped early: a sanitizer
+# report halts it), is one more failure; then whatever PASS/FAIL lines the
+# log has are counted.
+count_summary() {
+	local name=$1 log=$2 rc=$3 summary pass fail
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
 	if [ -n "$summary" ]; then
 		pass=${summary%% passed*}
@@ -185,15 +183,27 @@ tsan_ring() {
 		fail=${fail%% failed*}
 		[ "$rc" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 	else
-		pass=$(grep -c '^PASS ' "$log" || true)
-		fail=$(( $(grep -c '^FAIL ' "$log" || true) + 1 ))
+		pass=$(grep -cE '^PASS[: ]' "$log" || true)
+		fail=$(( $(grep -cE '^FAIL[: ]' "$log" || true) + 1 ))
 	fi
 	TOTAL_PASS=$((TOTAL_PASS + pass))
 	TOTAL_FAIL=$((TOTAL_FAIL + fail))
 	if [ "$fail" -gt 0 ]; then
-		say "tsan-ring failed (exit status $rc)"
+		say "$name failed (exit status $rc)"
 		FAILED_LOGS+=("$log")
 	fi
+}
+
+# tsan_ring: the ring's stress test under ThreadSanitizer.  It is not an
+# automake test: its stand-alone runner prints "PASS name" / "FAIL name"
+# lines and ends with "N passed, N failed".  A run that stops before that
+# line (a TSan report halts it) counts what it got plus one failure.
+tsan_ring() {
+	local log="$ROOT/build/tsan-ring.log" rc=0
+	say "ring stress test under ThreadSanitizer (build/)"
+	cd "$ROOT/build"
+	make --no-print-directory tsan-ring >"$log" 2>&1 || rc=$?
+	count_summary tsan-ring "$log" "$rc"
 }
 
 # Criterion hides its test workers' stderr in TAP mode, so sanitizer
@@ -232,28 +242,13 @@ sanitizer_logs_end() {
 # a PASS or FAIL line per target and ends with "N passed, N failed"; a run
 # that stops before that line counts as one failure.
 fuzz_targets() {
-	local log="$ROOT/build/fuzz-run.log" rc=0 summary pass fail
+	local log="$ROOT/build/fuzz-run.log" rc=0
 	say "fuzz targets, ${FUZZ_SECONDS:-30} s each (build/fuzz)"
 	cd "$ROOT/build"
 	FUZZ_JOBS=$JOBS make --no-print-directory fuzz-run \
 		FUZZ_SECONDS="${FUZZ_SECONDS:-30}" >"$log" 2>&1 || rc=$?
 	grep -E '^(PASS|FAIL): fuzz_' "$log" >&2 || true
-	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
-	if [ -n "$summary" ]; then
-		pass=${summary%% passed*}
-		fail=${summary#*passed, }
-		fail=${fail%% failed*}
-		[ "$rc" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
-	else
-		pass=0
-		fail=1
-	fi
-	TOTAL_PASS=$((TOTAL_PASS + pass))
-	TOTAL_FAIL=$((TOTAL_FAIL + fail))
-	if [ "$fail" -gt 0 ]; then
-		say "fuzzing failed (exit status $rc)"
-		FAILED_LOGS+=("$log")
-	fi
+	count_summary fuzzing "$log" "$rc"
 }
 
 # distcheck: the release tarball builds out of tree from a read-only

@@ -1,5 +1,5 @@
 /* fuzz_linetable.c - libFuzzer target for the location-table decoder
- * (src/linetable.c).  CPython 3.11 to 3.15 share one co_linetable format,
+ * (src/cpython/linetable.c).  CPython 3.11 to 3.15 share one co_linetable format,
  * so one target covers every supported version.
  *
  * Input: 4 bytes of firstlineno (little-endian, any int, negative and
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linetable.h"
+#include "cpython/linetable.h"
 
 /* Units past the table's end to check as well: they must have no line. */
 #define LT_FUZZ_TAIL 16

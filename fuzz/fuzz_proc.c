@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc_children.h"
-#include "proc_gauges.h"
-#include "proc_maps.h"
-#include "proc_threads.h"
+#include "target/proc_children.h"
+#include "target/proc_gauges.h"
+#include "target/proc_maps.h"
+#include "target/proc_threads.h"
 
 enum { P_THREAD_STAT, P_SYSCALL, P_CHILD_STAT, P_CMDLINE, P_STATUS,
        P_MEMORY_MAX, P_MAPS, P_COUNT };

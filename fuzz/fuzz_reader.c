@@ -1,11 +1,11 @@
-/* fuzz_reader.c - libFuzzer target for the stack reader (src/py_reader.c):
+/* fuzz_reader.c - libFuzzer target for the stack reader (src/cpython/py_reader.c):
  * thread list, frame chains, data-stack chunks, code objects, strings and
  * line tables, for every built-in version's layout and, on 3.13+, for a
  * layout taken from a (fuzzed) _Py_DebugOffsets table.
  *
  * The reader reads its target only through remote_mem.h and learns thread
  * states from proc_threads.h; this file provides both in place of
- * src/remote_mem.c and src/proc_threads.c, serving memory from the fuzz
+ * src/target/remote_mem.c and src/target/proc_threads.c, serving memory from the fuzz
  * input (layout in fuzz_reader.h) and inventing a scheduler state per TID.
  *
  * Besides the sanitizers, every sample is checked the way the views will
@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "fuzz_reader.h"
-#include "proc_threads.h"
-#include "py_offsets.h"
-#include "py_reader.h"
-#include "remote_mem.h"
+#include "target/proc_threads.h"
+#include "cpython/py_offsets.h"
+#include "cpython/py_reader.h"
+#include "target/remote_mem.h"
 
 #define DEBUG_TABLE_BYTES 1024 /* what py_runtime.c reads of _PyRuntime */
 

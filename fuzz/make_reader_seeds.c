@@ -12,7 +12,7 @@
 
 #include "fake_python.h"
 #include "fuzz_reader.h"
-#include "py_offsets.h"
+#include "cpython/py_offsets.h"
 
 #define TABLE_BYTES 1024
 

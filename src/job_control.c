@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sampler.h"
+#include "sampler/sampler.h"
 
 static const int stop_signals[] = { SIGTSTP, SIGTTIN, SIGTTOU };
 #define NSTOP (sizeof stop_signals / sizeof stop_signals[0])

@@ -22,7 +22,7 @@
 
 #define DENY SCMP_ACT_ERRNO(EPERM)
 
-/* The ptrace requests pytop makes (--native, src/native_unwind.c and
+/* The ptrace requests pytop makes (--native, src/sampler/native_unwind.c and
  * libunwind-ptrace): seize a thread, stop it, read its registers and
  * memory, let it go.  The reads that libunwind may fall back on are here
  * too; everything that writes, resumes with a signal or attaches with a

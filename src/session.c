@@ -8,17 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregator.h"
+#include "profile/aggregator.h"
 #include "clock.h"
-#include "proc_gauges.h"
-#include "native_merge.h"
-#include "proc_follow.h"
-#include "py_runtime.h"
-#include "ring.h"
-#include "sampler.h"
+#include "target/proc_gauges.h"
+#include "profile/native_merge.h"
+#include "sampler/proc_follow.h"
+#include "cpython/py_runtime.h"
+#include "transport/ring.h"
+#include "sampler/sampler.h"
 #include "sandbox.h"
-#include "target.h"
-#include "verdict.h"
+#include "target/target.h"
+#include "profile/verdict.h"
 
 /* 16 MiB holds more than a second of 400-frame samples at 10 kHz, so a
  * consumer that stalls for a redraw never costs samples. */

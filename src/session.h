@@ -6,7 +6,7 @@
 
 #include "errors.h"
 #include "options.h"
-#include "snapshot.h"
+#include "profile/snapshot.h"
 
 struct session;
 

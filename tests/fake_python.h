@@ -19,8 +19,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "py_offsets.h"
-#include "py_runtime.h"
+#include "cpython/py_offsets.h"
+#include "cpython/py_runtime.h"
 
 #define FAKE_CHUNK_SIZE (16u << 10) /* CPython's DATA_STACK_CHUNK_SIZE */
 #define FAKE_FRAME_SIZE 96u         /* header plus a few locals */

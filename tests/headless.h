@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "../ui/crt.h"
 
 /* A monochrome UTF-8 terminal description for the draw functions, set

@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aggregator.h"
+#include "profile/aggregator.h"
 #include "tap_note.h"
-#include "record.h"
+#include "transport/record.h"
 
 /* ---- record builders ----------------------------------------------------- */
 

@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "aggregator.h"
-#include "cpu_split.h"
-#include "record.h"
-#include "verdict.h"
+#include "profile/aggregator.h"
+#include "profile/cpu_split.h"
+#include "transport/record.h"
+#include "profile/verdict.h"
 
 #define MS 1000000ull
 

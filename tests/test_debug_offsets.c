@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "py_offsets.h"
+#include "cpython/py_offsets.h"
 
 #define TABLE_BYTES 1024 /* what py_runtime.c reads */
 

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregator.h"
-#include "code_table.h"
-#include "record.h"
-#include "snapshot.h"
-#include "strtab.h"
+#include "profile/aggregator.h"
+#include "profile/code_table.h"
+#include "transport/record.h"
+#include "profile/snapshot.h"
+#include "profile/strtab.h"
 
 static uint64_t recbuf[1024];
 

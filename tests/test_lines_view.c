@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "headless.h"
 #include "../ui/batch_text.h"
 #include "../ui/count_columns.h"

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "linetable.h"
+#include "cpython/linetable.h"
 #include "tap_note.h"
 
 /* ---- against CPython ----------------------------------------------------- */

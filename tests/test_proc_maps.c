@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proc_maps.h"
+#include "target/proc_maps.h"
 
 static const char fixture[] =
 	"00400000-00420000 r--p 00000000 fe:01 1234    /usr/bin/python3.11\n"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "headless.h"
 #include "../ui/batch_text.h"
 #include "../ui/crt.h"

@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "fake_python.h"
-#include "proc_threads.h"
-#include "py_offsets.h"
-#include "py_reader.h"
-#include "remote_mem.h"
+#include "target/proc_threads.h"
+#include "cpython/py_offsets.h"
+#include "cpython/py_reader.h"
+#include "target/remote_mem.h"
 
 #define READER_MAX_THREADS 1024 /* py_reader.c's bound on a thread list */
 #define MAX_VERSIONS 16

@@ -28,8 +28,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "record.h"
-#include "ring.h"
+#include "transport/record.h"
+#include "transport/ring.h"
 
 #define MAX_REC 4096 /* bytes; enough for any record the tests push */
 

@@ -155,7 +155,7 @@ static char state_of(pid_t pid)
 	return rp != NULL && rp[1] == ' ' ? rp[2] : 0;
 }
 
-/* Seize and stop `tracee` the way src/native_unwind.c does. */
+/* Seize and stop `tracee` the way src/sampler/native_unwind.c does. */
 static void seize_stopped(pid_t tracee)
 {
 	int st;

@@ -1,5 +1,5 @@
 /* test_target_files.c - opening files on the target's behalf
- * (src/target_files.c) as the lines view does (ui/source_file.c), and the
+ * (src/target/target_files.c) as the lines view does (ui/source_file.c), and the
  * escaping of the target's bytes in error lines (src/escape.c). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -16,7 +16,7 @@
 
 #include "errors.h"
 #include "escape.h"
-#include "target_files.h"
+#include "target/target_files.h"
 #include "../ui/source_file.h"
 
 static char *tmpdir(void)

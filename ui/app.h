@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "options.h"
-#include "snapshot.h"
+#include "profile/snapshot.h"
 
 /* The live screen.  When the target exits, the final figures stay on
  * screen with "[target exited, status N]" until q.  Returns 0, or -1 when

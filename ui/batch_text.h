@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 
 #define BATCH_TEXT_ROWS 30    /* function rows per refresh */
 #define BATCH_TEXT_THREADS 20 /* thread rows per refresh, busiest first */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "table.h"
 
 enum count_col {

@@ -11,7 +11,7 @@
 #include "crt.h"
 #include "profile_table.h"
 #include "prompt.h"
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "table_view.h"
 
 /* Which row is selected, by what it is rather than where it is, so the

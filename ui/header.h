@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "sparkline.h"
 
 #define HEADER_LINE_MAX 1024 /* bytes per formatted header line */

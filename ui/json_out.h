@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 
 /* Print one line and flush.  Returns 0, or -1 when out can no longer be
  * written or memory ran out. */

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 
 #define LINES_CALLEES_SHOWN 5
 #define LINES_CALLEE_TEXT 512

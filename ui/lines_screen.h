@@ -17,7 +17,7 @@
 #include "count_columns.h"
 #include "crt.h"
 #include "lines_callees.h"
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "source_file.h"
 #include "table.h"
 #include "table_view.h"

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "table.h"
 
 enum process_col {

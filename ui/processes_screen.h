@@ -15,7 +15,7 @@
 #include "crt.h"
 #include "process_table.h"
 #include "prompt.h"
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "table_view.h"
 
 struct processes_screen {

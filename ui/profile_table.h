@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "count_columns.h"
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "table.h"
 
 enum profile_mode {

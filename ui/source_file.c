@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "target_files.h"
+#include "target/target_files.h"
 
 /* ---- reading ----------------------------------------------------------- */
 

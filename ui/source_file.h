@@ -27,7 +27,7 @@ struct source_file {
 
 /* Read path as seen from the directory root (NULL: "/"), never from
  * anywhere else, with pytop's own rights and the rules of
- * src/target_files.h (no symbolic link as the last component, regular
+ * src/target/target_files.h (no symbolic link as the last component, regular
  * files only).  Returns 0, or -1 with sf->reason set. */
 int source_file_load(struct source_file *sf, const char *root,
                      const char *path);

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "table.h"
 
 enum thread_col {

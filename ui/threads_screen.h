@@ -14,7 +14,7 @@
 
 #include "crt.h"
 #include "prompt.h"
-#include "snapshot.h"
+#include "profile/snapshot.h"
 #include "table_view.h"
 #include "thread_table.h"
 

@@ -15,7 +15,7 @@
 #include "config.h"
 #endif
 
-#include "linetable.h"
+#include "cpython/linetable.h"
 
 #include <limits.h>
 #include <stdbool.h>

@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "py_offsets.h"
+#include "cpython/py_offsets.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -2,14 +2,14 @@
 #include "config.h"
 #endif
 
-#include "py_reader.h"
+#include "cpython/py_reader.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
-#include "remote_mem.h"
+#include "target/remote_mem.h"
 
 #define MAX_INTERPS 16
 #define MAX_THREADS 1024

@@ -21,9 +21,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proc_threads.h"
-#include "py_runtime.h"
-#include "record.h"
+#include "target/proc_threads.h"
+#include "cpython/py_runtime.h"
+#include "transport/record.h"
 
 #define PY_READER_MAX_FRAMES 2048
 /* A code object not seen on any stack for this long is forgotten (code

@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "py_runtime.h"
+#include "cpython/py_runtime.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,10 +11,10 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "elf_syms.h"
-#include "proc_maps.h"
-#include "remote_mem.h"
-#include "target_files.h"
+#include "target/elf_syms.h"
+#include "target/proc_maps.h"
+#include "target/remote_mem.h"
+#include "target/target_files.h"
 
 /* A candidate object that may export _PyRuntime, with its load address. */
 struct candidate {

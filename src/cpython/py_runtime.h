@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "errors.h"
-#include "py_offsets.h"
+#include "cpython/py_offsets.h"
 
 struct py_runtime {
 	uintptr_t runtime;            /* address of _PyRuntime in the target */

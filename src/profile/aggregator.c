@@ -31,7 +31,7 @@
 #include "config.h"
 #endif
 
-#include "aggregator.h"
+#include "profile/aggregator.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,12 +42,12 @@
 #include <string.h>
 
 #include "clock.h"
-#include "code_table.h"
-#include "cpu_split.h"
+#include "profile/code_table.h"
+#include "profile/cpu_split.h"
 #include "hashmap.h"
-#include "proc_table.h"
-#include "record.h"
-#include "strtab.h"
+#include "profile/proc_table.h"
+#include "transport/record.h"
+#include "profile/strtab.h"
 
 /* Counters of one function or line row. */
 struct agg_counts {

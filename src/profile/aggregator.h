@@ -57,7 +57,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 
 struct aggregator;
 

@@ -3,13 +3,13 @@
 #include "config.h"
 #endif
 
-#include "code_table.h"
+#include "profile/code_table.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "hashmap.h"
-#include "record.h"
+#include "transport/record.h"
 
 struct code_table {
 	struct strtab *strings;  /* borrowed */

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "linetable.h"
-#include "strtab.h"
+#include "cpython/linetable.h"
+#include "profile/strtab.h"
 
 struct code_info {
 	uint32_t code_id;

@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cpu_split.h"
+#include "profile/cpu_split.h"
 
 #include <stdlib.h>
 

@@ -3,15 +3,15 @@
 #include "config.h"
 #endif
 
-#include "native_merge.h"
+#include "profile/native_merge.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "native_syms.h"
-#include "native_unwind.h"
-#include "py_reader.h"
-#include "record.h"
+#include "profile/native_syms.h"
+#include "sampler/native_unwind.h"
+#include "cpython/py_reader.h"
+#include "transport/record.h"
 
 #define MAX_GROUPS PY_READER_MAX_FRAMES
 #define MAX_OUT (PY_READER_MAX_FRAMES + NATIVE_MAX_FRAMES)

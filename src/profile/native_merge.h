@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "aggregator.h"
+#include "profile/aggregator.h"
 
 #define NATIVE_CODE_BASE 0x80000000u
 

@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "native_syms.h"
+#include "profile/native_syms.h"
 
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -16,9 +16,9 @@
 
 #include "clock.h"
 #include "hashmap.h"
-#include "proc_maps.h"
-#include "strtab.h"
-#include "target_files.h"
+#include "target/proc_maps.h"
+#include "profile/strtab.h"
+#include "target/target_files.h"
 
 #define REREPORT_NS 250000000ull /* at most this often: /proc/PID/maps again */
 

@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "proc_table.h"
+#include "profile/proc_table.h"
 
 #include <errno.h>
 #include <signal.h>

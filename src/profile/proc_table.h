@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record.h"
-#include "snapshot.h"
-#include "strtab.h"
+#include "transport/record.h"
+#include "profile/snapshot.h"
+#include "profile/strtab.h"
 
 #define PROC_TABLE_KEEP_EXITED 32
 

@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>

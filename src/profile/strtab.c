@@ -8,7 +8,7 @@
 #include "config.h"
 #endif
 
-#include "strtab.h"
+#include "profile/strtab.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

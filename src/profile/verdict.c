@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "verdict.h"
+#include "profile/verdict.h"
 
 #include <stdio.h>
 

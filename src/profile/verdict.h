@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 
 #define VERDICT_MAJFLT_RATE 50.0
 #define VERDICT_MAJFLT_WAITING_RATE 5.0

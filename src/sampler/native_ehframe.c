@@ -9,14 +9,14 @@
 #include "config.h"
 #endif
 
-#include "native_ehframe.h"
+#include "sampler/native_ehframe.h"
 
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
-#include "remote_mem.h"
+#include "target/remote_mem.h"
 
 #define PAGE_MASK (~(uint64_t)4095)
 #define MAX_PHDRS 64

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proc_maps.h"
+#include "target/proc_maps.h"
 
 /* One module's address range and, when it has one, its table. */
 struct ehframe_module {

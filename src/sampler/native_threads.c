@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "native_threads.h"
+#include "sampler/native_threads.h"
 
 #include <dirent.h>
 #include <stdio.h>

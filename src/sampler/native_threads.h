@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "proc_threads.h"
-#include "py_reader.h"
+#include "target/proc_threads.h"
+#include "cpython/py_reader.h"
 
 struct native_threads;
 

@@ -20,7 +20,7 @@
 #include "config.h"
 #endif
 
-#include "native_unwind.h"
+#include "sampler/native_unwind.h"
 
 #include <errno.h>
 #include <libunwind.h>
@@ -36,8 +36,8 @@
 #include <time.h>
 
 #include "clock.h"
-#include "native_ehframe.h"
-#include "remote_mem.h"
+#include "sampler/native_ehframe.h"
+#include "target/remote_mem.h"
 
 #define MAX_PENDING 1024
 #define PAGE 4096u

@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "proc_follow.h"
+#include "sampler/proc_follow.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "proc_children.h"
+#include "target/proc_children.h"
 
 #define LOOKUPS_PER_SCAN 8   /* bounds a scan's length under churn */
 #define READY_TRIES 40       /* ~10 s for a new interpreter to start */

@@ -19,9 +19,9 @@
 #include <sys/types.h>
 
 #include "errors.h"
-#include "py_runtime.h"
-#include "record.h"
-#include "ring.h"
+#include "cpython/py_runtime.h"
+#include "transport/record.h"
+#include "transport/ring.h"
 
 #define FOLLOW_PERIOD_MS 250
 #define FOLLOW_MAX_LISTED 256  /* processes listed at once */

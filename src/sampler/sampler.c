@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "sampler.h"
+#include "sampler/sampler.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -18,12 +18,12 @@
 
 #include "clock.h"
 #include "job_control.h"
-#include "native_unwind.h"
-#include "proc_follow.h"
-#include "proc_threads.h"
-#include "py_reader.h"
-#include "record.h"
-#include "sampler_proc.h"
+#include "sampler/native_unwind.h"
+#include "sampler/proc_follow.h"
+#include "target/proc_threads.h"
+#include "cpython/py_reader.h"
+#include "transport/record.h"
+#include "sampler/sampler_proc.h"
 
 #define NAMES_EVERY_REPORTS 10 /* re-read thread names every ~1 s */
 #define CATCH_UP_PERIODS 10

@@ -10,8 +10,8 @@
 #include <sys/types.h>
 
 #include "errors.h"
-#include "py_runtime.h"
-#include "ring.h"
+#include "cpython/py_runtime.h"
+#include "transport/ring.h"
 
 /* Written only by the sampler thread; read by anyone. */
 struct sampler_stats {

@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "sampler_proc.h"
+#include "sampler/sampler_proc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "native_threads.h"
-#include "proc_threads.h"
-#include "py_reader.h"
-#include "py_runtime.h"
+#include "sampler/native_threads.h"
+#include "target/proc_threads.h"
+#include "cpython/py_reader.h"
+#include "cpython/py_runtime.h"
 
 #define SAMPLER_PROC_NO_ID UINT32_MAX
 

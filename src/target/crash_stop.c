@@ -6,7 +6,7 @@
 #include "config.h"
 #endif
 
-#include "crash_stop.h"
+#include "target/crash_stop.h"
 
 #include <dirent.h>
 #include <fcntl.h>

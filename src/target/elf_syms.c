@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "elf_syms.h"
+#include "target/elf_syms.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "proc_children.h"
+#include "target/proc_children.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "proc_gauges.h"
+#include "target/proc_gauges.h"
 
 #include <inttypes.h>
 #include <libproc2/pids.h>

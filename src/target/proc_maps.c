@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "proc_maps.h"
+#include "target/proc_maps.h"
 
 #include <ctype.h>
 #include <errno.h>

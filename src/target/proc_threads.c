@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "proc_threads.h"
+#include "target/proc_threads.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "remote_mem.h"
+#include "target/remote_mem.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -5,7 +5,7 @@
 #include "config.h"
 #endif
 
-#include "safe_create.h"
+#include "target/safe_create.h"
 
 #include <errno.h>
 #include <fcntl.h>

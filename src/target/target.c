@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "target.h"
+#include "target/target.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "crash_stop.h"
-#include "proc_children.h"
-#include "safe_create.h"
-#include "proc_threads.h"
+#include "target/crash_stop.h"
+#include "target/proc_children.h"
+#include "target/safe_create.h"
+#include "target/proc_threads.h"
 
 /* How long a launched program may run without becoming a Python before we
  * call it "not Python".  Wrappers (pyenv shims, shell scripts) exec the

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "errors.h"
-#include "py_runtime.h"
+#include "cpython/py_runtime.h"
 
 struct target {
 	pid_t pid;

@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "target_files.h"
+#include "target/target_files.h"
 
 #include <errno.h>
 #include <fcntl.h>

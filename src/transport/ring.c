@@ -10,7 +10,7 @@
 #include "config.h"
 #endif
 
-#include "ring.h"
+#include "transport/ring.h"
 
 #include <assert.h>
 #include <stdalign.h>
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "transport/record.h"
 
 #define RING_CACHELINE 64
 #define RING_MIN_CAPACITY 4096u

@@ -145,7 +145,8 @@ count_trs() {
 
 # test_list DIR LIST: the test binaries make variable LIST names in DIR.
 test_list() {
-	make -C "$ROOT/$1" -s --no-print-directory print-tests LIST="$2"
+	make -C "$ROOT/$1" -s --no-print-directory print-tests |
+		sed -n "s/^$2=//p"
 }
 
 # check_dir DIR [TESTS]: build and run DIR's tests: all, the ones the make

@@ -16,6 +16,7 @@
 
 #include "profile/snapshot.h"
 #include "headless.h"
+#include "snapshot_builder.h"
 #include "../ui/batch_text.h"
 #include "../ui/count_columns.h"
 #include "../ui/crt.h"
@@ -25,6 +26,7 @@
 #include "../ui/profile_table.h"
 #include "../ui/source_file.h"
 #include "../ui/text.h"
+#include "../ui/tui_state.h"
 
 /* ---- fixtures ----------------------------------------------------------- */
 
@@ -55,24 +57,18 @@ static struct snapshot make_snapshot(const char *file, const struct row *fn,
                                      size_t nfn, const struct row *ln,
                                      size_t nln)
 {
-	struct snapshot s;
+	struct snapshot s = sb_snapshot(getpid(), "", "", 1000);
+	struct snap_func *funcs = sb_funcs(&s, nfn);
+	struct snap_line *lines = sb_lines(&s, nln);
 
-	memset(&s, 0, sizeof s);
-	s.pid = getpid();
-	s.samples = 1000;
-	s.funcs = calloc(nfn + 1, sizeof *s.funcs);
-	s.lines = calloc(nln + 1, sizeof *s.lines);
-	cr_assert(s.funcs && s.lines);
 	for (size_t i = 0; i < nfn; i++)
-		s.funcs[i] = (struct snap_func){ .name = fn[i].name, .file = file,
-		                                 .line = fn[i].line,
-		                                 .c = counts(&fn[i]) };
+		funcs[i] = (struct snap_func){ .name = fn[i].name, .file = file,
+		                               .line = fn[i].line,
+		                               .c = counts(&fn[i]) };
 	for (size_t i = 0; i < nln; i++)
-		s.lines[i] = (struct snap_line){ .name = ln[i].name, .file = file,
-		                                 .line = ln[i].line,
-		                                 .c = counts(&ln[i]) };
-	s.nfuncs = nfn;
-	s.nlines = nln;
+		lines[i] = (struct snap_line){ .name = ln[i].name, .file = file,
+		                               .line = ln[i].line,
+		                               .c = counts(&ln[i]) };
 	return s;
 }
 
@@ -483,38 +479,11 @@ static struct snapshot work_snapshot(const char *file)
 	return make_snapshot(file, work_funcs, 2, work_lines, 4);
 }
 
-static void draw(struct tui_state *st)
-{
-	struct legend_item legend[16];
-
-	erase();
-	if (st->view == VIEW_LINES) {
-		lscreen_sync(&st->ls, fscreen_snapshot(&st->fs), st->fs.shown);
-		lscreen_draw(&st->ls, &headless_crt, 0, LINES - 1, "");
-	} else {
-		fscreen_draw(&st->fs, &headless_crt, 0, LINES - 1, "");
-	}
-	function_bar_draw(&headless_crt, LINES - 1, legend,
-	                  keys_legend(st, legend, 16));
-}
-
 static void start(struct tui_state *st, const char *file)
 {
 	struct snapshot s = work_snapshot(file);
 
-	memset(st, 0, sizeof *st);
-	fscreen_init(&st->fs, true);
-	tscreen_init(&st->ts, true);
-	lscreen_init(&st->ls, true);
-	fscreen_show(&st->fs, &s);
-	draw(st);
-}
-
-static void stop(struct tui_state *st)
-{
-	lscreen_free(&st->ls);
-	tscreen_free(&st->ts);
-	fscreen_free(&st->fs);
+	headless_start(st, &s, true);
 }
 
 static int selected_line(const struct tui_state *st)
@@ -535,8 +504,8 @@ Test(view, enter_shows_the_source_with_the_hottest_line_selected)
 	start(&st, g_path);
 	cr_assert_str_eq(profile_table_row(&st.fs.table, 0)->name, "work");
 	cr_assert_eq(keys_handle(&st, '\r'), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_LINES);
-	draw(&st);
+	cr_assert_eq(st.view, &lines_screen_ops);
+	headless_draw(&st);
 	snprintf(title, sizeof title, "Source of work (");
 	cr_assert_eq(strncmp(headless_row(0), title, strlen(title)), 0, "%s", headless_row(0));
 	cr_assert_not_null(strstr(headless_row(0), "p.py:4-13), % of 1,000 samples"),
@@ -559,7 +528,7 @@ Test(view, enter_shows_the_source_with_the_hottest_line_selected)
 		cr_assert_leq(text_width(headless_row(y), true), 80, "row %d", y);
 	cr_assert_str_eq(headless_row(23), "F1Help  Esc Back  l Lines t Threads p Pause "
 	                 "r Reset F10Quit");
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, wide_terminal_shows_faults_and_idle_shows_wait)
@@ -570,22 +539,22 @@ Test(view, wide_terminal_shows_faults_and_idle_shows_wait)
 	start(&st, g_path);
 	keys_handle(&st, '\r');
 	resizeterm(24, 200);
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+  "
 	                 "Faults  MajFlt Heat  Source");
 	cr_assert_not_null(strstr(headless_row(8), "  4.0K     31!       1 "), "%s",
 	                   headless_row(8));
 	s = work_snapshot(g_path);
 	s.idle_mode = true;
-	fscreen_show(&st.fs, &s);
-	draw(&st);
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  %Wait  "
 	                 "Mem+  Faults  MajFlt Heat  Source");
 	resizeterm(24, 80);
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), " Line  %Own   %Py  %Nat  %Sys  %Wait  Mem+ "
 	                 "Heat  Source");
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, keys_move_and_esc_or_left_go_back_to_the_same_function)
@@ -597,7 +566,7 @@ Test(view, keys_move_and_esc_or_left_go_back_to_the_same_function)
 	keys_handle(&st, CRT_KEYCODE(KEY_DOWN)); /* other */
 	keys_handle(&st, CRT_KEYCODE(KEY_UP));   /* work */
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	keys_handle(&st, CRT_KEYCODE(KEY_UP));
 	cr_assert_eq(selected_line(&st), 9);
 	keys_handle(&st, CRT_KEYCODE(KEY_HOME));
@@ -615,28 +584,28 @@ Test(view, keys_move_and_esc_or_left_go_back_to_the_same_function)
 	/* A new snapshot: the figures change, the bar stays on line 13. */
 	s = work_snapshot(g_path);
 	s.lines[2].c.own = s.lines[2].c.total = 999;
-	fscreen_show(&st.fs, &s);
-	draw(&st);
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_eq(selected_line(&st), 13);
 	cr_assert_not_null(strstr(headless_row(11), "   13  99.9    99.9"), "%s",
 	                   headless_row(11));
 	/* Esc: the functions table, its bar still on work. */
 	cr_assert_eq(keys_handle(&st, 27), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	cr_assert_eq(st.thread_filter, 0);
 	cr_assert_str_eq(profile_table_row(&st.fs.table, st.fs.pos.sel)->name,
 	                 "work");
 	/* Left does the same; elsewhere it does nothing. */
 	keys_handle(&st, CRT_KEYCODE(KEY_DOWN));
 	keys_handle(&st, '\r');
-	cr_assert_eq(st.view, VIEW_LINES);
+	cr_assert_eq(st.view, &lines_screen_ops);
 	cr_assert_str_eq(st.ls.name, "other");
 	cr_assert_eq(keys_handle(&st, CRT_KEYCODE(KEY_LEFT)), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	cr_assert_str_eq(profile_table_row(&st.fs.table, st.fs.pos.sel)->name,
 	                 "other");
 	cr_assert_eq(keys_handle(&st, CRT_KEYCODE(KEY_LEFT)), REACT_NONE);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, the_bar_follows_the_hottest_line_until_the_user_moves)
@@ -649,10 +618,10 @@ Test(view, the_bar_follows_the_hottest_line_until_the_user_moves)
 	cr_assert_eq(selected_line(&st), 10);
 	s = work_snapshot(g_path);
 	s.lines[0].c.total = 800; /* line 9 becomes the hottest */
-	fscreen_show(&st.fs, &s);
-	draw(&st);
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_eq(selected_line(&st), 9);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, from_the_line_table_enter_selects_that_line)
@@ -665,13 +634,13 @@ Test(view, from_the_line_table_enter_selects_that_line)
 	keys_handle(&st, CRT_KEYCODE(KEY_DOWN));
 	cr_assert_eq(profile_table_row(&st.fs.table, st.fs.pos.sel)->line, 9);
 	keys_handle(&st, '\r');
-	cr_assert_eq(st.view, VIEW_LINES);
+	cr_assert_eq(st.view, &lines_screen_ops);
 	cr_assert_eq(selected_line(&st), 9);
 	/* l: straight back to the line table. */
 	keys_handle(&st, 'l');
-	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	cr_assert_eq(st.fs.mode, PROFILE_LINES);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, missing_source_still_lists_the_sampled_lines)
@@ -680,14 +649,14 @@ Test(view, missing_source_still_lists_the_sampled_lines)
 
 	start(&st, "/nonexistent/dir/gone.py");
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), "source not available: /nonexistent/dir/"
 	                 "gone.py: No such file or directory");
 	cr_assert_eq(st.ls.nrows, 3);
 	cr_assert_not_null(strstr(headless_row(3), "    9  10.0"), "%s", headless_row(3));
 	cr_assert_not_null(strstr(headless_row(4), "   10  60.0"), "%s", headless_row(4));
 	cr_assert_eq(selected_line(&st), 10);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, a_shorter_file_says_it_changed)
@@ -697,7 +666,7 @@ Test(view, a_shorter_file_says_it_changed)
 
 	start(&st, shorter); /* lines 1-6 only */
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), "source changed? line 13 is past the end of "
 	                 "the file (6 lines)");
 	/* 4-6 from the file, then the sampled lines past its end. */
@@ -705,7 +674,7 @@ Test(view, a_shorter_file_says_it_changed)
 	                 "      @decorator");
 	cr_assert_not_null(strstr(headless_row(6), "    9  10.0"), "%s", headless_row(6));
 	cr_assert_eq(st.ls.nrows, 6);
-	stop(&st);
+	headless_stop(&st);
 	unlink(shorter);
 	free(shorter);
 }
@@ -717,13 +686,13 @@ Test(view, ascii_heat_bar_without_utf8)
 	start(&st, g_path);
 	headless_crt.utf8 = false;
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_not_null(strstr(headless_row(8), " ##### "), "%s", headless_row(8));
 	cr_assert_not_null(strstr(headless_row(7), " ##+ "), "%s", headless_row(7));
 	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+ "
 	                 "Heat  Source");
 	headless_crt.utf8 = true;
-	stop(&st);
+	headless_stop(&st);
 }
 
 /* --native: the native functions line 10 called, under it, most own
@@ -768,9 +737,9 @@ Test(view, native_callees_are_listed_under_their_line)
 	start(&st, g_path);
 	s = work_snapshot(g_path);
 	add_callees(&s, g_path);
-	fscreen_show(&st.fs, &s);
+	tui_show(&st, &s);
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_eq(selected_line(&st), 10, "the bar stays on the hottest line");
 	cr_assert_not_null(strstr(headless_row(8), "   10  60.0    60.0"), "%s",
 	                   headless_row(8));
@@ -798,12 +767,12 @@ Test(view, native_callees_are_listed_under_their_line)
 	st.ls.utf8 = false;
 	s = work_snapshot(g_path);
 	add_callees(&s, g_path);
-	fscreen_show(&st.fs, &s);
-	draw(&st);
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_not_null(strstr(headless_row(9), "-> deflate_slow  libz"), "%s",
 	                   headless_row(9));
 	headless_crt.utf8 = true;
-	stop(&st);
+	headless_stop(&st);
 }
 
 /* --native: Enter on a native function without source lines lists the
@@ -834,11 +803,11 @@ Test(view, a_native_function_without_source_lists_its_callers)
 	s.callees[1] = (struct snap_callee){ .caller_file = g_path, .caller_line = 17,
 		.name = crypto, .file = module, .module = module, .c = counts(&from_other) };
 	s.ncallees = 2;
-	fscreen_show(&st.fs, &s);
-	draw(&st);
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_str_eq(profile_table_row(&st.fs.table, 0)->name, crypto);
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), "no source lines (no debug info); below, "
 	                 "the Python lines that called it");
 	cr_assert_eq(st.ls.nrows, 2);
@@ -848,5 +817,5 @@ Test(view, a_native_function_without_source_lists_its_callers)
 	cr_assert_not_null(strstr(headless_row(4), "20.0"), "%s", headless_row(4));
 	cr_assert_not_null(strstr(headless_row(4), "\u21b0 other (p.py:17)"),
 	                   "%s", headless_row(4));
-	stop(&st);
+	headless_stop(&st);
 }

@@ -137,6 +137,19 @@ static const struct table_column columns[COUNT_NCOLS] = {
 	[COUNT_TOTAL_TIME] = NUM("TotalTime", 10, 1, 10, fmt_total_time),
 };
 
+const char *const count_column_help[] = {
+	"%Own %Total  samples with the innermost frame here / anywhere on "
+	"the stack",
+	"%Py %Nat %Sys %Wait  %Own split: bytecode, native code, kernel, "
+	"off CPU",
+	"Mem+ Faults  RSS growth and page faults while here (! some were "
+	"major)",
+	"OwnTime TotalTime  sampled time (samples x interval); Heat: "
+	"%Total bar",
+	"Percentages are of the samples named on the line above the titles.",
+	NULL,
+};
+
 struct table_column count_column(enum count_col col)
 {
 	return col < COUNT_NCOLS ? columns[col] : columns[COUNT_OWN];

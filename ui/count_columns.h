@@ -46,6 +46,10 @@ struct count_ctx {
  * %Wait, %Sys, %Nat, %Py; %Own is never dropped. */
 struct table_column count_column(enum count_col col);
 
+/* What the figure columns mean, for the help screen: lines,
+ * NULL-terminated. */
+extern const char *const count_column_help[];
+
 /* Short name of a column, as in the title row ("%Py"). */
 const char *count_col_name(enum count_col col);
 

@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "count_columns.h"
+#include "keys.h"
 #include "profile_table.h"
 #include "text.h"
+#include "tui_state.h"
 
 /* ---- cells ------------------------------------------------------------- */
 
@@ -599,3 +601,81 @@ void lscreen_draw(struct lines_screen *ls, const struct crt *crt, int y,
 	     r++)
 		draw_row(ls, crt, y + r, ls->pos.top + (size_t)r);
 }
+
+/* ---- as a screen (screen.h) -------------------------------------------- */
+
+static void op_init(struct tui_state *st, bool utf8)
+{
+	lscreen_init(&st->ls, utf8);
+}
+
+static void op_free(struct tui_state *st)
+{
+	lscreen_free(&st->ls);
+}
+
+static void op_sync(struct tui_state *st)
+{
+	lscreen_sync(&st->ls, tui_snapshot(st), st->shown);
+}
+
+static void op_draw(struct tui_state *st, const struct crt *crt, int y,
+                    int h, const char *status)
+{
+	lscreen_draw(&st->ls, crt, y, h, status);
+}
+
+static void op_move(struct tui_state *st, long delta)
+{
+	lscreen_move(&st->ls, delta);
+}
+
+static void op_page(struct tui_state *st, int dir)
+{
+	lscreen_page(&st->ls, dir);
+}
+
+static void op_home(struct tui_state *st)
+{
+	lscreen_home(&st->ls);
+}
+
+static void op_end(struct tui_state *st)
+{
+	lscreen_end(&st->ls);
+}
+
+/* The source is read again at the next opening. */
+static void op_leave(struct tui_state *st)
+{
+	lscreen_close(&st->ls);
+}
+
+static size_t op_legend(const struct tui_state *st, struct legend_item *out,
+                        size_t max)
+{
+	static const struct legend_item items[] = {
+		{ "Esc", "Back" }, { "l", "Lines" }, { "t", "Threads" },
+	};
+
+	(void)st;
+	return legend_copy(out, max, items, sizeof items / sizeof items[0]);
+}
+
+/* The file's order: nothing to sort; nothing to filter or choose. */
+const struct screen_ops lines_screen_ops = {
+	.name = "lines",
+	.init = op_init,
+	.free = op_free,
+	.sync = op_sync,
+	.draw = op_draw,
+	.move_by = op_move,
+	.page = op_page,
+	.home = op_home,
+	.end = op_end,
+	.leave = op_leave,
+	.left_is_back = true,
+	.legend = op_legend,
+	.legend_reset = true,
+	.column_help = count_column_help,
+};

@@ -5,8 +5,8 @@
  * opens it; the figures follow each new snapshot, the source is read once
  * per opening.
  *
- * Like the threads screen it borrows the snapshot the functions screen
- * owns: call lscreen_sync with that snapshot and its `shown` count before
+ * Like the threads screen it borrows the snapshot the TUI state owns:
+ * call lscreen_sync with that snapshot and its `shown` count before
  * using the screen. */
 #ifndef PYTOP_UI_LINES_SCREEN_H
 #define PYTOP_UI_LINES_SCREEN_H
@@ -18,6 +18,7 @@
 #include "crt.h"
 #include "lines_callees.h"
 #include "profile/snapshot.h"
+#include "screen.h"
 #include "source_file.h"
 #include "table.h"
 #include "table_view.h"
@@ -84,6 +85,9 @@ struct lines_screen {
 	                                 next draw */
 	bool utf8;
 };
+
+/* Its operations (screen.h). */
+extern const struct screen_ops lines_screen_ops;
 
 void lscreen_init(struct lines_screen *ls, bool utf8);
 void lscreen_free(struct lines_screen *ls); /* closes; init again to reuse */

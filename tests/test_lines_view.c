@@ -120,7 +120,7 @@ Test(columns, figures_are_shares_of_all_samples)
 	struct table_span sp[PROFILE_NCOLS];
 	char line[1024];
 
-	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, PROFILE_COL_OWN,
+	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, COUNT_OWN,
 	                    true);
 	/* grow: 100 own samples of 1000, 30 + 30 + 40 of them split. */
 	table_format_row(&pt.table, profile_table_row(&pt, 3), -1, line,
@@ -128,14 +128,14 @@ Test(columns, figures_are_shares_of_all_samples)
 	cr_assert_str_eq(name_at(&pt, 3), "grow");
 #define CELL(col) strndup(line + sp[col].start, sp[col].end - sp[col].start)
 	static const struct {
-		enum profile_col col;
+		profile_col col;
 		const char *want;
 	} want[] = {
-		{ PROFILE_COL_OWN, " 10.0" },  { PROFILE_COL_TOTAL, "   90.0" },
-		{ PROFILE_COL_PY, "  3.0" },   { PROFILE_COL_NAT, "  3.0" },
-		{ PROFILE_COL_SYS, "  4.0" },  { PROFILE_COL_MEM, "12.3M" },
-		{ PROFILE_COL_FAULTS, "  5.0k!" },
-		{ PROFILE_COL_MAJFLT, "      3" },
+		{ COUNT_OWN, " 10.0" },  { COUNT_TOTAL, "   90.0" },
+		{ COUNT_PY, "  3.0" },   { COUNT_NAT, "  3.0" },
+		{ COUNT_SYS, "  4.0" },  { COUNT_MEM, "12.3M" },
+		{ COUNT_FAULTS, "  5.0k!" },
+		{ COUNT_MAJFLT, "      3" },
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		char *cell = CELL(want[i].col);
@@ -144,7 +144,7 @@ Test(columns, figures_are_shares_of_all_samples)
 		free(cell);
 	}
 	/* Without --idle there is no %Wait cell at all. */
-	cr_assert_eq(sp[PROFILE_COL_WAIT].start, sp[PROFILE_COL_WAIT].end);
+	cr_assert_eq(sp[COUNT_WAIT].start, sp[COUNT_WAIT].end);
 	profile_table_free(&pt);
 	snapshot_free(&s);
 }
@@ -181,16 +181,16 @@ Test(columns, sort_by_each_new_column)
 	struct snapshot s = make_snapshot("/srv/a.py", funcs, 4, NULL, 0);
 	struct profile_table pt;
 	static const struct {
-		enum profile_col col;
+		profile_col col;
 		const char *order[4];
 	} want[] = {
-		{ PROFILE_COL_PY, { "py_loop", "grow", "hashing", "stat_all" } },
-		{ PROFILE_COL_NAT, { "hashing", "stat_all", "grow", "py_loop" } },
-		{ PROFILE_COL_SYS, { "stat_all", "grow", "hashing", "py_loop" } },
-		{ PROFILE_COL_MEM, { "grow", "hashing", "py_loop", "stat_all" } },
-		{ PROFILE_COL_FAULTS, { "grow", "hashing", "py_loop",
+		{ COUNT_PY, { "py_loop", "grow", "hashing", "stat_all" } },
+		{ COUNT_NAT, { "hashing", "stat_all", "grow", "py_loop" } },
+		{ COUNT_SYS, { "stat_all", "grow", "hashing", "py_loop" } },
+		{ COUNT_MEM, { "grow", "hashing", "py_loop", "stat_all" } },
+		{ COUNT_FAULTS, { "grow", "hashing", "py_loop",
 		                        "stat_all" } },
-		{ PROFILE_COL_MAJFLT, { "grow", "py_loop", "hashing",
+		{ COUNT_MAJFLT, { "grow", "py_loop", "hashing",
 		                        "stat_all" } },
 	};
 
@@ -205,32 +205,32 @@ Test(columns, sort_by_each_new_column)
 		profile_table_free(&pt);
 	}
 	/* %Wait only sorts with --idle; otherwise it means %Own. */
-	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, PROFILE_COL_WAIT,
+	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, COUNT_WAIT,
 	                    true);
-	cr_assert_eq(pt.sort, PROFILE_COL_OWN);
+	cr_assert_eq(pt.sort, COUNT_OWN);
 	profile_table_free(&pt);
 	s.idle_mode = true;
 	s.funcs[2].c.split.waiting = 80;
-	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, PROFILE_COL_WAIT,
+	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, COUNT_WAIT,
 	                    true);
-	cr_assert_eq(pt.sort, PROFILE_COL_WAIT);
+	cr_assert_eq(pt.sort, COUNT_WAIT);
 	cr_assert_str_eq(name_at(&pt, 0), "stat_all");
 	profile_table_free(&pt);
 	/* The < > keys step over %Wait unless it is shown. */
-	unsigned long no_wait = 1UL << PROFILE_COL_WAIT;
-	cr_assert_eq(profile_col_step(PROFILE_COL_SYS, 1, no_wait),
-	             PROFILE_COL_MEM);
-	cr_assert_eq(profile_col_step(PROFILE_COL_MEM, -1, no_wait),
-	             PROFILE_COL_SYS);
-	cr_assert_eq(profile_col_step(PROFILE_COL_SYS, 1, 0),
-	             PROFILE_COL_WAIT);
+	unsigned long no_wait = 1UL << COUNT_WAIT;
+	cr_assert_eq(profile_col_step(COUNT_SYS, 1, no_wait),
+	             COUNT_MEM);
+	cr_assert_eq(profile_col_step(COUNT_MEM, -1, no_wait),
+	             COUNT_SYS);
+	cr_assert_eq(profile_col_step(COUNT_SYS, 1, 0),
+	             COUNT_WAIT);
 	cr_assert_eq(profile_col_step(PROFILE_COL_NAME, 1, no_wait),
-	             PROFILE_COL_OWN);
+	             COUNT_OWN);
 	snapshot_free(&s);
 }
 
 /* Title of the function table at width, with sort and idle mode. */
-static void title_at(struct snapshot *s, bool idle, enum profile_col sort,
+static void title_at(struct snapshot *s, bool idle, profile_col sort,
                      int width, char *line, size_t size,
                      struct table_span *sp)
 {
@@ -258,30 +258,30 @@ Test(columns, fit_80_dropping_the_least_important_first)
 	struct table_span sp[PROFILE_NCOLS];
 	char line[1024];
 
-	title_at(&s, false, PROFILE_COL_OWN, 80, line, sizeof line, sp);
+	title_at(&s, false, COUNT_OWN, 80, line, sizeof line, sp);
 	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  Mem+  "
 	                 "Faults Function (file:line)");
 	cr_assert_geq(80 - start_col(line, &sp[PROFILE_COL_NAME]),
 	              PROFILE_NAME_MIN_COLS);
 	/* --idle: %Wait comes in, Faults makes room for it. */
-	title_at(&s, true, PROFILE_COL_OWN, 80, line, sizeof line, sp);
+	title_at(&s, true, COUNT_OWN, 80, line, sizeof line, sp);
 	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  %Wait  "
 	                 "Mem+ Function (file:line)");
 	/* The sort column stays, whatever its rank: TotalTime pushes out
 	 * Faults and Mem+. */
-	title_at(&s, false, PROFILE_COL_TOTAL_TIME, 80, line, sizeof line, sp);
+	title_at(&s, false, COUNT_TOTAL_TIME, 80, line, sizeof line, sp);
 	cr_assert_str_eq(line, " %Own  %Total   %Py  %Nat  %Sys TotalTime\u25bc "
 	                 "Function (file:line)");
 	cr_assert_leq(text_width(line, true), 80);
 	/* 200 columns: everything. */
-	title_at(&s, true, PROFILE_COL_OWN, 200, line, sizeof line, sp);
+	title_at(&s, true, COUNT_OWN, 200, line, sizeof line, sp);
 	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  %Wait  "
 	                 "Mem+  Faults  MajFlt  OwnTime  TotalTime "
 	                 "Function (file:line)");
 	for (int c = 0; c < PROFILE_NCOLS; c++)
 		cr_assert_lt(sp[c].start, sp[c].end, "column %d", c);
 	/* Narrower than the essentials: %Own and the function stay. */
-	title_at(&s, false, PROFILE_COL_OWN, 20, line, sizeof line, sp);
+	title_at(&s, false, COUNT_OWN, 20, line, sizeof line, sp);
 	cr_assert_eq(strncmp(line, "%Own\u25bc Function", 15), 0, "%s", line);
 	snapshot_free(&s);
 }

@@ -188,24 +188,24 @@ Test(table, sorts_by_each_column)
 	struct snapshot s = make_snapshot(three, 3);
 	struct profile_table pt;
 	static const char *const want[PROFILE_NCOLS][3] = {
-		[PROFILE_COL_OWN] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_TOTAL] = { "Klass.cold", "hot", "warm" },
+		[COUNT_OWN] = { "hot", "warm", "Klass.cold" },
+		[COUNT_TOTAL] = { "Klass.cold", "hot", "warm" },
 		/* No split figures: ties fall back to %Own. */
-		[PROFILE_COL_PY] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_NAT] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_SYS] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_WAIT] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_MEM] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_FAULTS] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_MAJFLT] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_OWN_TIME] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_TOTAL_TIME] = { "Klass.cold", "hot", "warm" },
+		[COUNT_PY] = { "hot", "warm", "Klass.cold" },
+		[COUNT_NAT] = { "hot", "warm", "Klass.cold" },
+		[COUNT_SYS] = { "hot", "warm", "Klass.cold" },
+		[COUNT_WAIT] = { "hot", "warm", "Klass.cold" },
+		[COUNT_MEM] = { "hot", "warm", "Klass.cold" },
+		[COUNT_FAULTS] = { "hot", "warm", "Klass.cold" },
+		[COUNT_MAJFLT] = { "hot", "warm", "Klass.cold" },
+		[COUNT_OWN_TIME] = { "hot", "warm", "Klass.cold" },
+		[COUNT_TOTAL_TIME] = { "Klass.cold", "hot", "warm" },
 		[PROFILE_COL_NAME] = { "Klass.cold", "hot", "warm" },
 	};
 
 	for (int c = 0; c < PROFILE_NCOLS; c++) {
 		profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL,
-		                    (enum profile_col)c, true);
+		                    c, true);
 		cr_assert_eq(pt.n, 3);
 		for (size_t i = 0; i < 3; i++)
 			cr_assert_str_eq(row_name(&pt, i), want[c][i],
@@ -719,7 +719,7 @@ Test(tui, keys_sort_switch_and_filter)
 	cr_assert_not_null(strstr(headless_row(2), "Klass.cold"));
 	keys_handle(&st, '<');
 	keys_handle(&st, CRT_KEYCODE(KEY_F(6)));
-	cr_assert_eq(st.fs.sort, PROFILE_COL_TOTAL);
+	cr_assert_eq(st.fs.sort, COUNT_TOTAL);
 	keys_handle(&st, '<');
 
 	keys_handle(&st, 'l');

@@ -17,7 +17,7 @@ void fscreen_init(struct functions_screen *fs, bool utf8)
 {
 	memset(fs, 0, sizeof *fs);
 	fs->mode = PROFILE_FUNCTIONS;
-	fs->sort = PROFILE_COL_OWN;
+	fs->sort = COUNT_OWN;
 	fs->utf8 = utf8;
 	fs->pos.page = 1;
 }
@@ -137,7 +137,7 @@ void fscreen_cycle_sort(struct functions_screen *fs, int dir)
 {
 	fs->sort = profile_col_step(fs->table.sort, dir,
 	                            fs->snap != NULL ? count_hidden(fs->snap)
-	                                          : 1UL << PROFILE_COL_WAIT);
+	                                          : 1UL << COUNT_WAIT);
 	rebuild(fs);
 }
 

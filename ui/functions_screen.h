@@ -32,7 +32,7 @@ struct functions_screen {
 	unsigned long synced;        /* the `shown` count rows were built for */
 	struct profile_table table;  /* owns; its rows borrow snap */
 	enum profile_mode mode;
-	enum profile_col sort;
+	profile_col sort;
 	char filter[PROMPT_MAX];     /* "" = no filter */
 	bool utf8;
 	bool since_reset;            /* counts start at the last `r` */

@@ -82,11 +82,12 @@ static void fmt_source(const void *row, const void *ctx, int width,
 	snprintf(buf, size, "%s", row_of(row)->text);
 }
 
-/* The figure columns the view shows, in order after Line. */
-static const enum count_col figures[] = {
-	COUNT_OWN, COUNT_TOTAL, COUNT_PY, COUNT_NAT, COUNT_SYS, COUNT_WAIT,
-	COUNT_MEM, COUNT_FAULTS, COUNT_MAJFLT,
-};
+_Static_assert(LINES_NCOLS <= TABLE_MAX_COLS, "table.hidden has a bit per column");
+
+/* The figure columns the view never shows (bits of table.hidden). */
+#define LINES_HIDDEN                                                       \
+	(1UL << (LINES_COL_FIGURES + COUNT_OWN_TIME) |                     \
+	 1UL << (LINES_COL_FIGURES + COUNT_TOTAL_TIME))
 
 /* Here the source needs the room: MajFlt, Faults and %Total (the heat bar
  * shows it) go first; then as in the function table. */
@@ -110,13 +111,13 @@ static void init_columns(struct lines_screen *ls)
 		.title = "Line", .width = 5, .right_align = true,
 		.format = fmt_line,
 	};
-	for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
-		struct table_column *c = &ls->cols[LINES_COL_OWN + i];
+	for (int i = 0; i < COUNT_NCOLS; i++) {
+		struct table_column *c = &ls->cols[LINES_COL_FIGURES + i];
 
-		*c = count_column(figures[i]);
-		c->drop = drop_rank(figures[i]);
+		*c = count_column((enum count_col)i);
+		c->drop = drop_rank((enum count_col)i);
 	}
-	ls->cols[LINES_COL_OWN].gap = 1;
+	ls->cols[LINES_COL_FIGURES].gap = 1;
 	ls->cols[LINES_COL_HEAT] = (struct table_column){
 		.title = "Heat", .width = LINES_HEAT_COLS, .gap = 1,
 		.format = fmt_heat, .drop = 5,
@@ -126,7 +127,7 @@ static void init_columns(struct lines_screen *ls)
 	};
 	ls->table = (struct table){
 		.cols = ls->cols, .ncols = LINES_NCOLS, .ctx = ls,
-		.utf8 = ls->utf8, .sort_col = -1,
+		.utf8 = ls->utf8, .sort_col = -1, .hidden = LINES_HIDDEN,
 		.stretch_min = LINES_SOURCE_MIN_COLS,
 	};
 }
@@ -448,10 +449,7 @@ static void rebuild(struct lines_screen *ls, const struct snapshot *s)
 	ls->idle_mode = s->idle_mode;
 	ls->thread = s->thread_filter;
 	ls->process = s->process_filter;
-	/* The figure columns follow the Line column in count_col order. */
-	_Static_assert(LINES_COL_MAJFLT - LINES_COL_OWN == COUNT_MAJFLT - COUNT_OWN,
-	               "lines columns mirror count columns");
-	ls->table.hidden = count_hidden(s) << LINES_COL_OWN;
+	ls->table.hidden = count_hidden(s) << LINES_COL_FIGURES | LINES_HIDDEN;
 	if (cap > 0) {
 		ls->rows = calloc(cap, sizeof ls->rows[0]);
 		ls->order = calloc(cap, sizeof ls->order[0]);

@@ -25,16 +25,12 @@
 
 enum lines_col {
 	LINES_COL_LINE,
-	LINES_COL_OWN,
-	LINES_COL_TOTAL,
-	LINES_COL_PY,
-	LINES_COL_NAT,
-	LINES_COL_SYS,
-	LINES_COL_WAIT,   /* with --idle only */
-	LINES_COL_MEM,
-	LINES_COL_FAULTS,
-	LINES_COL_MAJFLT,
-	LINES_COL_HEAT,
+	/* Every figure column, column LINES_COL_FIGURES + i being enum
+	 * count_col i (count_columns.h declares them); the sampled times are
+	 * left out here (they repeat %Own and %Total in seconds, and the
+	 * source needs the room). */
+	LINES_COL_FIGURES,
+	LINES_COL_HEAT = LINES_COL_FIGURES + COUNT_NCOLS,
 	LINES_COL_SOURCE,
 	LINES_NCOLS,
 };

@@ -1,7 +1,7 @@
 /* functions_screen.h - the main TUI screen: the function (or line) table
  * of the snapshot on display, with its sort column, filter, selection and
  * scroll position.  It draws itself into a band of rows; the header above
- * and the legend below belong to the loop (app.c).
+ * and the legend below belong to the frame (tui_draw.c).
  *
  * It borrows the snapshot the TUI state owns: call fscreen_sync with that
  * snapshot and its `shown` count before using the screen, so that a new

@@ -90,25 +90,6 @@ static void buf_free(struct h_buf *b)
 	*b = (struct h_buf){0};
 }
 
-void h_note(const char *fmt, ...)
-{
-	char line[1024] = "# ";
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line + 2, sizeof line - 3, fmt, ap);
-	va_end(ap);
-	size_t len = strlen(line);
-	if (line[len - 1] != '\n')
-		line[len++] = '\n';
-	const char *path = getenv("PYTOP_NOTES");
-	int fd = path ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
-	/* One write per line: whole lines even if the runner writes too. */
-	ssize_t w = write(fd >= 0 ? fd : STDERR_FILENO, line, len);
-	(void)w;
-	if (fd >= 0)
-		close(fd);
-}
-
 void h_keep_notes(void)
 {
 	/* Test processes are started with only the standard descriptors,

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "tap_note.h"
+
 /* ---- growing byte buffer -------------------------------------------- */
 struct h_buf {
 	char *data; /* owned, always NUL-terminated once anything was added */
@@ -67,10 +69,11 @@ int h_tracer_pid(pid_t pid);
 pid_t h_dead_pid(void);
 
 /* A diagnostic line ("# ...", as TAP comments are) for the test log, e.g.
- * measured accuracy figures.  Criterion sends a test's stderr to /dev/null
- * under TAP; a main() that called h_keep_notes() first gets them into the
- * runner's original stderr (the TAP stream the automake driver logs). */
-void h_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+ * measured accuracy figures: tap_note.h's one writer.  Criterion sends a
+ * test's stderr to /dev/null under TAP; a main() that called
+ * h_keep_notes() first gets them into the runner's original stderr (the
+ * TAP stream the automake driver logs). */
+#define h_note test_note
 /* Call in main() before Criterion starts: keeps a copy of stderr open for
  * the test processes and tells them where (env PYTOP_NOTES). */
 void h_keep_notes(void);

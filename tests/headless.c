@@ -8,9 +8,12 @@
 #include <criterion/criterion.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../ui/json_out.h"
 #include "../ui/provide_curses.h"
+#include "../ui/tui_draw.h"
 
 struct crt headless_crt;
 static SCREEN *screen;
@@ -65,4 +68,37 @@ char *headless_capture(int (*print)(FILE *, const struct snapshot *),
 	cr_assert_eq(print(f, s), 0);
 	fclose(f);
 	return buf;
+}
+
+json_t *headless_json(const struct snapshot *s)
+{
+	char *out = headless_capture(json_out_print, s);
+	json_error_t err;
+	json_t *j;
+
+	cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1,
+	             "not exactly one line: %s", out);
+	j = json_loads(out, 0, &err);
+	cr_assert_not_null(j, "%s: %s", err.text, out);
+	free(out);
+	return j;
+}
+
+void headless_start(struct tui_state *st, struct snapshot *s, bool utf8)
+{
+	headless_crt.utf8 = utf8;
+	tui_state_init(st, utf8);
+	tui_show(st, s);
+	headless_draw(st);
+}
+
+void headless_stop(struct tui_state *st)
+{
+	tui_state_free(st);
+}
+
+void headless_draw(struct tui_state *st)
+{
+	erase();
+	tui_draw_below(st, &headless_crt, 0);
 }

@@ -18,6 +18,7 @@
 
 #include "profile/snapshot.h"
 #include "headless.h"
+#include "snapshot_builder.h"
 #include "../ui/batch_text.h"
 #include "../ui/header.h"
 #include "../ui/json_out.h"
@@ -37,6 +38,8 @@ static const char *const blocks[] = {
 static struct snapshot make_snapshot(void)
 {
 	struct snapshot s;
+	struct snap_func *funcs;
+	struct snap_line *lines;
 	struct snap_counts hot = {
 		.own = 600, .total = 610, .own_s = 0.6, .total_s = 0.61,
 		.split = { .python = 412.34, .native = 150.26, .system = 37.4,
@@ -50,13 +53,9 @@ static struct snapshot make_snapshot(void)
 		           .majflt = 0 },
 	};
 
-	memset(&s, 0, sizeof s);
-	s.pid = 4242;
-	snprintf(s.command, sizeof s.command, "python3 app.py");
-	snprintf(s.python_version, sizeof s.python_version, "3.12.1");
+	s = sb_snapshot(4242, "python3 app.py", "3.12.1", 800);
 	s.elapsed_s = 61.0;
 	s.window_s = 1.0;
-	s.samples = 800;
 	s.ticks = 1000;
 	s.rate_hz = 1000;
 	s.requested_hz = 1000;
@@ -64,14 +63,12 @@ static struct snapshot make_snapshot(void)
 	s.threads_total = 2;
 	s.gil_held_pct = 90;
 	s.active_pct = 95;
-	s.funcs = calloc(2, sizeof *s.funcs);
-	s.lines = calloc(2, sizeof *s.lines);
-	cr_assert(s.funcs != NULL && s.lines != NULL);
-	s.funcs[0] = (struct snap_func){ .name = "hot", .file = "/app/viz.py", .line = 10, .c = hot };
-	s.funcs[1] = (struct snap_func){ .name = "load", .file = "/app/io.py", .line = 3, .c = io };
-	s.lines[0] = (struct snap_line){ .name = "hot", .file = "/app/viz.py", .line = 12, .c = hot };
-	s.lines[1] = (struct snap_line){ .name = "load", .file = "/app/io.py", .line = 5, .c = io };
-	s.nfuncs = s.nlines = 2;
+	funcs = sb_funcs(&s, 2);
+	lines = sb_lines(&s, 2);
+	funcs[0] = (struct snap_func){ .name = "hot", .file = "/app/viz.py", .line = 10, .c = hot };
+	funcs[1] = (struct snap_func){ .name = "load", .file = "/app/io.py", .line = 3, .c = io };
+	lines[0] = (struct snap_line){ .name = "hot", .file = "/app/viz.py", .line = 12, .c = hot };
+	lines[1] = (struct snap_line){ .name = "load", .file = "/app/io.py", .line = 5, .c = io };
 	s.gauges = (struct snap_gauges){
 		.valid = true,
 		.rss = (uint64_t)(1.2 * GIB), .rss_peak = (uint64_t)(1.4 * GIB),
@@ -451,17 +448,6 @@ Test(header, verdict_words)
 /* ---- JSON and batch text ------------------------------------------------- */
 
 
-static json_t *json_of(const struct snapshot *s)
-{
-	char *out = headless_capture(json_out_print, s);
-	json_error_t err;
-	json_t *j = json_loads(out, 0, &err);
-
-	cr_assert_not_null(j, "%s: %s", err.text, out);
-	free(out);
-	return j;
-}
-
 static double num(const json_t *o, const char *key)
 {
 	const json_t *v = json_object_get(o, key);
@@ -499,7 +485,7 @@ TestSuite(json, .init = headless_utf8_locale);
 Test(json, split_per_function_and_line)
 {
 	struct snapshot s = make_snapshot();
-	json_t *j = json_of(&s), *f, *l;
+	json_t *j = headless_json(&s), *f, *l;
 
 	f = json_object_get(j, "functions");
 	l = json_object_get(j, "lines");
@@ -524,7 +510,7 @@ Test(json, split_per_function_and_line)
 Test(json, gauges_object)
 {
 	struct snapshot s = make_snapshot();
-	json_t *j = json_of(&s), *g = json_object_get(j, "gauges");
+	json_t *j = headless_json(&s), *g = json_object_get(j, "gauges");
 	const struct snap_gauges *w = &s.gauges;
 
 	cr_assert(json_is_object(g));
@@ -556,14 +542,14 @@ Test(json, gauges_null_until_read_and_nan_safe)
 	json_t *j;
 
 	s.gauges.valid = false;
-	j = json_of(&s);
+	j = headless_json(&s);
 	cr_assert(json_is_null(json_object_get(j, "gauges")));
 	json_decref(j);
 	s.gauges.valid = true;
 	s.gauges.minflt_rate = NAN;
 	s.funcs[0].c.split.native = INFINITY;
 	s.verdict = VERDICT_NONE;
-	j = json_of(&s);
+	j = headless_json(&s);
 	cr_assert_float_eq(num(json_object_get(j, "gauges"), "minflt_rate"),
 	                   0.0, 1e-12);
 	cr_assert_float_eq(num(json_array_get(json_object_get(j, "functions"),

@@ -16,6 +16,7 @@
 
 #include "profile/snapshot.h"
 #include "headless.h"
+#include "snapshot_builder.h"
 #include "../ui/batch_text.h"
 #include "../ui/count_columns.h"
 #include "../ui/crt.h"
@@ -25,6 +26,7 @@
 #include "../ui/profile_table.h"
 #include "../ui/source_file.h"
 #include "../ui/text.h"
+#include "../ui/tui_state.h"
 
 /* ---- fixtures ----------------------------------------------------------- */
 
@@ -55,24 +57,18 @@ static struct snapshot make_snapshot(const char *file, const struct row *fn,
                                      size_t nfn, const struct row *ln,
                                      size_t nln)
 {
-	struct snapshot s;
+	struct snapshot s = sb_snapshot(getpid(), "", "", 1000);
+	struct snap_func *funcs = sb_funcs(&s, nfn);
+	struct snap_line *lines = sb_lines(&s, nln);
 
-	memset(&s, 0, sizeof s);
-	s.pid = getpid();
-	s.samples = 1000;
-	s.funcs = calloc(nfn + 1, sizeof *s.funcs);
-	s.lines = calloc(nln + 1, sizeof *s.lines);
-	cr_assert(s.funcs && s.lines);
 	for (size_t i = 0; i < nfn; i++)
-		s.funcs[i] = (struct snap_func){ .name = fn[i].name, .file = file,
-		                                 .line = fn[i].line,
-		                                 .c = counts(&fn[i]) };
+		funcs[i] = (struct snap_func){ .name = fn[i].name, .file = file,
+		                               .line = fn[i].line,
+		                               .c = counts(&fn[i]) };
 	for (size_t i = 0; i < nln; i++)
-		s.lines[i] = (struct snap_line){ .name = ln[i].name, .file = file,
-		                                 .line = ln[i].line,
-		                                 .c = counts(&ln[i]) };
-	s.nfuncs = nfn;
-	s.nlines = nln;
+		lines[i] = (struct snap_line){ .name = ln[i].name, .file = file,
+		                               .line = ln[i].line,
+		                               .c = counts(&ln[i]) };
 	return s;
 }
 
@@ -124,7 +120,7 @@ Test(columns, figures_are_shares_of_all_samples)
 	struct table_span sp[PROFILE_NCOLS];
 	char line[1024];
 
-	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, PROFILE_COL_OWN,
+	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, COUNT_OWN,
 	                    true);
 	/* grow: 100 own samples of 1000, 30 + 30 + 40 of them split. */
 	table_format_row(&pt.table, profile_table_row(&pt, 3), -1, line,
@@ -132,14 +128,14 @@ Test(columns, figures_are_shares_of_all_samples)
 	cr_assert_str_eq(name_at(&pt, 3), "grow");
 #define CELL(col) strndup(line + sp[col].start, sp[col].end - sp[col].start)
 	static const struct {
-		enum profile_col col;
+		profile_col col;
 		const char *want;
 	} want[] = {
-		{ PROFILE_COL_OWN, " 10.0" },  { PROFILE_COL_TOTAL, "   90.0" },
-		{ PROFILE_COL_PY, "  3.0" },   { PROFILE_COL_NAT, "  3.0" },
-		{ PROFILE_COL_SYS, "  4.0" },  { PROFILE_COL_MEM, "12.3M" },
-		{ PROFILE_COL_FAULTS, "  5.0k!" },
-		{ PROFILE_COL_MAJFLT, "      3" },
+		{ COUNT_OWN, " 10.0" },  { COUNT_TOTAL, "   90.0" },
+		{ COUNT_PY, "  3.0" },   { COUNT_NAT, "  3.0" },
+		{ COUNT_SYS, "  4.0" },  { COUNT_MEM, "12.3M" },
+		{ COUNT_FAULTS, "  5.0k!" },
+		{ COUNT_MAJFLT, "      3" },
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		char *cell = CELL(want[i].col);
@@ -148,7 +144,7 @@ Test(columns, figures_are_shares_of_all_samples)
 		free(cell);
 	}
 	/* Without --idle there is no %Wait cell at all. */
-	cr_assert_eq(sp[PROFILE_COL_WAIT].start, sp[PROFILE_COL_WAIT].end);
+	cr_assert_eq(sp[COUNT_WAIT].start, sp[COUNT_WAIT].end);
 	profile_table_free(&pt);
 	snapshot_free(&s);
 }
@@ -185,16 +181,16 @@ Test(columns, sort_by_each_new_column)
 	struct snapshot s = make_snapshot("/srv/a.py", funcs, 4, NULL, 0);
 	struct profile_table pt;
 	static const struct {
-		enum profile_col col;
+		profile_col col;
 		const char *order[4];
 	} want[] = {
-		{ PROFILE_COL_PY, { "py_loop", "grow", "hashing", "stat_all" } },
-		{ PROFILE_COL_NAT, { "hashing", "stat_all", "grow", "py_loop" } },
-		{ PROFILE_COL_SYS, { "stat_all", "grow", "hashing", "py_loop" } },
-		{ PROFILE_COL_MEM, { "grow", "hashing", "py_loop", "stat_all" } },
-		{ PROFILE_COL_FAULTS, { "grow", "hashing", "py_loop",
+		{ COUNT_PY, { "py_loop", "grow", "hashing", "stat_all" } },
+		{ COUNT_NAT, { "hashing", "stat_all", "grow", "py_loop" } },
+		{ COUNT_SYS, { "stat_all", "grow", "hashing", "py_loop" } },
+		{ COUNT_MEM, { "grow", "hashing", "py_loop", "stat_all" } },
+		{ COUNT_FAULTS, { "grow", "hashing", "py_loop",
 		                        "stat_all" } },
-		{ PROFILE_COL_MAJFLT, { "grow", "py_loop", "hashing",
+		{ COUNT_MAJFLT, { "grow", "py_loop", "hashing",
 		                        "stat_all" } },
 	};
 
@@ -209,32 +205,32 @@ Test(columns, sort_by_each_new_column)
 		profile_table_free(&pt);
 	}
 	/* %Wait only sorts with --idle; otherwise it means %Own. */
-	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, PROFILE_COL_WAIT,
+	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, COUNT_WAIT,
 	                    true);
-	cr_assert_eq(pt.sort, PROFILE_COL_OWN);
+	cr_assert_eq(pt.sort, COUNT_OWN);
 	profile_table_free(&pt);
 	s.idle_mode = true;
 	s.funcs[2].c.split.waiting = 80;
-	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, PROFILE_COL_WAIT,
+	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, COUNT_WAIT,
 	                    true);
-	cr_assert_eq(pt.sort, PROFILE_COL_WAIT);
+	cr_assert_eq(pt.sort, COUNT_WAIT);
 	cr_assert_str_eq(name_at(&pt, 0), "stat_all");
 	profile_table_free(&pt);
 	/* The < > keys step over %Wait unless it is shown. */
-	unsigned long no_wait = 1UL << PROFILE_COL_WAIT;
-	cr_assert_eq(profile_col_step(PROFILE_COL_SYS, 1, no_wait),
-	             PROFILE_COL_MEM);
-	cr_assert_eq(profile_col_step(PROFILE_COL_MEM, -1, no_wait),
-	             PROFILE_COL_SYS);
-	cr_assert_eq(profile_col_step(PROFILE_COL_SYS, 1, 0),
-	             PROFILE_COL_WAIT);
+	unsigned long no_wait = 1UL << COUNT_WAIT;
+	cr_assert_eq(profile_col_step(COUNT_SYS, 1, no_wait),
+	             COUNT_MEM);
+	cr_assert_eq(profile_col_step(COUNT_MEM, -1, no_wait),
+	             COUNT_SYS);
+	cr_assert_eq(profile_col_step(COUNT_SYS, 1, 0),
+	             COUNT_WAIT);
 	cr_assert_eq(profile_col_step(PROFILE_COL_NAME, 1, no_wait),
-	             PROFILE_COL_OWN);
+	             COUNT_OWN);
 	snapshot_free(&s);
 }
 
 /* Title of the function table at width, with sort and idle mode. */
-static void title_at(struct snapshot *s, bool idle, enum profile_col sort,
+static void title_at(struct snapshot *s, bool idle, profile_col sort,
                      int width, char *line, size_t size,
                      struct table_span *sp)
 {
@@ -262,30 +258,30 @@ Test(columns, fit_80_dropping_the_least_important_first)
 	struct table_span sp[PROFILE_NCOLS];
 	char line[1024];
 
-	title_at(&s, false, PROFILE_COL_OWN, 80, line, sizeof line, sp);
+	title_at(&s, false, COUNT_OWN, 80, line, sizeof line, sp);
 	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  Mem+  "
 	                 "Faults Function (file:line)");
 	cr_assert_geq(80 - start_col(line, &sp[PROFILE_COL_NAME]),
 	              PROFILE_NAME_MIN_COLS);
 	/* --idle: %Wait comes in, Faults makes room for it. */
-	title_at(&s, true, PROFILE_COL_OWN, 80, line, sizeof line, sp);
+	title_at(&s, true, COUNT_OWN, 80, line, sizeof line, sp);
 	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  %Wait  "
 	                 "Mem+ Function (file:line)");
 	/* The sort column stays, whatever its rank: TotalTime pushes out
 	 * Faults and Mem+. */
-	title_at(&s, false, PROFILE_COL_TOTAL_TIME, 80, line, sizeof line, sp);
+	title_at(&s, false, COUNT_TOTAL_TIME, 80, line, sizeof line, sp);
 	cr_assert_str_eq(line, " %Own  %Total   %Py  %Nat  %Sys TotalTime\u25bc "
 	                 "Function (file:line)");
 	cr_assert_leq(text_width(line, true), 80);
 	/* 200 columns: everything. */
-	title_at(&s, true, PROFILE_COL_OWN, 200, line, sizeof line, sp);
+	title_at(&s, true, COUNT_OWN, 200, line, sizeof line, sp);
 	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  %Wait  "
 	                 "Mem+  Faults  MajFlt  OwnTime  TotalTime "
 	                 "Function (file:line)");
 	for (int c = 0; c < PROFILE_NCOLS; c++)
 		cr_assert_lt(sp[c].start, sp[c].end, "column %d", c);
 	/* Narrower than the essentials: %Own and the function stay. */
-	title_at(&s, false, PROFILE_COL_OWN, 20, line, sizeof line, sp);
+	title_at(&s, false, COUNT_OWN, 20, line, sizeof line, sp);
 	cr_assert_eq(strncmp(line, "%Own\u25bc Function", 15), 0, "%s", line);
 	snapshot_free(&s);
 }
@@ -483,38 +479,11 @@ static struct snapshot work_snapshot(const char *file)
 	return make_snapshot(file, work_funcs, 2, work_lines, 4);
 }
 
-static void draw(struct tui_state *st)
-{
-	struct legend_item legend[16];
-
-	erase();
-	if (st->view == VIEW_LINES) {
-		lscreen_sync(&st->ls, fscreen_snapshot(&st->fs), st->fs.shown);
-		lscreen_draw(&st->ls, &headless_crt, 0, LINES - 1, "");
-	} else {
-		fscreen_draw(&st->fs, &headless_crt, 0, LINES - 1, "");
-	}
-	function_bar_draw(&headless_crt, LINES - 1, legend,
-	                  keys_legend(st, legend, 16));
-}
-
 static void start(struct tui_state *st, const char *file)
 {
 	struct snapshot s = work_snapshot(file);
 
-	memset(st, 0, sizeof *st);
-	fscreen_init(&st->fs, true);
-	tscreen_init(&st->ts, true);
-	lscreen_init(&st->ls, true);
-	fscreen_show(&st->fs, &s);
-	draw(st);
-}
-
-static void stop(struct tui_state *st)
-{
-	lscreen_free(&st->ls);
-	tscreen_free(&st->ts);
-	fscreen_free(&st->fs);
+	headless_start(st, &s, true);
 }
 
 static int selected_line(const struct tui_state *st)
@@ -535,8 +504,8 @@ Test(view, enter_shows_the_source_with_the_hottest_line_selected)
 	start(&st, g_path);
 	cr_assert_str_eq(profile_table_row(&st.fs.table, 0)->name, "work");
 	cr_assert_eq(keys_handle(&st, '\r'), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_LINES);
-	draw(&st);
+	cr_assert_eq(st.view, &lines_screen_ops);
+	headless_draw(&st);
 	snprintf(title, sizeof title, "Source of work (");
 	cr_assert_eq(strncmp(headless_row(0), title, strlen(title)), 0, "%s", headless_row(0));
 	cr_assert_not_null(strstr(headless_row(0), "p.py:4-13), % of 1,000 samples"),
@@ -559,7 +528,7 @@ Test(view, enter_shows_the_source_with_the_hottest_line_selected)
 		cr_assert_leq(text_width(headless_row(y), true), 80, "row %d", y);
 	cr_assert_str_eq(headless_row(23), "F1Help  Esc Back  l Lines t Threads p Pause "
 	                 "r Reset F10Quit");
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, wide_terminal_shows_faults_and_idle_shows_wait)
@@ -570,22 +539,22 @@ Test(view, wide_terminal_shows_faults_and_idle_shows_wait)
 	start(&st, g_path);
 	keys_handle(&st, '\r');
 	resizeterm(24, 200);
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+  "
 	                 "Faults  MajFlt Heat  Source");
 	cr_assert_not_null(strstr(headless_row(8), "  4.0K     31!       1 "), "%s",
 	                   headless_row(8));
 	s = work_snapshot(g_path);
 	s.idle_mode = true;
-	fscreen_show(&st.fs, &s);
-	draw(&st);
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  %Wait  "
 	                 "Mem+  Faults  MajFlt Heat  Source");
 	resizeterm(24, 80);
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), " Line  %Own   %Py  %Nat  %Sys  %Wait  Mem+ "
 	                 "Heat  Source");
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, keys_move_and_esc_or_left_go_back_to_the_same_function)
@@ -597,7 +566,7 @@ Test(view, keys_move_and_esc_or_left_go_back_to_the_same_function)
 	keys_handle(&st, CRT_KEYCODE(KEY_DOWN)); /* other */
 	keys_handle(&st, CRT_KEYCODE(KEY_UP));   /* work */
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	keys_handle(&st, CRT_KEYCODE(KEY_UP));
 	cr_assert_eq(selected_line(&st), 9);
 	keys_handle(&st, CRT_KEYCODE(KEY_HOME));
@@ -615,28 +584,28 @@ Test(view, keys_move_and_esc_or_left_go_back_to_the_same_function)
 	/* A new snapshot: the figures change, the bar stays on line 13. */
 	s = work_snapshot(g_path);
 	s.lines[2].c.own = s.lines[2].c.total = 999;
-	fscreen_show(&st.fs, &s);
-	draw(&st);
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_eq(selected_line(&st), 13);
 	cr_assert_not_null(strstr(headless_row(11), "   13  99.9    99.9"), "%s",
 	                   headless_row(11));
 	/* Esc: the functions table, its bar still on work. */
 	cr_assert_eq(keys_handle(&st, 27), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	cr_assert_eq(st.thread_filter, 0);
 	cr_assert_str_eq(profile_table_row(&st.fs.table, st.fs.pos.sel)->name,
 	                 "work");
 	/* Left does the same; elsewhere it does nothing. */
 	keys_handle(&st, CRT_KEYCODE(KEY_DOWN));
 	keys_handle(&st, '\r');
-	cr_assert_eq(st.view, VIEW_LINES);
+	cr_assert_eq(st.view, &lines_screen_ops);
 	cr_assert_str_eq(st.ls.name, "other");
 	cr_assert_eq(keys_handle(&st, CRT_KEYCODE(KEY_LEFT)), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	cr_assert_str_eq(profile_table_row(&st.fs.table, st.fs.pos.sel)->name,
 	                 "other");
 	cr_assert_eq(keys_handle(&st, CRT_KEYCODE(KEY_LEFT)), REACT_NONE);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, the_bar_follows_the_hottest_line_until_the_user_moves)
@@ -649,10 +618,10 @@ Test(view, the_bar_follows_the_hottest_line_until_the_user_moves)
 	cr_assert_eq(selected_line(&st), 10);
 	s = work_snapshot(g_path);
 	s.lines[0].c.total = 800; /* line 9 becomes the hottest */
-	fscreen_show(&st.fs, &s);
-	draw(&st);
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_eq(selected_line(&st), 9);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, from_the_line_table_enter_selects_that_line)
@@ -665,13 +634,13 @@ Test(view, from_the_line_table_enter_selects_that_line)
 	keys_handle(&st, CRT_KEYCODE(KEY_DOWN));
 	cr_assert_eq(profile_table_row(&st.fs.table, st.fs.pos.sel)->line, 9);
 	keys_handle(&st, '\r');
-	cr_assert_eq(st.view, VIEW_LINES);
+	cr_assert_eq(st.view, &lines_screen_ops);
 	cr_assert_eq(selected_line(&st), 9);
 	/* l: straight back to the line table. */
 	keys_handle(&st, 'l');
-	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	cr_assert_eq(st.fs.mode, PROFILE_LINES);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, missing_source_still_lists_the_sampled_lines)
@@ -680,14 +649,14 @@ Test(view, missing_source_still_lists_the_sampled_lines)
 
 	start(&st, "/nonexistent/dir/gone.py");
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), "source not available: /nonexistent/dir/"
 	                 "gone.py: No such file or directory");
 	cr_assert_eq(st.ls.nrows, 3);
 	cr_assert_not_null(strstr(headless_row(3), "    9  10.0"), "%s", headless_row(3));
 	cr_assert_not_null(strstr(headless_row(4), "   10  60.0"), "%s", headless_row(4));
 	cr_assert_eq(selected_line(&st), 10);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(view, a_shorter_file_says_it_changed)
@@ -697,7 +666,7 @@ Test(view, a_shorter_file_says_it_changed)
 
 	start(&st, shorter); /* lines 1-6 only */
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), "source changed? line 13 is past the end of "
 	                 "the file (6 lines)");
 	/* 4-6 from the file, then the sampled lines past its end. */
@@ -705,7 +674,7 @@ Test(view, a_shorter_file_says_it_changed)
 	                 "      @decorator");
 	cr_assert_not_null(strstr(headless_row(6), "    9  10.0"), "%s", headless_row(6));
 	cr_assert_eq(st.ls.nrows, 6);
-	stop(&st);
+	headless_stop(&st);
 	unlink(shorter);
 	free(shorter);
 }
@@ -717,13 +686,13 @@ Test(view, ascii_heat_bar_without_utf8)
 	start(&st, g_path);
 	headless_crt.utf8 = false;
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_not_null(strstr(headless_row(8), " ##### "), "%s", headless_row(8));
 	cr_assert_not_null(strstr(headless_row(7), " ##+ "), "%s", headless_row(7));
 	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+ "
 	                 "Heat  Source");
 	headless_crt.utf8 = true;
-	stop(&st);
+	headless_stop(&st);
 }
 
 /* --native: the native functions line 10 called, under it, most own
@@ -768,9 +737,9 @@ Test(view, native_callees_are_listed_under_their_line)
 	start(&st, g_path);
 	s = work_snapshot(g_path);
 	add_callees(&s, g_path);
-	fscreen_show(&st.fs, &s);
+	tui_show(&st, &s);
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_eq(selected_line(&st), 10, "the bar stays on the hottest line");
 	cr_assert_not_null(strstr(headless_row(8), "   10  60.0    60.0"), "%s",
 	                   headless_row(8));
@@ -798,12 +767,12 @@ Test(view, native_callees_are_listed_under_their_line)
 	st.ls.utf8 = false;
 	s = work_snapshot(g_path);
 	add_callees(&s, g_path);
-	fscreen_show(&st.fs, &s);
-	draw(&st);
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_not_null(strstr(headless_row(9), "-> deflate_slow  libz"), "%s",
 	                   headless_row(9));
 	headless_crt.utf8 = true;
-	stop(&st);
+	headless_stop(&st);
 }
 
 /* --native: Enter on a native function without source lines lists the
@@ -834,11 +803,11 @@ Test(view, a_native_function_without_source_lists_its_callers)
 	s.callees[1] = (struct snap_callee){ .caller_file = g_path, .caller_line = 17,
 		.name = crypto, .file = module, .module = module, .c = counts(&from_other) };
 	s.ncallees = 2;
-	fscreen_show(&st.fs, &s);
-	draw(&st);
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_str_eq(profile_table_row(&st.fs.table, 0)->name, crypto);
 	keys_handle(&st, '\r');
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), "no source lines (no debug info); below, "
 	                 "the Python lines that called it");
 	cr_assert_eq(st.ls.nrows, 2);
@@ -848,5 +817,5 @@ Test(view, a_native_function_without_source_lists_its_callers)
 	cr_assert_not_null(strstr(headless_row(4), "20.0"), "%s", headless_row(4));
 	cr_assert_not_null(strstr(headless_row(4), "\u21b0 other (p.py:17)"),
 	                   "%s", headless_row(4));
-	stop(&st);
+	headless_stop(&st);
 }

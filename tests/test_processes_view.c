@@ -16,6 +16,7 @@
 
 #include "profile/snapshot.h"
 #include "headless.h"
+#include "snapshot_builder.h"
 #include "../ui/batch_text.h"
 #include "../ui/crt.h"
 #include "../ui/function_bar.h"
@@ -26,6 +27,7 @@
 #include "../ui/process_table.h"
 #include "../ui/processes_screen.h"
 #include "../ui/text.h"
+#include "../ui/tui_state.h"
 
 /* ---- fixtures ----------------------------------------------------------- */
 
@@ -60,37 +62,27 @@ static const struct snap_process family[] = {
 
 static struct snapshot make_snapshot(bool following, pid_t process_filter)
 {
-	struct snapshot s;
+	struct snapshot s = sb_snapshot(5000, "python3 app.py --pool", "3.11.2",
+	                                5835);
+	struct snap_func *f = sb_funcs(&s, 1);
 
-	memset(&s, 0, sizeof s);
-	s.pid = 5000;
-	snprintf(s.command, sizeof s.command, "python3 app.py --pool");
-	snprintf(s.python_version, sizeof s.python_version, "3.11.2");
 	s.elapsed_s = 12.0;
 	s.window_s = 1.0;
-	s.samples = 5835;
 	s.ticks = 3000;
 	s.rate_hz = 250;
 	s.requested_hz = 250;
-	s.funcs = calloc(2, sizeof *s.funcs);
-	s.lines = calloc(2, sizeof *s.lines);
-	cr_assert(s.funcs && s.lines);
-	s.funcs[0] = (struct snap_func){
+	*f = (struct snap_func){
 		.name = process_filter == 5002 ? "pool_hot_b" : "pool_hot_a",
 		.file = "/srv/app.py", .line = 10,
 		.c = { .own = 2800, .total = 2800 } };
-	s.lines[0] = (struct snap_line){ .name = s.funcs[0].name,
-		.file = "/srv/app.py", .line = 12, .c = s.funcs[0].c };
-	s.nfuncs = s.nlines = 1;
+	*sb_lines(&s, 1) = (struct snap_line){ .name = f->name,
+		.file = "/srv/app.py", .line = 12, .c = f->c };
 	s.following = following;
 	s.process_filter = process_filter;
 	if (process_filter != 0)
 		s.samples = 2800;
 	if (following) {
-		s.processes = calloc(NFAMILY, sizeof *s.processes);
-		cr_assert_not_null(s.processes);
-		memcpy(s.processes, family, sizeof family);
-		s.nprocesses = NFAMILY;
+		sb_set_processes(&s, family, NFAMILY);
 		s.processes_seen = NFAMILY - 1;
 		s.processes_exited = 1;
 	}
@@ -189,50 +181,18 @@ Test(table, states_and_filter)
 
 /* ---- the screen, headless ----------------------------------------------- */
 
-/* What app.c draws below the header: the screen in view with the status
- * at the right of its first line, and the key legend on the last row. */
-static void draw(struct tui_state *st)
-{
-	struct legend_item legend[16];
-	char status[192];
-
-	erase();
-	keys_status(st, status, sizeof status);
-	if (st->view == VIEW_PROCESSES) {
-		pscreen_sync(&st->ps, fscreen_snapshot(&st->fs), st->fs.shown);
-		pscreen_draw(&st->ps, &headless_crt, 0, LINES - 1, status);
-	} else {
-		fscreen_draw(&st->fs, &headless_crt, 0, LINES - 1, status);
-	}
-	function_bar_draw(&headless_crt, LINES - 1, legend,
-	                  keys_legend(st, legend, 16));
-}
-
 static void show(struct tui_state *st, bool following, pid_t filter)
 {
 	struct snapshot s = make_snapshot(following, filter);
 
-	fscreen_show(&st->fs, &s);
+	tui_show(st, &s);
 }
 
 static void start(struct tui_state *st, bool following, bool utf8)
 {
-	memset(st, 0, sizeof *st);
-	headless_crt.utf8 = utf8;
-	fscreen_init(&st->fs, utf8);
-	tscreen_init(&st->ts, utf8);
-	lscreen_init(&st->ls, utf8);
-	pscreen_init(&st->ps, utf8);
-	show(st, following, 0);
-	draw(st);
-}
+	struct snapshot s = make_snapshot(following, 0);
 
-static void stop(struct tui_state *st)
-{
-	pscreen_free(&st->ps);
-	lscreen_free(&st->ls);
-	tscreen_free(&st->ts);
-	fscreen_free(&st->fs);
+	headless_start(st, &s, utf8);
 }
 
 /* The row of the screen that shows pid, or -1. */
@@ -255,8 +215,8 @@ Test(tui, tree_at_80_columns_drops_usr_sys_and_rss)
 
 	start(&st, true, true);
 	cr_assert_eq(keys_handle(&st, 'P'), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_PROCESSES);
-	draw(&st);
+	cr_assert_eq(st.view, &processes_screen_ops);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(0), "Processes: 7 (1 exited), 7 seen, 0 skipped, "
 	                 "CPU % over the last 1.0 s");
 	cr_assert_str_eq(headless_row(1), "    PID Python       CPU%   Samples "
@@ -277,7 +237,7 @@ Test(tui, tree_at_80_columns_drops_usr_sys_and_rss)
 		             (int)family[i].pid);
 	cr_assert_str_eq(headless_row(23), "F1Help  F4Filter Enter Funcs P Back  "
 	                 "p Pause r Reset F10Quit");
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, tree_at_200_columns_shows_every_column_like_batch)
@@ -290,7 +250,7 @@ Test(tui, tree_at_200_columns_shows_every_column_like_batch)
 	resizeterm(24, 200);
 	start(&st, true, true);
 	keys_handle(&st, CRT_KEYCODE(KEY_F(5)));
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), "    PID Python       CPU% usr/sys    RSS   "
 	                 "Samples Top function           Command");
 	cr_assert_str_eq(headless_row(3), "   5001 3.11.2       98.5    97/2    31M     "
@@ -302,7 +262,7 @@ Test(tui, tree_at_200_columns_shows_every_column_like_batch)
 	/* Batch text prints the same rows. */
 	out = open_memstream(&batch, &size);
 	cr_assert_not_null(out);
-	batch_text_print(out, fscreen_snapshot(&st.fs));
+	batch_text_print(out, tui_snapshot(&st));
 	fclose(out);
 	for (int y = 1; y < 2 + (int)NFAMILY; y++) {
 		char line[1024];
@@ -313,7 +273,7 @@ Test(tui, tree_at_200_columns_shows_every_column_like_batch)
 	}
 	free(batch);
 	resizeterm(24, 80);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, ascii_screen)
@@ -322,11 +282,11 @@ Test(tui, ascii_screen)
 
 	start(&st, true, false);
 	keys_handle(&st, 'P');
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(5), "   5005 not Python    0.0         0 -      "
 	                 "                |  `- sleep 30");
 	cr_assert_not_null(strstr(headless_row(9), "      `- secret"), "%s", headless_row(9));
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, enter_filters_to_a_process_and_a_returns)
@@ -337,9 +297,9 @@ Test(tui, enter_filters_to_a_process_and_a_returns)
 	/* From the threads screen too, and P again goes back. */
 	keys_handle(&st, 't');
 	keys_handle(&st, 'P');
-	cr_assert_eq(st.view, VIEW_PROCESSES);
+	cr_assert_eq(st.view, &processes_screen_ops);
 	keys_handle(&st, 'P');
-	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	keys_handle(&st, 'P');
 	/* No sorting in a tree. */
 	cr_assert_eq(keys_handle(&st, '>'), REACT_NONE);
@@ -348,17 +308,17 @@ Test(tui, enter_filters_to_a_process_and_a_returns)
 	cr_assert_eq(pscreen_selected(&st.ps)->pid, 5002);
 	/* The bar stays on 5002 across a new snapshot. */
 	show(&st, true, 0);
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_eq(pscreen_selected(&st.ps)->pid, 5002);
 	st.thread_filter = 4251; /* a thread filter would win: it goes */
 	cr_assert_eq(keys_handle(&st, '\r'), REACT_PROCESS_FILTER |
 	             REACT_THREAD_FILTER | REACT_REDRAW);
 	cr_assert_eq(st.process_filter, 5002);
 	cr_assert_eq(st.thread_filter, 0);
-	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	/* What the source then returns: 5002's functions. */
 	show(&st, true, 5002);
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(0), "Functions since start, % of 2,800 running "
 	                 "samples of process 5002, by %Own");
 	cr_assert_not_null(strstr(headless_row(2), "pool_hot_b"), "%s", headless_row(2));
@@ -371,7 +331,7 @@ Test(tui, enter_filters_to_a_process_and_a_returns)
 	cr_assert_eq(st.process_filter, 0);
 	cr_assert_eq(keys_handle(&st, 'a'), REACT_NONE);
 	show(&st, true, 0);
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_not_null(strstr(headless_row(0), "samples of running threads"), "%s",
 	                   headless_row(0));
 	/* Esc does the same from the functions, and leaves the screen. */
@@ -381,8 +341,8 @@ Test(tui, enter_filters_to_a_process_and_a_returns)
 	cr_assert_eq(st.process_filter, 0);
 	keys_handle(&st, 'P');
 	cr_assert_eq(keys_handle(&st, 27), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_PROFILE);
-	stop(&st);
+	cr_assert_eq(st.view, &functions_screen_ops);
+	headless_stop(&st);
 }
 
 Test(tui, enter_on_an_unsampled_process_says_so)
@@ -395,8 +355,8 @@ Test(tui, enter_on_an_unsampled_process_says_so)
 	cr_assert_eq(pscreen_selected(&st.ps)->pid, 5007);
 	cr_assert_eq(keys_handle(&st, '\r'), REACT_REDRAW);
 	cr_assert_eq(st.process_filter, 0);
-	cr_assert_eq(st.view, VIEW_PROCESSES);
-	draw(&st);
+	cr_assert_eq(st.view, &processes_screen_ops);
+	headless_draw(&st);
 	cr_assert_not_null(strstr(headless_row(0), "[not sampled"), "%s", headless_row(0));
 	/* The exited child had samples: it can be chosen. */
 	keys_handle(&st, CRT_KEYCODE(KEY_UP));
@@ -404,7 +364,7 @@ Test(tui, enter_on_an_unsampled_process_says_so)
 	cr_assert_eq(pscreen_selected(&st.ps)->pid, 5004);
 	keys_handle(&st, '\r');
 	cr_assert_eq(st.process_filter, 5004);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, filter_prompt_is_its_own)
@@ -419,12 +379,12 @@ Test(tui, filter_prompt_is_its_own)
 	keys_handle(&st, '\r');
 	cr_assert_str_eq(st.ps.filter, "sl");
 	cr_assert_str_eq(st.fs.filter, "");
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_not_null(strstr(headless_row(0), "[filter: sl]"), "%s", headless_row(0));
 	cr_assert_eq(row_of(5005), 2);
 	cr_assert_eq(row_of(5003), 3);
 	cr_assert_str_eq(headless_row(4), "");
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, without_following_P_says_so_and_stays)
@@ -433,17 +393,17 @@ Test(tui, without_following_P_says_so_and_stays)
 
 	start(&st, false, true);
 	cr_assert_eq(keys_handle(&st, 'P'), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_PROFILE);
-	draw(&st);
+	cr_assert_eq(st.view, &functions_screen_ops);
+	headless_draw(&st);
 	cr_assert_not_null(strstr(headless_row(0), "[no processes: start pytop with "
 	                          "-s]"), "%s", headless_row(0));
 	cr_assert_not_null(strstr(headless_row(23), "t Threads"), "%s", headless_row(23));
 	/* Said once: the next key clears it. */
 	keys_handle(&st, CRT_KEYCODE(KEY_DOWN));
-	draw(&st);
+	headless_draw(&st);
 	cr_assert_null(strstr(headless_row(0), "[no processes"), "%s", headless_row(0));
 	cr_assert_eq(keys_handle(&st, 'a'), REACT_NONE);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, header_counts_the_running_processes)
@@ -465,7 +425,7 @@ Test(tui, header_counts_the_running_processes)
 Test(tui, help_fits_80x24_on_the_processes_screen)
 {
 	erase();
-	help_screen_draw(&headless_crt, HELP_PROCESSES);
+	help_screen_draw(&headless_crt, processes_screen_ops.column_help);
 	cr_assert_str_eq(headless_row(7), "  t F7 Tab P F5 t: the threads screen; "
 	                 "P: the processes tree (-s); again: back");
 	cr_assert_not_null(strstr(headless_row(18), "Python     version of a sampled"),

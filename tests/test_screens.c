@@ -16,6 +16,7 @@
 
 #include "profile/snapshot.h"
 #include "headless.h"
+#include "snapshot_builder.h"
 #include "../ui/batch_text.h"
 #include "../ui/crt.h"
 #include "../ui/function_bar.h"
@@ -28,6 +29,7 @@
 #include "../ui/text.h"
 #include "../ui/thread_table.h"
 #include "../ui/threads_screen.h"
+#include "../ui/tui_state.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -41,17 +43,16 @@ struct fn {
 	uint64_t own, total;
 };
 
-/* A snapshot with malloc'd arrays (snapshot_free frees them). */
+/* A snapshot of three threads, one of them sampled, with these
+ * functions, each with one line two below its first. */
 static struct snapshot make_snapshot(const struct fn *fns, size_t n)
 {
-	struct snapshot s;
+	struct snapshot s = sb_snapshot(4242, "python3 app.py --big", "3.11.7",
+	                                1000);
+	struct snap_func *funcs = sb_funcs(&s, n);
+	struct snap_line *lines = sb_lines(&s, n);
 
-	memset(&s, 0, sizeof s);
-	s.pid = 4242;
-	snprintf(s.command, sizeof s.command, "python3 app.py --big");
-	snprintf(s.python_version, sizeof s.python_version, "3.11.7");
 	s.elapsed_s = 97.4;
-	s.samples = 1000;
 	s.ticks = 1000;
 	s.errors = 10;
 	s.dropped = 0;
@@ -63,27 +64,21 @@ static struct snapshot make_snapshot(const struct fn *fns, size_t n)
 	s.gil_held_pct = 91.6;
 	s.active_pct = 99.2;
 	s.window_s = 1.0;
-	s.funcs = calloc(n + 1, sizeof *s.funcs);
-	s.lines = calloc(n + 1, sizeof *s.lines);
-	s.threads = calloc(1, sizeof *s.threads);
-	cr_assert(s.funcs && s.lines && s.threads);
 	for (size_t i = 0; i < n; i++) {
 		struct snap_counts c = { .own = fns[i].own, .total = fns[i].total,
 		                         .own_s = fns[i].own / 1000.0,
 		                         .total_s = fns[i].total / 1000.0 };
-		s.funcs[i] = (struct snap_func){ .name = fns[i].name, .file = fns[i].file,
-		                                 .line = fns[i].line, .c = c };
-		s.lines[i] = (struct snap_line){ .name = fns[i].name, .file = fns[i].file,
-		                                 .line = fns[i].line + 2, .c = c };
+		funcs[i] = (struct snap_func){ .name = fns[i].name, .file = fns[i].file,
+		                               .line = fns[i].line, .c = c };
+		lines[i] = (struct snap_line){ .name = fns[i].name, .file = fns[i].file,
+		                               .line = fns[i].line + 2, .c = c };
 	}
-	s.nfuncs = s.nlines = n;
-	s.threads[0] = (struct snap_thread){
+	*sb_threads(&s, 1) = (struct snap_thread){
 		.tid = 4242, .name = "MainThread", .samples = 1000,
 		.running = true, .top_func = "hot",
 		.state = THREAD_RUNNING_GIL, .os_state = 'R',
 		.cpu_user_pct = 95.0, .cpu_sys_pct = 2.0, .gil_pct = 90.0,
 	};
-	s.nthreads = 1;
 	return s;
 }
 
@@ -92,17 +87,6 @@ static const struct fn three[] = {
 	{ "hot", "/srv/app/pkg/viz.py", 12, 600, 610 },
 	{ "Klass.cold", "/srv/app/main.py", 40, 100, 930 },
 };
-
-/* Replace s's threads with these (the strings are static). */
-static void set_threads(struct snapshot *s, const struct snap_thread *t,
-                        size_t n)
-{
-	free(s->threads);
-	s->threads = calloc(n + 1, sizeof *s->threads);
-	cr_assert_not_null(s->threads);
-	memcpy(s->threads, t, n * sizeof *t);
-	s->nthreads = n;
-}
 
 #define THREAD(tid_, name_, state_, usr, sys, gil, samples_, top)         \
 	((struct snap_thread){ .tid = (tid_), .name = (name_),             \
@@ -204,24 +188,24 @@ Test(table, sorts_by_each_column)
 	struct snapshot s = make_snapshot(three, 3);
 	struct profile_table pt;
 	static const char *const want[PROFILE_NCOLS][3] = {
-		[PROFILE_COL_OWN] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_TOTAL] = { "Klass.cold", "hot", "warm" },
+		[COUNT_OWN] = { "hot", "warm", "Klass.cold" },
+		[COUNT_TOTAL] = { "Klass.cold", "hot", "warm" },
 		/* No split figures: ties fall back to %Own. */
-		[PROFILE_COL_PY] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_NAT] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_SYS] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_WAIT] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_MEM] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_FAULTS] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_MAJFLT] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_OWN_TIME] = { "hot", "warm", "Klass.cold" },
-		[PROFILE_COL_TOTAL_TIME] = { "Klass.cold", "hot", "warm" },
+		[COUNT_PY] = { "hot", "warm", "Klass.cold" },
+		[COUNT_NAT] = { "hot", "warm", "Klass.cold" },
+		[COUNT_SYS] = { "hot", "warm", "Klass.cold" },
+		[COUNT_WAIT] = { "hot", "warm", "Klass.cold" },
+		[COUNT_MEM] = { "hot", "warm", "Klass.cold" },
+		[COUNT_FAULTS] = { "hot", "warm", "Klass.cold" },
+		[COUNT_MAJFLT] = { "hot", "warm", "Klass.cold" },
+		[COUNT_OWN_TIME] = { "hot", "warm", "Klass.cold" },
+		[COUNT_TOTAL_TIME] = { "Klass.cold", "hot", "warm" },
 		[PROFILE_COL_NAME] = { "Klass.cold", "hot", "warm" },
 	};
 
 	for (int c = 0; c < PROFILE_NCOLS; c++) {
 		profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL,
-		                    (enum profile_col)c, true);
+		                    c, true);
 		cr_assert_eq(pt.n, 3);
 		for (size_t i = 0; i < 3; i++)
 			cr_assert_str_eq(row_name(&pt, i), want[c][i],
@@ -373,7 +357,7 @@ Test(header, health_line_fits_80_columns_dropping_the_least_first)
 	 * counts every thread's. */
 	s.thread_filter = 4242;
 	s.samples = 1000;
-	set_threads(&s, five, 5);
+	sb_set_threads(&s, five, 5);
 	health(&s, -1, 1, l);
 	cr_assert_eq(strncmp(l[0], "Samples 1,740 (999/s of 1000)  err 22.3%  ",
 	                     42), 0, "%s", l[0]);
@@ -403,7 +387,7 @@ Test(threads, columns_at_80_and_states)
 	struct thread_table tt;
 	char line[512];
 
-	set_threads(&s, five, 5);
+	sb_set_threads(&s, five, 5);
 	thread_table_build(&tt, &s, NULL, THREAD_COL_CPU, true);
 	cr_assert_eq(tt.n, 5);
 	table_format_title(&tt.table, 80, line, sizeof line, NULL);
@@ -449,7 +433,7 @@ Test(threads, sorts_by_each_column_but_usr_sys)
 		{ THREAD_COL_TOP, { 4242, 4253, 4251, 4250, 4252 } },
 	};
 
-	set_threads(&s, five, 5);
+	sb_set_threads(&s, five, 5);
 	for (size_t c = 0; c < sizeof want / sizeof want[0]; c++) {
 		thread_table_build(&tt, &s, NULL, want[c].col, true);
 		for (size_t i = 0; i < 5; i++)
@@ -475,7 +459,7 @@ Test(threads, filter_by_name_function_or_tid)
 	struct snapshot s = make_snapshot(three, 3);
 	struct thread_table tt;
 
-	set_threads(&s, five, 5);
+	sb_set_threads(&s, five, 5);
 	thread_table_build(&tt, &s, "LOAD", THREAD_COL_TID, true);
 	cr_assert_eq(tt.n, 1);
 	cr_assert_eq(tid_at(&tt, 0), 4250);
@@ -574,7 +558,7 @@ Test(batch, threads_block_busiest_first_at_most_twenty)
 	for (int i = 0; i < 25; i++)
 		many[i] = THREAD(1000 + i, "w", THREAD_RUNNING, (double)i, 0.0,
 		                 0.0, 1, "f");
-	set_threads(&s, many, 25);
+	sb_set_threads(&s, many, 25);
 	out = headless_capture(batch_text_print, &s);
 	block = strstr(out, "Threads: 25, CPU and GIL % over the last 1.0 s, "
 	               "by CPU%\n");
@@ -595,24 +579,10 @@ Test(batch, threads_block_busiest_first_at_most_twenty)
 
 TestSuite(json, .init = headless_utf8_locale);
 
-static json_t *json_of(const struct snapshot *s)
-{
-	char *out = headless_capture(json_out_print, s);
-	json_error_t err;
-	json_t *j;
-
-	cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1,
-	             "not exactly one line: %s", out);
-	j = json_loads(out, 0, &err);
-	cr_assert_not_null(j, "%s: %s", err.text, out);
-	free(out);
-	return j;
-}
-
 Test(json, schema_and_order)
 {
 	struct snapshot s = make_snapshot(three, 3);
-	json_t *j = json_of(&s), *f;
+	json_t *j = headless_json(&s), *f;
 	static const char *const keys[] = {
 		"elapsed", "pid", "python", "command", "samples", "ticks",
 		"errors", "dropped", "rate_hz", "requested_hz",
@@ -653,7 +623,7 @@ Test(json, exit_status_bad_strings_and_nan)
 	s.target_exited = true;
 	s.exit_status = 7;
 	s.rate_hz = NAN;
-	j = json_of(&s);
+	j = headless_json(&s);
 	cr_assert(json_is_true(json_object_get(j, "exited")));
 	cr_assert_eq(json_integer_value(json_object_get(j, "exit_status")), 7);
 	cr_assert_float_eq(json_number_value(json_object_get(j, "rate_hz")),
@@ -678,8 +648,8 @@ Test(json, thread_states_cpu_and_gil)
 	t[0].os_state = 'S';
 	t[1].os_state = 'R';
 	t[5] = THREAD(4260, "waiter", THREAD_GIL_WAIT, 0.5, 0.25, 0.0, 3, "");
-	set_threads(&s, t, 6);
-	j = json_of(&s);
+	sb_set_threads(&s, t, 6);
+	j = headless_json(&s);
 	cr_assert_float_eq(json_real_value(json_object_get(j, "gil_held_pct")),
 	                   91.6, 1e-9);
 	cr_assert_float_eq(json_real_value(json_object_get(j, "active_pct")),
@@ -713,40 +683,11 @@ Test(json, thread_states_cpu_and_gil)
 
 /* ---- the TUI, headless -------------------------------------------------- */
 
-/* Draw what app.c draws below the header: the screen in view, and the
- * key legend on the last row. */
-static void draw(struct tui_state *st, const char *status)
-{
-	struct legend_item legend[16];
-
-	erase();
-	if (st->view == VIEW_THREADS) {
-		tscreen_sync(&st->ts, fscreen_snapshot(&st->fs), st->fs.shown);
-		tscreen_draw(&st->ts, &headless_crt, 0, LINES - 1, status);
-	} else {
-		fscreen_draw(&st->fs, &headless_crt, 0, LINES - 1, status);
-	}
-	function_bar_draw(&headless_crt, LINES - 1, legend,
-	                  keys_legend(st, legend, 16));
-}
-
 static void start(struct tui_state *st, const struct fn *fns, size_t n)
 {
 	struct snapshot s = make_snapshot(fns, n);
 
-	memset(st, 0, sizeof *st);
-	fscreen_init(&st->fs, true);
-	tscreen_init(&st->ts, true);
-	lscreen_init(&st->ls, true);
-	fscreen_show(&st->fs, &s);
-	draw(st, "");
-}
-
-static void stop(struct tui_state *st)
-{
-	lscreen_free(&st->ls);
-	tscreen_free(&st->ts);
-	fscreen_free(&st->fs);
+	headless_start(st, &s, true);
 }
 
 TestSuite(tui, .init = headless_up, .fini = headless_down);
@@ -763,7 +704,7 @@ Test(tui, draws_the_table_at_80x24)
 	cr_assert_str_eq(headless_row(2), " 60.0    61.0   0.0   0.0   0.0     0       "
 	                 "0 hot (/srv/app/pkg/viz.py:12)");
 	cr_assert_str_eq(headless_row(5), "");
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, keys_sort_switch_and_filter)
@@ -772,17 +713,17 @@ Test(tui, keys_sort_switch_and_filter)
 
 	start(&st, three, 3);
 	cr_assert_eq(keys_handle(&st, '>'), REACT_REDRAW);
-	draw(&st, "");
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), " %Own %Total\u25bc   %Py  %Nat  %Sys  Mem+  "
 	                 "Faults Function (file:line)");
 	cr_assert_not_null(strstr(headless_row(2), "Klass.cold"));
 	keys_handle(&st, '<');
 	keys_handle(&st, CRT_KEYCODE(KEY_F(6)));
-	cr_assert_eq(st.fs.sort, PROFILE_COL_TOTAL);
+	cr_assert_eq(st.fs.sort, COUNT_TOTAL);
 	keys_handle(&st, '<');
 
 	keys_handle(&st, 'l');
-	draw(&st, "");
+	headless_draw(&st);
 	cr_assert_eq(strncmp(headless_row(0), "Lines since start", 17), 0, "%s",
 	             headless_row(0));
 	cr_assert_not_null(strstr(headless_row(2), "viz.py:14)"), "%s", headless_row(2));
@@ -794,7 +735,7 @@ Test(tui, keys_sort_switch_and_filter)
 	keys_handle(&st, 'o');
 	keys_handle(&st, '\r');
 	cr_assert(!st.prompt.active);
-	draw(&st, "");
+	headless_draw(&st);
 	cr_assert_not_null(strstr(headless_row(0), "[filter: io]"), "%s", headless_row(0));
 	cr_assert_not_null(strstr(headless_row(2), "warm"));
 	cr_assert_str_eq(headless_row(3), "");
@@ -808,7 +749,7 @@ Test(tui, keys_sort_switch_and_filter)
 	keys_handle(&st, '\r');
 	cr_assert_str_eq(st.fs.filter, "");
 	cr_assert_eq(st.fs.table.n, 3);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, pause_reset_help_quit)
@@ -823,14 +764,14 @@ Test(tui, pause_reset_help_quit)
 	cr_assert_eq(keys_handle(&st, 'r'),
 	             REACT_RESET | REACT_REFRESH | REACT_REDRAW);
 	keys_handle(&st, '?');
-	cr_assert(st.help);
+	cr_assert_eq(st.view, &help_screen_ops);
 	cr_assert_eq(keys_handle(&st, 'q'), REACT_REDRAW); /* closes help */
-	cr_assert(!st.help);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	cr_assert_eq(keys_handle(&st, 'q'), REACT_QUIT);
 	cr_assert_eq(keys_handle(&st, CRT_KEYCODE(KEY_F(10))), REACT_QUIT);
 	st.exited = true;
 	cr_assert_eq(keys_handle(&st, 'r'), REACT_NONE);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, selection_follows_the_function)
@@ -847,10 +788,10 @@ Test(tui, selection_follows_the_function)
 	moved[0].own = 900;
 	moved[0].total = 900;
 	s = make_snapshot(moved, 3);
-	fscreen_show(&st.fs, &s);
+	tui_show(&st, &s);
 	cr_assert_eq(st.fs.pos.sel, 0);
 	cr_assert_str_eq(row_name(&st.fs.table, st.fs.pos.sel), "warm");
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, tiny_and_empty_screens)
@@ -860,10 +801,11 @@ Test(tui, tiny_and_empty_screens)
 	start(&st, three, 0);
 	cr_assert_str_eq(headless_row(2), "  (no samples yet)");
 	resizeterm(4, 20);
-	draw(&st, "[paused]");
+	st.paused = true;
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(0), "Functions \u2026 [paused]");
 	cr_assert_leq(strlen(headless_row(1)), 20 * 3);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, legend_fits_80_columns)
@@ -874,12 +816,12 @@ Test(tui, legend_fits_80_columns)
 	cr_assert_str_eq(headless_row(23), "F1Help  F4Filter F6Sort  Enter Source l Lines "
 	                 "t Threads p Pause F10Quit");
 	st.thread_filter = 4251;
-	st.view = VIEW_THREADS;
-	draw(&st, "");
+	st.view = &threads_screen_ops;
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(23), "F1Help  F4Filter F6Sort  Enter Funcs t Back  "
 	                 "a All   p Pause r Reset F10Quit");
 	cr_assert_leq(text_width(headless_row(23), true), 80);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, threads_screen_enter_filters_and_a_returns)
@@ -890,11 +832,11 @@ Test(tui, threads_screen_enter_filters_and_a_returns)
 	start(&st, three, 3);
 	/* The next snapshot has five threads. */
 	s = make_snapshot(three, 3);
-	set_threads(&s, five, 5);
-	fscreen_show(&st.fs, &s);
+	sb_set_threads(&s, five, 5);
+	tui_show(&st, &s);
 	cr_assert_eq(keys_handle(&st, 't'), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_THREADS);
-	draw(&st, "");
+	cr_assert_eq(st.view, &threads_screen_ops);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(0), "Threads: 5, CPU and GIL % over the last "
 	                 "1.0 s, by CPU%");
 	cr_assert_str_eq(headless_row(1), "    TID Name            State    CPU%\u25bc "
@@ -920,17 +862,17 @@ Test(tui, threads_screen_enter_filters_and_a_returns)
 	cr_assert_eq(keys_handle(&st, '\r'),
 	             REACT_THREAD_FILTER | REACT_REDRAW);
 	cr_assert_eq(st.thread_filter, 4250);
-	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	/* What the source then returns: loader's rows and sample count. */
 	static const struct fn loads[] = {
 		{ "load", "/srv/app/pkg/io.py", 5, 600, 700 },
 	};
 	s = make_snapshot(loads, 1);
-	set_threads(&s, five, 5);
+	sb_set_threads(&s, five, 5);
 	s.samples = 700;
 	s.thread_filter = 4250;
-	fscreen_show(&st.fs, &s);
-	draw(&st, "");
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_str_eq(headless_row(0), "Functions since start, % of 700 running "
 	                 "samples of thread 4250 loader, by %Own");
 	cr_assert_str_eq(headless_row(2), " 85.7   100.0   0.0   0.0   0.0     0       "
@@ -947,22 +889,22 @@ Test(tui, threads_screen_enter_filters_and_a_returns)
 	cr_assert_eq(keys_handle(&st, 27), REACT_THREAD_FILTER | REACT_REDRAW);
 	cr_assert_eq(st.thread_filter, 0);
 	keys_handle(&st, CRT_KEYCODE(KEY_F(7)));
-	cr_assert_eq(st.view, VIEW_THREADS);
+	cr_assert_eq(st.view, &threads_screen_ops);
 	cr_assert_eq(keys_handle(&st, 27), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	keys_handle(&st, '\t');
-	cr_assert_eq(st.view, VIEW_THREADS);
+	cr_assert_eq(st.view, &threads_screen_ops);
 	/* l from the threads screen: the line table. */
 	keys_handle(&st, 'l');
-	cr_assert_eq(st.view, VIEW_PROFILE);
+	cr_assert_eq(st.view, &functions_screen_ops);
 	cr_assert_eq(st.fs.mode, PROFILE_LINES);
 	/* Enter on a line: its function's source (test_lines_view.c tests
 	 * that view). */
 	cr_assert_eq(keys_handle(&st, '\r'), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_LINES);
+	cr_assert_eq(st.view, &lines_screen_ops);
 	cr_assert_eq(keys_handle(&st, 27), REACT_REDRAW);
-	cr_assert_eq(st.view, VIEW_PROFILE);
-	stop(&st);
+	cr_assert_eq(st.view, &functions_screen_ops);
+	headless_stop(&st);
 }
 
 Test(tui, threads_filter_prompt_is_its_own)
@@ -972,8 +914,8 @@ Test(tui, threads_filter_prompt_is_its_own)
 
 	start(&st, three, 3);
 	s = make_snapshot(three, 3);
-	set_threads(&s, five, 5);
-	fscreen_show(&st.fs, &s);
+	sb_set_threads(&s, five, 5);
+	tui_show(&st, &s);
 	keys_handle(&st, 't');
 	keys_handle(&st, '/');
 	keys_handle(&st, 'h');
@@ -982,14 +924,14 @@ Test(tui, threads_filter_prompt_is_its_own)
 	keys_handle(&st, '\r');
 	cr_assert_str_eq(st.ts.filter, "hot");
 	cr_assert_str_eq(st.fs.filter, "");
-	draw(&st, "");
+	headless_draw(&st);
 	cr_assert_not_null(strstr(headless_row(0), "[filter: hot]"), "%s", headless_row(0));
 	cr_assert_not_null(strstr(headless_row(2), "cruncher"));
 	cr_assert_str_eq(headless_row(3), "");
 	/* Enter takes the one thread left. */
 	keys_handle(&st, '\r');
 	cr_assert_eq(st.thread_filter, 4251);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, selection_survives_new_snapshots_on_the_threads_screen)
@@ -1000,32 +942,32 @@ Test(tui, selection_survives_new_snapshots_on_the_threads_screen)
 
 	start(&st, three, 3);
 	s = make_snapshot(three, 3);
-	set_threads(&s, five, 5);
-	fscreen_show(&st.fs, &s);
+	sb_set_threads(&s, five, 5);
+	tui_show(&st, &s);
 	keys_handle(&st, 't');
 	keys_handle(&st, CRT_KEYCODE(KEY_DOWN)); /* loader */
 	/* loader becomes the busiest: the bar goes with it. */
 	memcpy(t, five, sizeof t);
 	t[1].cpu_user_pct = 99.5;
 	s = make_snapshot(three, 3);
-	set_threads(&s, t, 5);
-	fscreen_show(&st.fs, &s);
-	draw(&st, "");
+	sb_set_threads(&s, t, 5);
+	tui_show(&st, &s);
+	headless_draw(&st);
 	cr_assert_eq(st.ts.pos.sel, 0);
 	cr_assert_eq(tscreen_selected(&st.ts), 4250);
-	stop(&st);
+	headless_stop(&st);
 }
 
 Test(tui, help_fits_80x24_for_both_screens)
 {
 	erase();
-	help_screen_draw(&headless_crt, false);
+	help_screen_draw(&headless_crt, functions_screen_ops.column_help);
 	cr_assert_str_eq(headless_row(1), "  Up Down    select the row above / below");
 	cr_assert_not_null(strstr(headless_row(22), "Percentages are of the samples"),
 	                   "%s", headless_row(22));
 	cr_assert_str_eq(headless_row(23), "Press any key to return.");
 	erase();
-	help_screen_draw(&headless_crt, true);
+	help_screen_draw(&headless_crt, threads_screen_ops.column_help);
 	cr_assert_not_null(strstr(headless_row(18), "State      run+GIL"), "%s",
 	                   headless_row(18));
 	cr_assert_not_null(strstr(headless_row(22), "Enter shows only the selected"),

@@ -13,15 +13,12 @@
 
 #include "batch_text.h"
 #include "crt.h"
-#include "function_bar.h"
-#include "header.h"
-#include "help_screen.h"
 #include "json_out.h"
 #include "keys.h"
+#include "tui_draw.h"
 #include "tui_state.h"
 
 #define POLL_INTERVAL_S 0.05
-#define LEGEND_MAX 16
 
 /* ---- schedule: shared by both loops ------------------------------------ */
 
@@ -190,59 +187,6 @@ int app_run_batch(const struct options *o, struct snapshot_source *src,
 
 /* ---- TUI --------------------------------------------------------------- */
 
-static int draw_header(const struct tui_state *st, const struct crt *crt)
-{
-	const struct snapshot *s = fscreen_snapshot(&st->fs);
-	char lines[HEADER_TUI_MAX_LINES][HEADER_LINE_MAX];
-	int n;
-
-	if (s == NULL)
-		return 0;
-	n = header_tui(s, &st->gauges, COLS, LINES, crt->utf8, lines);
-	for (int i = 0; i < n; i++)
-		crt_put(crt, i, 0, i == 0 ? CRT_HEADER : CRT_NORMAL, lines[i]);
-	return n;
-}
-
-static void draw(struct tui_state *st, const struct crt *crt, bool repaint)
-{
-	char status[192];
-	struct legend_item legend[LEGEND_MAX];
-	int y;
-
-	if (repaint)
-		clear();
-	else
-		erase();
-	if (st->help) {
-		help_screen_draw(crt, st->view == VIEW_THREADS ? HELP_THREADS
-		                 : st->view == VIEW_PROCESSES ? HELP_PROCESSES
-		                 : HELP_FUNCTIONS);
-		refresh();
-		return;
-	}
-	y = draw_header(st, crt);
-	keys_status(st, status, sizeof status);
-	if (st->view == VIEW_THREADS) {
-		tscreen_sync(&st->ts, fscreen_snapshot(&st->fs), st->fs.shown);
-		tscreen_draw(&st->ts, crt, y, LINES - 1 - y, status);
-	} else if (st->view == VIEW_PROCESSES) {
-		pscreen_sync(&st->ps, fscreen_snapshot(&st->fs), st->fs.shown);
-		pscreen_draw(&st->ps, crt, y, LINES - 1 - y, status);
-	} else if (st->view == VIEW_LINES) {
-		lscreen_sync(&st->ls, fscreen_snapshot(&st->fs), st->fs.shown);
-		lscreen_draw(&st->ls, crt, y, LINES - 1 - y, status);
-	} else {
-		fscreen_draw(&st->fs, crt, y, LINES - 1 - y, status);
-	}
-	if (st->prompt.active)
-		prompt_draw(&st->prompt, crt, LINES - 1);
-	else
-		function_bar_draw(crt, LINES - 1, legend,
-		                  keys_legend(st, legend, LEGEND_MAX));
-	refresh();
-}
-
 /* Take a snapshot; show it, and add its gauges to the sparklines, unless
  * paused (sampling never pauses). */
 static void take_snapshot(struct tui_state *st, struct snapshot_source *src,
@@ -254,7 +198,7 @@ static void take_snapshot(struct tui_state *st, struct snapshot_source *src,
 	src->take(src->ctx, &s);
 	if (show) {
 		gauge_history_push(&st->gauges, &s);
-		fscreen_show(&st->fs, &s);
+		tui_show(st, &s);
 	} else {
 		snapshot_free(&s);
 	}
@@ -306,7 +250,7 @@ static bool react_to(struct tui_state *st, struct snapshot_source *src,
 		take_snapshot(st, src, true);
 	}
 	if (react & (REACT_REDRAW | REACT_CLEAR))
-		draw(st, crt, (react & REACT_CLEAR) != 0);
+		tui_draw(st, crt, (react & REACT_CLEAR) != 0);
 	return true;
 }
 
@@ -319,12 +263,8 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 
 	if (crt_init(&crt, !o->no_color) != 0)
 		return -1;
-	memset(&st, 0, sizeof st);
+	tui_state_init(&st, crt.utf8);
 	st.native_all = o->native_all;
-	fscreen_init(&st.fs, crt.utf8);
-	tscreen_init(&st.ts, crt.utf8);
-	pscreen_init(&st.ps, crt.utf8);
-	lscreen_init(&st.ls, crt.utf8);
 	schedule_init(&sc, o);
 	/* Something to show at once: the header and an empty table. */
 	take_snapshot(&st, src, true);
@@ -343,10 +283,7 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 		if (crt_take_continued())
 			react |= REACT_CLEAR | REACT_REDRAW; /* after Ctrl-Z, fg */
 	}
-	lscreen_free(&st.ls);
-	pscreen_free(&st.ps);
-	tscreen_free(&st.ts);
-	fscreen_free(&st.fs);
+	tui_state_free(&st);
 	crt_done();
 	return 0;
 }

@@ -87,7 +87,7 @@ int batch_text_print(FILE *out, const struct snapshot *s)
 {
 	struct profile_table pt;
 
-	profile_table_build(&pt, s, PROFILE_FUNCTIONS, NULL, PROFILE_COL_OWN,
+	profile_table_build(&pt, s, PROFILE_FUNCTIONS, NULL, COUNT_OWN,
 	                    true);
 	pt.table.sort_col = -1; /* the mark is for the TUI's < > keys */
 	print_header(out, s, &pt);

@@ -116,11 +116,94 @@ COUNT_CELL(fmt_faults, c, {
 	snprintf(buf, size, "%s%s", n, c->split.majflt > 0 ? "!" : "");
 })
 
+/* ---- order ------------------------------------------------------------- */
+
+/* Largest first. */
+static int desc_u64(uint64_t a, uint64_t b)
+{
+	return (a < b) - (a > b);
+}
+
+static int desc_double(double a, double b)
+{
+	return (a < b) - (a > b);
+}
+
+/* col's own figure only. */
+static int compare_figure(enum count_col col, const struct snap_counts *a,
+                          const struct snap_counts *b)
+{
+	switch (col) {
+	case COUNT_OWN:
+		return desc_u64(a->own, b->own);
+	case COUNT_TOTAL:
+		return desc_u64(a->total, b->total);
+	case COUNT_PY:
+		return desc_double(a->split.python, b->split.python);
+	case COUNT_NAT:
+		return desc_double(a->split.native, b->split.native);
+	case COUNT_SYS:
+		return desc_double(a->split.system, b->split.system);
+	case COUNT_WAIT:
+		return desc_double(a->split.waiting, b->split.waiting);
+	case COUNT_MEM:
+		return desc_u64(a->split.mem_growth, b->split.mem_growth);
+	case COUNT_FAULTS:
+		return desc_u64(count_faults(&a->split), count_faults(&b->split));
+	case COUNT_MAJFLT:
+		return desc_u64(a->split.majflt, b->split.majflt);
+	case COUNT_OWN_TIME:
+		return desc_double(a->own_s, b->own_s);
+	case COUNT_TOTAL_TIME:
+		return desc_double(a->total_s, b->total_s);
+	case COUNT_NCOLS:
+		break;
+	}
+	return 0;
+}
+
+int count_compare(enum count_col col, const struct snap_counts *a,
+                  const struct snap_counts *b)
+{
+	static const struct snap_counts none;
+	int c;
+
+	a = a != NULL ? a : &none;
+	b = b != NULL ? b : &none;
+	c = compare_figure(col, a, b);
+	if (c != 0)
+		return c;
+	switch (col) {
+	case COUNT_OWN:
+		return compare_figure(COUNT_TOTAL, a, b);
+	case COUNT_TOTAL:
+		return compare_figure(COUNT_OWN, a, b);
+	case COUNT_FAULTS:
+		return count_compare(COUNT_MAJFLT, a, b);
+	case COUNT_TOTAL_TIME:
+		return count_compare(COUNT_TOTAL, a, b);
+	default:
+		return count_compare(COUNT_OWN, a, b);
+	}
+}
+
+/* The rows are pointers to rows (table_sort's). */
+static int compare_rows(const void *pa, const void *pb, const void *ctx,
+                        int key)
+{
+	const struct count_ctx *cc = ctx;
+
+	return count_compare((enum count_col)key,
+	                     cc->counts(*(const void *const *)pa),
+	                     cc->counts(*(const void *const *)pb));
+}
+
 /* ---- descriptors ------------------------------------------------------- */
 
 #define NUM(title_, width_, gap_, drop_, fmt_)                             \
 	{ .title = (title_), .width = (width_), .gap = (gap_),            \
-	  .right_align = true, .format = (fmt_), .drop = (drop_) }
+	  .right_align = true, .format = (fmt_), .drop = (drop_),        \
+	  .compare_ctx = compare_rows }
 
 /* Widths leave room for the sort mark after the title. */
 static const struct table_column columns[COUNT_NCOLS] = {
@@ -137,9 +220,25 @@ static const struct table_column columns[COUNT_NCOLS] = {
 	[COUNT_TOTAL_TIME] = NUM("TotalTime", 10, 1, 10, fmt_total_time),
 };
 
+const char *const count_column_help[] = {
+	"%Own %Total  samples with the innermost frame here / anywhere on "
+	"the stack",
+	"%Py %Nat %Sys %Wait  %Own split: bytecode, native code, kernel, "
+	"off CPU",
+	"Mem+ Faults  RSS growth and page faults while here (! some were "
+	"major)",
+	"OwnTime TotalTime  sampled time (samples x interval); Heat: "
+	"%Total bar",
+	"Percentages are of the samples named on the line above the titles.",
+	NULL,
+};
+
 struct table_column count_column(enum count_col col)
 {
-	return col < COUNT_NCOLS ? columns[col] : columns[COUNT_OWN];
+	struct table_column c = columns[col < COUNT_NCOLS ? col : COUNT_OWN];
+
+	c.key = (int)(col < COUNT_NCOLS ? col : COUNT_OWN);
+	return c;
 }
 
 const char *count_col_name(enum count_col col)

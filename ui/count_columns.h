@@ -1,8 +1,11 @@
 /* count_columns.h - the figure columns every profile view shares: shares
  * of the samples (%Own, %Total and the split %Py %Nat %Sys %Wait),
- * sampled times, memory growth and page faults.  The function / line
- * table and the lines view describe their columns with these, so a
- * figure looks the same wherever it appears.
+ * sampled times, memory growth and page faults.  This is the one
+ * declaration of that column set: the function / line table (and batch
+ * text through it) and the lines view take every column of enum
+ * count_col, in its order, with these descriptors, so a figure looks and
+ * sorts the same wherever it appears.  A new figure column is an entry
+ * of the enum, its descriptor, its cell and its order here.
  *
  * Every percentage is of all the samples the table counts (the line above
  * the titles names them), so a column adds up across rows like %Own, and
@@ -39,12 +42,23 @@ struct count_ctx {
 	const struct snap_counts *(*counts)(const void *row);
 };
 
-/* The descriptor of col: title, width, gap, drop rank and format (no
- * compare: ordering is the table's business).  Drop ranks suit the
- * function table: sampled times go first (they repeat %Own and %Total in
- * seconds), then MajFlt (Faults keeps a "!"), Faults, Mem+, %Total,
- * %Wait, %Sys, %Nat, %Py; %Own is never dropped. */
+/* The descriptor of col: title, width, gap, drop rank, format and order
+ * (compare_ctx: count_compare on the rows' counts; the table adds its
+ * tie_break).  Drop ranks suit the function table: sampled times go first
+ * (they repeat %Own and %Total in seconds), then MajFlt (Faults keeps a
+ * "!"), Faults, Mem+, %Total, %Wait, %Sys, %Nat, %Py; %Own is never
+ * dropped. */
 struct table_column count_column(enum count_col col);
+
+/* Order two rows' counts by col, largest first, ties by the figures
+ * that say most next to it (%Own and %Total each other; Faults MajFlt;
+ * TotalTime %Total; the others %Own); NULL counts are zeros. */
+int count_compare(enum count_col col, const struct snap_counts *a,
+                  const struct snap_counts *b);
+
+/* What the figure columns mean, for the help screen: lines,
+ * NULL-terminated. */
+extern const char *const count_column_help[];
 
 /* Short name of a column, as in the title row ("%Py"). */
 const char *count_col_name(enum count_col col);

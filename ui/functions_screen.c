@@ -10,12 +10,14 @@
 #include <string.h>
 
 #include "count_columns.h"
+#include "keys.h"
+#include "tui_state.h"
 
 void fscreen_init(struct functions_screen *fs, bool utf8)
 {
 	memset(fs, 0, sizeof *fs);
 	fs->mode = PROFILE_FUNCTIONS;
-	fs->sort = PROFILE_COL_OWN;
+	fs->sort = COUNT_OWN;
 	fs->utf8 = utf8;
 	fs->pos.page = 1;
 }
@@ -30,15 +32,8 @@ static void row_id_clear(struct row_id *id)
 void fscreen_free(struct functions_screen *fs)
 {
 	profile_table_free(&fs->table);
-	if (fs->have_snap)
-		snapshot_free(&fs->snap);
-	fs->have_snap = false;
+	fs->snap = NULL;
 	row_id_clear(&fs->sel_id);
-}
-
-const struct snapshot *fscreen_snapshot(const struct functions_screen *fs)
-{
-	return fs->have_snap ? &fs->snap : NULL;
 }
 
 /* ---- selection --------------------------------------------------------- */
@@ -96,9 +91,9 @@ static void rebuild(struct functions_screen *fs)
 	size_t found = 0;
 
 	profile_table_free(&fs->table);
-	if (!fs->have_snap)
+	if (fs->snap == NULL)
 		return;
-	profile_table_build(&fs->table, &fs->snap, fs->mode, fs->filter,
+	profile_table_build(&fs->table, fs->snap, fs->mode, fs->filter,
 	                    fs->sort, fs->utf8);
 	if (find_selection(fs, &found))
 		fs->pos.sel = found;
@@ -107,15 +102,13 @@ static void rebuild(struct functions_screen *fs)
 	 * choice only when the user moves. */
 }
 
-void fscreen_show(struct functions_screen *fs, struct snapshot *s)
+void fscreen_sync(struct functions_screen *fs, const struct snapshot *s,
+                  unsigned long shown)
 {
-	profile_table_free(&fs->table);
-	if (fs->have_snap)
-		snapshot_free(&fs->snap);
-	fs->snap = *s;
-	memset(s, 0, sizeof *s);
-	fs->have_snap = true;
-	fs->shown++;
+	if (s == fs->snap && shown == fs->synced)
+		return;
+	fs->snap = s;
+	fs->synced = shown;
 	rebuild(fs);
 }
 
@@ -143,8 +136,8 @@ void fscreen_end(struct functions_screen *fs)
 void fscreen_cycle_sort(struct functions_screen *fs, int dir)
 {
 	fs->sort = profile_col_step(fs->table.sort, dir,
-	                            fs->have_snap ? count_hidden(&fs->snap)
-	                                          : 1UL << PROFILE_COL_WAIT);
+	                            fs->snap != NULL ? count_hidden(fs->snap)
+	                                          : 1UL << COUNT_WAIT);
 	rebuild(fs);
 }
 
@@ -232,3 +225,112 @@ void fscreen_draw(struct functions_screen *fs, const struct crt *crt,
 	     r++)
 		draw_row(fs, crt, y + 2 + r, fs->pos.top + (size_t)r);
 }
+
+/* ---- as a screen (screen.h) -------------------------------------------- */
+
+static void op_init(struct tui_state *st, bool utf8)
+{
+	fscreen_init(&st->fs, utf8);
+}
+
+static void op_free(struct tui_state *st)
+{
+	fscreen_free(&st->fs);
+}
+
+static void op_sync(struct tui_state *st)
+{
+	fscreen_sync(&st->fs, tui_snapshot(st), st->shown);
+}
+
+static void op_draw(struct tui_state *st, const struct crt *crt, int y,
+                    int h, const char *status)
+{
+	fscreen_draw(&st->fs, crt, y, h, status);
+}
+
+static void op_move(struct tui_state *st, long delta)
+{
+	fscreen_move(&st->fs, delta);
+}
+
+static void op_page(struct tui_state *st, int dir)
+{
+	fscreen_page(&st->fs, dir);
+}
+
+static void op_home(struct tui_state *st)
+{
+	fscreen_home(&st->fs);
+}
+
+static void op_end(struct tui_state *st)
+{
+	fscreen_end(&st->fs);
+}
+
+static void op_sort(struct tui_state *st, int dir)
+{
+	fscreen_cycle_sort(&st->fs, dir);
+}
+
+/* Enter on a function: its source.  On a line of the line table: the
+ * source of its function, with that line selected. */
+static unsigned op_select(struct tui_state *st)
+{
+	const struct profile_row *r;
+
+	if (st->fs.table.n == 0)
+		return REACT_NONE;
+	r = profile_table_row(&st->fs.table, st->fs.pos.sel);
+	if (!lscreen_open(&st->ls, tui_snapshot(st), st->shown, r->name,
+	                  r->file, st->fs.mode == PROFILE_LINES ? r->line : 0))
+		return REACT_NONE;
+	tui_switch(st, &lines_screen_ops);
+	return REACT_REDRAW;
+}
+
+static const char *op_filter(const struct tui_state *st)
+{
+	return st->fs.filter;
+}
+
+static void op_set_filter(struct tui_state *st, const char *text)
+{
+	fscreen_set_filter(&st->fs, text);
+}
+
+static size_t op_legend(const struct tui_state *st, struct legend_item *out,
+                        size_t max)
+{
+	struct legend_item items[] = {
+		{ "Enter", "Source" },
+		{ "l", st->fs.mode == PROFILE_LINES ? "Funcs" : "Lines" },
+		/* 80 columns hold one of the two; with -s the family is
+		 * what was asked for. */
+		tui_following(st) ? (struct legend_item){ "P", "Procs" }
+		                  : (struct legend_item){ "t", "Threads" },
+	};
+
+	return legend_copy(out, max, items, sizeof items / sizeof items[0]);
+}
+
+const struct screen_ops functions_screen_ops = {
+	.name = "functions",
+	.init = op_init,
+	.free = op_free,
+	.sync = op_sync,
+	.draw = op_draw,
+	.move_by = op_move,
+	.page = op_page,
+	.home = op_home,
+	.end = op_end,
+	.sort = op_sort,
+	.select = op_select,
+	.filter = op_filter,
+	.set_filter = op_set_filter,
+	.legend = op_legend,
+	/* 80 columns leave no room for Reset beside Enter's Source. */
+	.legend_reset = false,
+	.column_help = count_column_help,
+};

@@ -1,7 +1,11 @@
 /* functions_screen.h - the main TUI screen: the function (or line) table
  * of the snapshot on display, with its sort column, filter, selection and
  * scroll position.  It draws itself into a band of rows; the header above
- * and the legend below belong to the loop (app.c). */
+ * and the legend below belong to the frame (tui_draw.c).
+ *
+ * It borrows the snapshot the TUI state owns: call fscreen_sync with that
+ * snapshot and its `shown` count before using the screen, so that a new
+ * snapshot rebuilds the rows before any of them is read. */
 #ifndef PYTOP_UI_FUNCTIONS_SCREEN_H
 #define PYTOP_UI_FUNCTIONS_SCREEN_H
 
@@ -11,6 +15,7 @@
 #include "crt.h"
 #include "profile_table.h"
 #include "prompt.h"
+#include "screen.h"
 #include "profile/snapshot.h"
 #include "table_view.h"
 
@@ -23,31 +28,30 @@ struct row_id {
 };
 
 struct functions_screen {
-	struct snapshot snap;        /* owns: the snapshot on display */
-	bool have_snap;
+	const struct snapshot *snap; /* borrowed; NULL before the first */
+	unsigned long synced;        /* the `shown` count rows were built for */
 	struct profile_table table;  /* owns; its rows borrow snap */
 	enum profile_mode mode;
-	enum profile_col sort;
+	profile_col sort;
 	char filter[PROMPT_MAX];     /* "" = no filter */
 	bool utf8;
 	bool since_reset;            /* counts start at the last `r` */
 	struct list_pos pos;         /* selected row (index into table), first
 	                                row on screen, rows on screen */
 	struct row_id sel_id;
-	unsigned long shown;         /* snapshots shown so far: screens that
-	                                borrow snap notice a new one by it */
 };
+
+/* Its operations (screen.h). */
+extern const struct screen_ops functions_screen_ops;
 
 void fscreen_init(struct functions_screen *fs, bool utf8);
 void fscreen_free(struct functions_screen *fs);
 
-/* Display s, taking ownership of its arrays (*s is emptied).  The
- * selection follows the selected row's identity.  The previous snapshot
- * is freed: anything borrowing it must rebuild (see `shown`). */
-void fscreen_show(struct functions_screen *fs, struct snapshot *s);
-
-/* The snapshot on display, or NULL before the first one. */
-const struct snapshot *fscreen_snapshot(const struct functions_screen *fs);
+/* Rebuild the rows when shown differs from the last call (s may be NULL
+ * before the first snapshot).  The selection follows the selected row's
+ * identity. */
+void fscreen_sync(struct functions_screen *fs, const struct snapshot *s,
+                  unsigned long shown);
 
 void fscreen_move(struct functions_screen *fs, long delta);
 void fscreen_page(struct functions_screen *fs, int dir); /* -1 up, +1 down */

@@ -1,4 +1,4 @@
-/* help_screen.c - draw the help screen. */
+/* help_screen.c - the help screen: drawing it, and any key closing it. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -8,43 +8,13 @@
 #include <stdio.h>
 
 #include "keys.h"
+#include "tui_state.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
 #endif
 
 #define KEY_COLS 10 /* width of the key column */
-
-static const char *const function_help[] = {
-	"%Own %Total  samples with the innermost frame here / anywhere on "
-	"the stack",
-	"%Py %Nat %Sys %Wait  %Own split: bytecode, native code, kernel, "
-	"off CPU",
-	"Mem+ Faults  RSS growth and page faults while here (! some were "
-	"major)",
-	"OwnTime TotalTime  sampled time (samples x interval); Heat: "
-	"%Total bar",
-	"Percentages are of the samples named on the line above the titles.",
-	NULL,
-};
-
-static const char *const thread_help[] = {
-	"State      run+GIL: on a CPU running Python; run: on a CPU without",
-	"           the GIL (native code); GIL wait; idle; gone",
-	"CPU%       user + system CPU over the last refresh, % of one CPU",
-	"GIL%       share of the thread reports (10 a second) holding the GIL",
-	"Enter shows only the selected thread's functions and lines; a: all.",
-	NULL,
-};
-
-static const char *const process_help[] = {
-	"Python     version of a sampled process, else looking, not Python,",
-	"           exited, or why it is not sampled (no access, unsupported)",
-	"CPU% RSS   all its threads' CPU over the last refresh; resident memory",
-	"Samples    its threads' samples; Top function: its most sampled leaf",
-	"Enter shows only the selected process's functions and lines; a: all.",
-	NULL,
-};
 
 /* One line per binding, a binding without help text joining the line
  * before ("Up Down"); returns the next free row. */
@@ -71,11 +41,8 @@ static int draw_bindings(const struct crt *crt, int y)
 	return y;
 }
 
-void help_screen_draw(const struct crt *crt, enum help_topic topic)
+void help_screen_draw(const struct crt *crt, const char *const *columns)
 {
-	const char *const *columns = topic == HELP_THREADS ? thread_help
-	                             : topic == HELP_PROCESSES ? process_help
-	                             : function_help;
 	char line[256];
 	int y = 0;
 
@@ -88,3 +55,28 @@ void help_screen_draw(const struct crt *crt, enum help_topic topic)
 	}
 	crt_put(crt, LINES - 1, 0, CRT_STATUS, "Press any key to return.");
 }
+
+/* ---- as a screen (screen.h) -------------------------------------------- */
+
+static void op_draw(struct tui_state *st, const struct crt *crt, int y,
+                    int h, const char *status)
+{
+	(void)y, (void)h, (void)status;
+	help_screen_draw(crt, st->help_from->column_help);
+}
+
+/* Any key closes it (as in htop), back to the screen it covered. */
+static bool op_key(struct tui_state *st, int key, unsigned *react)
+{
+	(void)key;
+	st->view = st->help_from;
+	*react = REACT_REDRAW;
+	return true;
+}
+
+const struct screen_ops help_screen_ops = {
+	.name = "help",
+	.draw = op_draw,
+	.full_screen = true,
+	.key = op_key,
+};

@@ -1,20 +1,20 @@
 /* help_screen.h - the full-screen help: every key binding (read from the
  * key table, so it cannot drift from what the keys do) and what the
- * columns mean. */
+ * columns of the screen it covers mean. */
 #ifndef PYTOP_UI_HELP_SCREEN_H
 #define PYTOP_UI_HELP_SCREEN_H
 
 #include <stdbool.h>
 
 #include "crt.h"
+#include "screen.h"
 
-/* Which screen's columns the help explains. */
-enum help_topic {
-	HELP_FUNCTIONS = 0, /* the function and line tables (and source) */
-	HELP_THREADS = 1,
-	HELP_PROCESSES,
-};
+/* The bindings, then columns: what the covered screen's columns mean
+ * (its column_help, NULL-terminated). */
+void help_screen_draw(const struct crt *crt, const char *const *columns);
 
-void help_screen_draw(const struct crt *crt, enum help_topic topic);
+/* Its operations (screen.h): a full screen over the one in
+ * tui_state.help_from. */
+extern const struct screen_ops help_screen_ops;
 
 #endif

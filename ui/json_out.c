@@ -284,7 +284,7 @@ static json_t *profile_rows(const struct snapshot *s, enum profile_mode m)
 	size_t shown = 0;
 	uint64_t floor;
 
-	if (profile_table_build(&pt, s, m, NULL, PROFILE_COL_OWN, true) != 0 ||
+	if (profile_table_build(&pt, s, m, NULL, COUNT_OWN, true) != 0 ||
 	    arr == NULL) {
 		json_decref(arr);
 		return NULL;

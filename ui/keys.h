@@ -45,6 +45,10 @@ struct legend_item {
 	const char *label;
 };
 
+/* Copy up to max of items' n entries to out; returns how many. */
+size_t legend_copy(struct legend_item *out, size_t max,
+                   const struct legend_item *items, size_t n);
+
 /* Fill the legend for the current state; returns the entry count. */
 size_t keys_legend(const struct tui_state *st, struct legend_item *out,
                    size_t max);

@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "count_columns.h"
+#include "keys.h"
 #include "profile_table.h"
 #include "text.h"
+#include "tui_state.h"
 
 /* ---- cells ------------------------------------------------------------- */
 
@@ -80,11 +82,12 @@ static void fmt_source(const void *row, const void *ctx, int width,
 	snprintf(buf, size, "%s", row_of(row)->text);
 }
 
-/* The figure columns the view shows, in order after Line. */
-static const enum count_col figures[] = {
-	COUNT_OWN, COUNT_TOTAL, COUNT_PY, COUNT_NAT, COUNT_SYS, COUNT_WAIT,
-	COUNT_MEM, COUNT_FAULTS, COUNT_MAJFLT,
-};
+_Static_assert(LINES_NCOLS <= TABLE_MAX_COLS, "table.hidden has a bit per column");
+
+/* The figure columns the view never shows (bits of table.hidden). */
+#define LINES_HIDDEN                                                       \
+	(1UL << (LINES_COL_FIGURES + COUNT_OWN_TIME) |                     \
+	 1UL << (LINES_COL_FIGURES + COUNT_TOTAL_TIME))
 
 /* Here the source needs the room: MajFlt, Faults and %Total (the heat bar
  * shows it) go first; then as in the function table. */
@@ -108,13 +111,13 @@ static void init_columns(struct lines_screen *ls)
 		.title = "Line", .width = 5, .right_align = true,
 		.format = fmt_line,
 	};
-	for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
-		struct table_column *c = &ls->cols[LINES_COL_OWN + i];
+	for (int i = 0; i < COUNT_NCOLS; i++) {
+		struct table_column *c = &ls->cols[LINES_COL_FIGURES + i];
 
-		*c = count_column(figures[i]);
-		c->drop = drop_rank(figures[i]);
+		*c = count_column((enum count_col)i);
+		c->drop = drop_rank((enum count_col)i);
 	}
-	ls->cols[LINES_COL_OWN].gap = 1;
+	ls->cols[LINES_COL_FIGURES].gap = 1;
 	ls->cols[LINES_COL_HEAT] = (struct table_column){
 		.title = "Heat", .width = LINES_HEAT_COLS, .gap = 1,
 		.format = fmt_heat, .drop = 5,
@@ -124,7 +127,7 @@ static void init_columns(struct lines_screen *ls)
 	};
 	ls->table = (struct table){
 		.cols = ls->cols, .ncols = LINES_NCOLS, .ctx = ls,
-		.utf8 = ls->utf8, .sort_col = -1,
+		.utf8 = ls->utf8, .sort_col = -1, .hidden = LINES_HIDDEN,
 		.stretch_min = LINES_SOURCE_MIN_COLS,
 	};
 }
@@ -446,10 +449,7 @@ static void rebuild(struct lines_screen *ls, const struct snapshot *s)
 	ls->idle_mode = s->idle_mode;
 	ls->thread = s->thread_filter;
 	ls->process = s->process_filter;
-	/* The figure columns follow the Line column in count_col order. */
-	_Static_assert(LINES_COL_MAJFLT - LINES_COL_OWN == COUNT_MAJFLT - COUNT_OWN,
-	               "lines columns mirror count columns");
-	ls->table.hidden = count_hidden(s) << LINES_COL_OWN;
+	ls->table.hidden = count_hidden(s) << LINES_COL_FIGURES | LINES_HIDDEN;
 	if (cap > 0) {
 		ls->rows = calloc(cap, sizeof ls->rows[0]);
 		ls->order = calloc(cap, sizeof ls->order[0]);
@@ -599,3 +599,81 @@ void lscreen_draw(struct lines_screen *ls, const struct crt *crt, int y,
 	     r++)
 		draw_row(ls, crt, y + r, ls->pos.top + (size_t)r);
 }
+
+/* ---- as a screen (screen.h) -------------------------------------------- */
+
+static void op_init(struct tui_state *st, bool utf8)
+{
+	lscreen_init(&st->ls, utf8);
+}
+
+static void op_free(struct tui_state *st)
+{
+	lscreen_free(&st->ls);
+}
+
+static void op_sync(struct tui_state *st)
+{
+	lscreen_sync(&st->ls, tui_snapshot(st), st->shown);
+}
+
+static void op_draw(struct tui_state *st, const struct crt *crt, int y,
+                    int h, const char *status)
+{
+	lscreen_draw(&st->ls, crt, y, h, status);
+}
+
+static void op_move(struct tui_state *st, long delta)
+{
+	lscreen_move(&st->ls, delta);
+}
+
+static void op_page(struct tui_state *st, int dir)
+{
+	lscreen_page(&st->ls, dir);
+}
+
+static void op_home(struct tui_state *st)
+{
+	lscreen_home(&st->ls);
+}
+
+static void op_end(struct tui_state *st)
+{
+	lscreen_end(&st->ls);
+}
+
+/* The source is read again at the next opening. */
+static void op_leave(struct tui_state *st)
+{
+	lscreen_close(&st->ls);
+}
+
+static size_t op_legend(const struct tui_state *st, struct legend_item *out,
+                        size_t max)
+{
+	static const struct legend_item items[] = {
+		{ "Esc", "Back" }, { "l", "Lines" }, { "t", "Threads" },
+	};
+
+	(void)st;
+	return legend_copy(out, max, items, sizeof items / sizeof items[0]);
+}
+
+/* The file's order: nothing to sort; nothing to filter or choose. */
+const struct screen_ops lines_screen_ops = {
+	.name = "lines",
+	.init = op_init,
+	.free = op_free,
+	.sync = op_sync,
+	.draw = op_draw,
+	.move_by = op_move,
+	.page = op_page,
+	.home = op_home,
+	.end = op_end,
+	.leave = op_leave,
+	.left_is_back = true,
+	.legend = op_legend,
+	.legend_reset = true,
+	.column_help = count_column_help,
+};

@@ -5,8 +5,8 @@
  * opens it; the figures follow each new snapshot, the source is read once
  * per opening.
  *
- * Like the threads screen it borrows the snapshot the functions screen
- * owns: call lscreen_sync with that snapshot and its `shown` count before
+ * Like the threads screen it borrows the snapshot the TUI state owns:
+ * call lscreen_sync with that snapshot and its `shown` count before
  * using the screen. */
 #ifndef PYTOP_UI_LINES_SCREEN_H
 #define PYTOP_UI_LINES_SCREEN_H
@@ -18,22 +18,19 @@
 #include "crt.h"
 #include "lines_callees.h"
 #include "profile/snapshot.h"
+#include "screen.h"
 #include "source_file.h"
 #include "table.h"
 #include "table_view.h"
 
 enum lines_col {
 	LINES_COL_LINE,
-	LINES_COL_OWN,
-	LINES_COL_TOTAL,
-	LINES_COL_PY,
-	LINES_COL_NAT,
-	LINES_COL_SYS,
-	LINES_COL_WAIT,   /* with --idle only */
-	LINES_COL_MEM,
-	LINES_COL_FAULTS,
-	LINES_COL_MAJFLT,
-	LINES_COL_HEAT,
+	/* Every figure column, column LINES_COL_FIGURES + i being enum
+	 * count_col i (count_columns.h declares them); the sampled times are
+	 * left out here (they repeat %Own and %Total in seconds, and the
+	 * source needs the room). */
+	LINES_COL_FIGURES,
+	LINES_COL_HEAT = LINES_COL_FIGURES + COUNT_NCOLS,
 	LINES_COL_SOURCE,
 	LINES_NCOLS,
 };
@@ -84,6 +81,9 @@ struct lines_screen {
 	                                 next draw */
 	bool utf8;
 };
+
+/* Its operations (screen.h). */
+extern const struct screen_ops lines_screen_ops;
 
 void lscreen_init(struct lines_screen *ls, bool utf8);
 void lscreen_free(struct lines_screen *ls); /* closes; init again to reuse */

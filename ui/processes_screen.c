@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "keys.h"
+#include "tui_state.h"
+
 void pscreen_init(struct processes_screen *ps, bool utf8)
 {
 	memset(ps, 0, sizeof *ps);
@@ -126,3 +129,110 @@ void pscreen_draw(struct processes_screen *ps, const struct crt *crt, int y,
 		               ps->table.order[ps->pos.top + (size_t)r],
 		               ps->pos.top + (size_t)r == ps->pos.sel);
 }
+
+/* ---- as a screen (screen.h) -------------------------------------------- */
+
+static const char *const column_help[] = {
+	"Python     version of a sampled process, else looking, not Python,",
+	"           exited, or why it is not sampled (no access, unsupported)",
+	"CPU% RSS   all its threads' CPU over the last refresh; resident memory",
+	"Samples    its threads' samples; Top function: its most sampled leaf",
+	"Enter shows only the selected process's functions and lines; a: all.",
+	NULL,
+};
+
+static void op_init(struct tui_state *st, bool utf8)
+{
+	pscreen_init(&st->ps, utf8);
+}
+
+static void op_free(struct tui_state *st)
+{
+	pscreen_free(&st->ps);
+}
+
+static void op_sync(struct tui_state *st)
+{
+	pscreen_sync(&st->ps, tui_snapshot(st), st->shown);
+}
+
+static void op_draw(struct tui_state *st, const struct crt *crt, int y,
+                    int h, const char *status)
+{
+	pscreen_draw(&st->ps, crt, y, h, status);
+}
+
+static void op_move(struct tui_state *st, long delta)
+{
+	pscreen_move(&st->ps, delta);
+}
+
+static void op_page(struct tui_state *st, int dir)
+{
+	pscreen_page(&st->ps, dir);
+}
+
+static void op_home(struct tui_state *st)
+{
+	pscreen_home(&st->ps);
+}
+
+static void op_end(struct tui_state *st)
+{
+	pscreen_end(&st->ps);
+}
+
+/* Enter on a process: its functions and lines only, if it is sampled. */
+static unsigned op_select(struct tui_state *st)
+{
+	const struct snap_process *p = pscreen_selected(&st->ps);
+
+	if (p == NULL)
+		return REACT_NONE;
+	if (p->state != PROCESS_PYTHON && p->samples == 0) {
+		st->note = "[not sampled: choose a Python process]";
+		return REACT_REDRAW;
+	}
+	tui_switch(st, &functions_screen_ops);
+	return tui_filter_process(st, p->pid);
+}
+
+static const char *op_filter(const struct tui_state *st)
+{
+	return st->ps.filter;
+}
+
+static void op_set_filter(struct tui_state *st, const char *text)
+{
+	pscreen_set_filter(&st->ps, text);
+}
+
+static size_t op_legend(const struct tui_state *st, struct legend_item *out,
+                        size_t max)
+{
+	static const struct legend_item items[] = {
+		{ "Enter", "Funcs" }, { "P", "Back" },
+	};
+
+	(void)st;
+	return legend_copy(out, max, items, sizeof items / sizeof items[0]);
+}
+
+/* The tree keeps its order: nothing to sort. */
+const struct screen_ops processes_screen_ops = {
+	.name = "processes",
+	.init = op_init,
+	.free = op_free,
+	.sync = op_sync,
+	.draw = op_draw,
+	.move_by = op_move,
+	.page = op_page,
+	.home = op_home,
+	.end = op_end,
+	.select = op_select,
+	.filter = op_filter,
+	.set_filter = op_set_filter,
+	.legend = op_legend,
+	.legend_reset = true,
+	.column_help = column_help,
+};

@@ -3,8 +3,8 @@
  * tables (the tree keeps its order: nothing to sort), with a selection bar
  * that follows the selected process.
  *
- * Like the threads screen it borrows the snapshot the functions screen
- * owns: call pscreen_sync with that snapshot and its `shown` count before
+ * Like the threads screen it borrows the snapshot the TUI state owns:
+ * call pscreen_sync with that snapshot and its `shown` count before
  * using the screen. */
 #ifndef PYTOP_UI_PROCESSES_SCREEN_H
 #define PYTOP_UI_PROCESSES_SCREEN_H
@@ -15,6 +15,7 @@
 #include "crt.h"
 #include "process_table.h"
 #include "prompt.h"
+#include "screen.h"
 #include "profile/snapshot.h"
 #include "table_view.h"
 
@@ -27,6 +28,9 @@ struct processes_screen {
 	struct list_pos pos;
 	pid_t sel_pid;               /* the selected process; 0 = none chosen */
 };
+
+/* Its operations (screen.h). */
+extern const struct screen_ops processes_screen_ops;
 
 void pscreen_init(struct processes_screen *ps, bool utf8);
 void pscreen_free(struct processes_screen *ps);

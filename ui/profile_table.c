@@ -107,113 +107,24 @@ static int cmp_identity(const struct profile_row *a,
 	return c;
 }
 
-/* Largest first. */
-static int desc_u64(uint64_t a, uint64_t b)
-{
-	return (a < b) - (a > b);
-}
-
-static int desc_double(double a, double b)
-{
-	return (a < b) - (a > b);
-}
-
-static int cmp_own(const void *pa, const void *pb)
-{
-	const struct profile_row *a = deref(pa), *b = deref(pb);
-	int c = desc_u64(a->c->own, b->c->own);
-
-	if (c == 0)
-		c = desc_u64(a->c->total, b->c->total);
-	return c != 0 ? c : cmp_identity(a, b);
-}
-
-static int cmp_total(const void *pa, const void *pb)
-{
-	const struct profile_row *a = deref(pa), *b = deref(pb);
-	int c = desc_u64(a->c->total, b->c->total);
-
-	if (c == 0)
-		c = desc_u64(a->c->own, b->c->own);
-	return c != 0 ? c : cmp_identity(a, b);
-}
-
-static int cmp_own_time(const void *pa, const void *pb)
-{
-	const struct profile_row *a = deref(pa), *b = deref(pb);
-	int c = desc_double(a->c->own_s, b->c->own_s);
-
-	return c != 0 ? c : cmp_own(pa, pb);
-}
-
-static int cmp_total_time(const void *pa, const void *pb)
-{
-	const struct profile_row *a = deref(pa), *b = deref(pb);
-	int c = desc_double(a->c->total_s, b->c->total_s);
-
-	return c != 0 ? c : cmp_total(pa, pb);
-}
-
-/* The split columns: by the figure, then like %Own. */
-#define CMP_BY(fn, type, expr)                                             \
-	static int fn(const void *pa, const void *pb)                     \
-	{                                                                  \
-		const struct snap_split *a = &deref(pa)->c->split;         \
-		const struct snap_split *b = &deref(pb)->c->split;         \
-		int c = desc_##type(a->expr, b->expr);                     \
-		return c != 0 ? c : cmp_own(pa, pb);                       \
-	}
-
-CMP_BY(cmp_py, double, python)
-CMP_BY(cmp_nat, double, native)
-CMP_BY(cmp_sys, double, system)
-CMP_BY(cmp_wait, double, waiting)
-CMP_BY(cmp_mem, u64, mem_growth)
-CMP_BY(cmp_majflt, u64, majflt)
-
-static int cmp_faults(const void *pa, const void *pb)
-{
-	int c = desc_u64(count_faults(&deref(pa)->c->split),
-	                 count_faults(&deref(pb)->c->split));
-
-	return c != 0 ? c : cmp_majflt(pa, pb);
-}
-
 static int cmp_name(const void *pa, const void *pb)
 {
 	return cmp_identity(deref(pa), deref(pb));
 }
 
-static int (*const comparators[PROFILE_NCOLS])(const void *, const void *) = {
-	[PROFILE_COL_OWN] = cmp_own,
-	[PROFILE_COL_TOTAL] = cmp_total,
-	[PROFILE_COL_PY] = cmp_py,
-	[PROFILE_COL_NAT] = cmp_nat,
-	[PROFILE_COL_SYS] = cmp_sys,
-	[PROFILE_COL_WAIT] = cmp_wait,
-	[PROFILE_COL_MEM] = cmp_mem,
-	[PROFILE_COL_FAULTS] = cmp_faults,
-	[PROFILE_COL_MAJFLT] = cmp_majflt,
-	[PROFILE_COL_OWN_TIME] = cmp_own_time,
-	[PROFILE_COL_TOTAL_TIME] = cmp_total_time,
-	[PROFILE_COL_NAME] = cmp_name,
-};
-
 static const struct table_column name_column = {
 	.title = "Function (file:line)", .width = 0, .gap = 1,
-	.format = fmt_function, .ascending = true,
+	.format = fmt_function, .compare = cmp_name, .ascending = true,
 };
 
 static void init_columns(struct profile_table *pt)
 {
-	for (int i = 0; i < PROFILE_NCOLS; i++) {
-		pt->cols[i] = i == PROFILE_COL_NAME
-		              ? name_column : count_column((enum count_col)i);
-		pt->cols[i].compare = comparators[i];
-	}
+	for (int i = 0; i < COUNT_NCOLS; i++)
+		pt->cols[i] = count_column((enum count_col)i);
+	pt->cols[PROFILE_COL_NAME] = name_column;
 }
 
-const char *profile_col_name(enum profile_col col)
+const char *profile_col_name(profile_col col)
 {
 	if (col == PROFILE_COL_NAME)
 		return "Function";
@@ -221,7 +132,7 @@ const char *profile_col_name(enum profile_col col)
 	                           : "?";
 }
 
-enum profile_col profile_col_step(enum profile_col col, int dir,
+profile_col profile_col_step(profile_col col, int dir,
                                   unsigned long hidden)
 {
 	int n = PROFILE_NCOLS, c = (int)col;
@@ -229,7 +140,7 @@ enum profile_col profile_col_step(enum profile_col col, int dir,
 	do
 		c = ((c + dir) % n + n) % n;
 	while ((hidden >> c) & 1 && c != (int)col);
-	return (enum profile_col)c;
+	return c;
 }
 
 static const struct snap_counts *row_counts(const void *row)
@@ -283,12 +194,12 @@ const char *profile_thread_name(const struct snapshot *s, pid_t tid)
 
 int profile_table_build(struct profile_table *pt, const struct snapshot *s,
                         enum profile_mode mode, const char *filter,
-                        enum profile_col sort, bool utf8)
+                        profile_col sort, bool utf8)
 {
 	size_t count = mode == PROFILE_LINES ? s->nlines : s->nfuncs;
 
 	if (sort >= PROFILE_NCOLS || (count_hidden(s) >> sort) & 1)
-		sort = PROFILE_COL_OWN;
+		sort = COUNT_OWN;
 	*pt = (struct profile_table){
 		.cc = { s->samples, row_counts },
 		.idle_mode = s->idle_mode,
@@ -304,6 +215,7 @@ int profile_table_build(struct profile_table *pt, const struct snapshot *s,
 		.utf8 = utf8, .sort_col = (int)pt->sort,
 		.hidden = count_hidden(s),
 		.stretch_min = PROFILE_NAME_MIN_COLS,
+		.tie_break = cmp_name,
 	};
 	if (count == 0)
 		return 0;

@@ -20,22 +20,16 @@ enum profile_mode {
 	PROFILE_LINES,     /* one row per source line */
 };
 
-/* The figure columns (count_columns.h), then the function. */
-enum profile_col {
-	PROFILE_COL_OWN = COUNT_OWN,
-	PROFILE_COL_TOTAL = COUNT_TOTAL,
-	PROFILE_COL_PY = COUNT_PY,
-	PROFILE_COL_NAT = COUNT_NAT,
-	PROFILE_COL_SYS = COUNT_SYS,
-	PROFILE_COL_WAIT = COUNT_WAIT,     /* shown with --idle only */
-	PROFILE_COL_MEM = COUNT_MEM,
-	PROFILE_COL_FAULTS = COUNT_FAULTS,
-	PROFILE_COL_MAJFLT = COUNT_MAJFLT,
-	PROFILE_COL_OWN_TIME = COUNT_OWN_TIME,
-	PROFILE_COL_TOTAL_TIME = COUNT_TOTAL_TIME,
+/* A column of the table: every figure column, column i being enum
+ * count_col i (COUNT_OWN ...: count_columns.h declares them), then the
+ * function. */
+typedef int profile_col;
+enum {
 	PROFILE_COL_NAME = COUNT_NCOLS,
 	PROFILE_NCOLS,
 };
+_Static_assert(PROFILE_NCOLS <= TABLE_MAX_COLS,
+               "table.hidden has a bit per column");
 
 /* The Function column keeps this much room before figure columns are
  * dropped (count_column() says in which order): at 80 columns that keeps
@@ -68,7 +62,7 @@ struct profile_table {
 	const char *thread_name;  /* its OS name, borrowed; "" if unknown */
 	pid_t process;            /* the snapshot's process filter, 0 = all */
 	enum profile_mode mode;
-	enum profile_col sort;
+	profile_col sort;
 	struct table_column cols[PROFILE_NCOLS];
 	struct table table;       /* the columns, ready for table_format_* */
 };
@@ -79,7 +73,7 @@ struct profile_table {
  * Returns 0, or -1 when out of memory (pt is then empty but valid). */
 int profile_table_build(struct profile_table *pt, const struct snapshot *s,
                         enum profile_mode mode, const char *filter,
-                        enum profile_col sort, bool utf8);
+                        profile_col sort, bool utf8);
 void profile_table_free(struct profile_table *pt);
 
 static inline const struct profile_row *
@@ -89,11 +83,11 @@ profile_table_row(const struct profile_table *pt, size_t i)
 }
 
 /* Short name of a sort column, as in the title row ("%Own"). */
-const char *profile_col_name(enum profile_col col);
+const char *profile_col_name(profile_col col);
 
 /* The sort column dir (+1 / -1) steps from col, wrapping, skipping
  * %Wait unless idle (it is not shown then). */
-enum profile_col profile_col_step(enum profile_col col, int dir,
+profile_col profile_col_step(profile_col col, int dir,
                                   unsigned long hidden);
 
 /* "% of 97,004 samples of running threads", "% of 1,200 running

@@ -211,9 +211,31 @@ int table_format_row(const struct table *t, const void *row, int width,
 	return format_line(t, row, width, buf, size, spans);
 }
 
+struct sort_by {
+	const struct table *t;
+	const struct table_column *col;
+};
+
+static int compare_rows(const void *a, const void *b, void *arg)
+{
+	const struct sort_by *by = arg;
+	int c = by->col->compare_ctx != NULL
+	        ? by->col->compare_ctx(a, b, by->t->ctx, by->col->key)
+	        : by->col->compare(a, b);
+
+	if (c == 0 && by->t->tie_break != NULL)
+		c = by->t->tie_break(a, b);
+	return c;
+}
+
 void table_sort(const struct table *t, size_t col, const void **rows,
                 size_t n)
 {
-	if (col < t->ncols && t->cols[col].compare != NULL && n > 1)
-		qsort(rows, n, sizeof rows[0], t->cols[col].compare);
+	struct sort_by by;
+
+	if (col >= t->ncols || n < 2 ||
+	    (t->cols[col].compare == NULL && t->cols[col].compare_ctx == NULL))
+		return;
+	by = (struct sort_by){ t, &t->cols[col] };
+	qsort_r(rows, n, sizeof rows[0], compare_rows, &by);
 }

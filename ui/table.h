@@ -24,6 +24,12 @@ struct table_column {
 	 * natural order (numbers: largest first), with tie-breaks that make
 	 * the order total.  NULL: the column cannot be sorted on. */
 	int (*compare)(const void *a, const void *b);
+	/* Or, for a column whose rows need the table's ctx to reach their
+	 * figures (count_columns.h): the same with ctx (table.ctx) and this
+	 * column's key. */
+	int (*compare_ctx)(const void *a, const void *b, const void *ctx,
+	                   int key);
+	int key;
 	bool ascending;   /* compare puts the smallest first (names) */
 	/* When a line is too narrow for every column, the column with the
 	 * highest drop rank goes first, then the next.  0: never dropped. */
@@ -40,6 +46,9 @@ struct table {
 	                                    any width */
 	int stretch_min;                 /* columns the stretching last
 	                                    column keeps before others drop */
+	/* Orders rows equal in the sort column (pointers to row pointers,
+	 * as compare), so that the order is total; NULL: none needed. */
+	int (*tie_break)(const void *a, const void *b);
 };
 
 /* At most this many columns (bits of table.hidden). */
@@ -71,7 +80,8 @@ int table_format_row(const struct table *t, const void *row, int width,
  * width < 0: unlimited. */
 unsigned long table_layout(const struct table *t, int width);
 
-/* Sort rows by column col (which must have a compare). */
+/* Sort rows by column col (which must have a compare or a compare_ctx),
+ * then by the table's tie_break. */
 void table_sort(const struct table *t, size_t col, const void **rows,
                 size_t n);
 

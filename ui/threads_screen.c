@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "keys.h"
+#include "tui_state.h"
+
 void tscreen_init(struct threads_screen *ts, bool utf8)
 {
 	memset(ts, 0, sizeof *ts);
@@ -132,3 +135,111 @@ void tscreen_draw(struct threads_screen *ts, const struct crt *crt, int y,
 		               ts->table.order[ts->pos.top + (size_t)r],
 		               ts->pos.top + (size_t)r == ts->pos.sel);
 }
+
+/* ---- as a screen (screen.h) -------------------------------------------- */
+
+static const char *const column_help[] = {
+	"State      run+GIL: on a CPU running Python; run: on a CPU without",
+	"           the GIL (native code); GIL wait; idle; gone",
+	"CPU%       user + system CPU over the last refresh, % of one CPU",
+	"GIL%       share of the thread reports (10 a second) holding the GIL",
+	"Enter shows only the selected thread's functions and lines; a: all.",
+	NULL,
+};
+
+static void op_init(struct tui_state *st, bool utf8)
+{
+	tscreen_init(&st->ts, utf8);
+}
+
+static void op_free(struct tui_state *st)
+{
+	tscreen_free(&st->ts);
+}
+
+static void op_sync(struct tui_state *st)
+{
+	tscreen_sync(&st->ts, tui_snapshot(st), st->shown);
+}
+
+static void op_draw(struct tui_state *st, const struct crt *crt, int y,
+                    int h, const char *status)
+{
+	tscreen_draw(&st->ts, crt, y, h, status);
+}
+
+static void op_move(struct tui_state *st, long delta)
+{
+	tscreen_move(&st->ts, delta);
+}
+
+static void op_page(struct tui_state *st, int dir)
+{
+	tscreen_page(&st->ts, dir);
+}
+
+static void op_home(struct tui_state *st)
+{
+	tscreen_home(&st->ts);
+}
+
+static void op_end(struct tui_state *st)
+{
+	tscreen_end(&st->ts);
+}
+
+static void op_sort(struct tui_state *st, int dir)
+{
+	tscreen_cycle_sort(&st->ts, dir);
+}
+
+/* Enter on a thread: its functions and lines only. */
+static unsigned op_select(struct tui_state *st)
+{
+	pid_t tid = tscreen_selected(&st->ts);
+
+	if (tid == 0)
+		return REACT_NONE;
+	tui_switch(st, &functions_screen_ops);
+	return tui_filter_thread(st, tid);
+}
+
+static const char *op_filter(const struct tui_state *st)
+{
+	return st->ts.filter;
+}
+
+static void op_set_filter(struct tui_state *st, const char *text)
+{
+	tscreen_set_filter(&st->ts, text);
+}
+
+static size_t op_legend(const struct tui_state *st, struct legend_item *out,
+                        size_t max)
+{
+	static const struct legend_item items[] = {
+		{ "Enter", "Funcs" }, { "t", "Back" },
+	};
+
+	(void)st;
+	return legend_copy(out, max, items, sizeof items / sizeof items[0]);
+}
+
+const struct screen_ops threads_screen_ops = {
+	.name = "threads",
+	.init = op_init,
+	.free = op_free,
+	.sync = op_sync,
+	.draw = op_draw,
+	.move_by = op_move,
+	.page = op_page,
+	.home = op_home,
+	.end = op_end,
+	.sort = op_sort,
+	.select = op_select,
+	.filter = op_filter,
+	.set_filter = op_set_filter,
+	.legend = op_legend,
+	.legend_reset = true,
+	.column_help = column_help,
+};

@@ -3,7 +3,7 @@
  * filterable like the functions table, with a selection bar that follows
  * the selected thread.
  *
- * It borrows the snapshot the functions screen owns: call tscreen_sync
+ * It borrows the snapshot the TUI state owns: call tscreen_sync
  * with that snapshot and its `shown` count before using the screen, so
  * that a new snapshot rebuilds the rows before any of them is read. */
 #ifndef PYTOP_UI_THREADS_SCREEN_H
@@ -14,6 +14,7 @@
 
 #include "crt.h"
 #include "prompt.h"
+#include "screen.h"
 #include "profile/snapshot.h"
 #include "table_view.h"
 #include "thread_table.h"
@@ -28,6 +29,9 @@ struct threads_screen {
 	struct list_pos pos;
 	pid_t sel_tid;               /* the selected thread; 0 = none chosen */
 };
+
+/* Its operations (screen.h). */
+extern const struct screen_ops threads_screen_ops;
 
 void tscreen_init(struct threads_screen *ts, bool utf8);
 void tscreen_free(struct threads_screen *ts);

@@ -1,6 +1,7 @@
 /* tui_state.h - everything the TUI remembers between keys, in one place:
- * owned by the loop (app.c), changed by key actions (keys.c), read by the
- * drawing code. */
+ * owned by the loop (app.c), changed by key actions (keys.c) and the
+ * screens' operations (screen.h), read by the drawing code.  It owns the
+ * snapshot on display; every screen borrows it. */
 #ifndef PYTOP_UI_TUI_STATE_H
 #define PYTOP_UI_TUI_STATE_H
 
@@ -12,23 +13,23 @@
 #include "lines_screen.h"
 #include "processes_screen.h"
 #include "prompt.h"
+#include "profile/snapshot.h"
+#include "screen.h"
 #include "threads_screen.h"
 
-enum tui_view {
-	VIEW_PROFILE, /* the function or line table */
-	VIEW_THREADS, /* the threads table */
-	VIEW_LINES,   /* one function's source with its lines' figures */
-	VIEW_PROCESSES, /* the followed processes (-s), as a tree */
-};
-
 struct tui_state {
-	struct functions_screen fs; /* owns the snapshot on display */
-	struct threads_screen ts;   /* borrows fs's snapshot (tscreen_sync) */
+	struct snapshot snap;       /* owns: the snapshot on display */
+	bool have_snap;
+	unsigned long shown;        /* snapshots shown so far: the screens
+	                               notice a new one by it */
+	struct functions_screen fs; /* the screens' own state; each borrows */
+	struct threads_screen ts;   /* snap (screen.h: sync) */
+	struct lines_screen ls;
+	struct processes_screen ps;
 	struct gauge_history gauges; /* the header's sparklines: one value per
 	                                snapshot shown */
-	struct lines_screen ls;     /* borrows fs's snapshot (lscreen_sync) */
-	struct processes_screen ps; /* borrows fs's snapshot (pscreen_sync) */
-	enum tui_view view;
+	const struct screen_ops *view;      /* the screen on display */
+	const struct screen_ops *help_from; /* the screen the help covers */
 	pid_t thread_filter;        /* the functions and lines of this thread
 	                               only; 0 = all (what the source was last
 	                               asked for) */
@@ -39,10 +40,36 @@ struct tui_state {
 	                               until the next key (static text);
 	                               NULL = none */
 	struct prompt prompt;       /* the filter prompt, when active */
-	bool paused;                /* keep sampling, stop replacing fs.snap */
+	bool paused;                /* keep sampling, stop replacing snap */
 	bool native_all;            /* --native: interpreter frames shown (n) */
-	bool help;                  /* the help screen covers the table */
 	bool exited;                /* the target is gone: figures are final */
 };
+
+/* Zero st, set up every screen (tui_screens), show the functions
+ * screen. */
+void tui_state_init(struct tui_state *st, bool utf8);
+void tui_state_free(struct tui_state *st);
+
+/* Display s, taking ownership of its arrays (*s is emptied); the previous
+ * snapshot is freed and every screen rebuilt from the new one. */
+void tui_show(struct tui_state *st, struct snapshot *s);
+
+/* The snapshot on display, or NULL before the first one. */
+const struct snapshot *tui_snapshot(const struct tui_state *st);
+
+/* Rebuild every screen that borrowed an older snapshot. */
+void tui_sync(struct tui_state *st);
+
+/* Show screen (the one on display lets go first: its leave op). */
+void tui_switch(struct tui_state *st, const struct screen_ops *screen);
+
+/* -s: the snapshot on display lists the followed family. */
+bool tui_following(const struct tui_state *st);
+
+/* Ask the source for one thread's (process's) functions, 0 = all; a
+ * thread filter would win over a process filter in the engine, so
+ * choosing a process drops it.  Return enum reaction flags. */
+unsigned tui_filter_thread(struct tui_state *st, pid_t tid);
+unsigned tui_filter_process(struct tui_state *st, pid_t pid);
 
 #endif

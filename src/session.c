@@ -186,12 +186,19 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 	uint64_t t = clock_now_ns();
 	double dt;
 
-	if (s->gauges == NULL || !proc_gauges_read(s->gauges, &r)) {
+	if (s->target.exited && s->target.usage_valid) {
+		/* Launch mode, reaped: the kernel's own final account, not
+		 * the last refresh's (up to a refresh of work late). */
+		proc_gauges_final(&s->target.usage, p, &r);
+	} else if (s->gauges == NULL || !proc_gauges_read(s->gauges, &r)) {
 		if (s->gauge_prev_ns == 0)
 			return;
 		r = s->gauge_prev;
 		t = s->gauge_prev_ns;
 	}
+	/* A zombie has no memory left to report a high-water mark of. */
+	if (r.rss_peak < p->rss_peak)
+		r.rss_peak = p->rss_peak;
 	dt = s->gauge_prev_ns ? (double)(t - s->gauge_prev_ns) / 1e9 : 0;
 	*g = (struct snap_gauges){
 		.valid = true,

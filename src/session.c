@@ -18,6 +18,7 @@
 #include "sampler/sampler.h"
 #include "sandbox.h"
 #include "target/target.h"
+#include "profile/rss_rate.h"
 #include "profile/verdict.h"
 
 /* 16 MiB holds more than a second of 400-frame samples at 10 kHz, so a
@@ -51,6 +52,8 @@ struct session {
 	struct proc_gauges *gauges; /* owned */
 	struct proc_gauge_read gauge_prev; /* at the previous snapshot */
 	uint64_t gauge_prev_ns;     /* when it was read; 0 = never */
+	struct rss_rate rss_rate;   /* RSS reads of the last minute */
+	double rss_growth_per_min;  /* at the latest read */
 	uint64_t mem_limit;
 	double cpu_limit;
 	pid_t process_filter;       /* 0 = all processes */
@@ -214,6 +217,9 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		.threads = r.threads,
 		.mem_unattributed = atomic_load(&sampler_stats(s->sampler)->mem_unattributed),
 	};
+	if (t != s->gauge_prev_ns) /* a new read */
+		s->rss_growth_per_min = rss_rate_update(&s->rss_rate, t, r.rss);
+	g->rss_growth_per_min = s->rss_growth_per_min;
 	family_cpu(out);
 	out->verdict = verdict_decide(g, out->active_pct, dt, out->verdict_reason, sizeof(out->verdict_reason));
 	if (t != s->gauge_prev_ns) {

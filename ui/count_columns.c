@@ -23,6 +23,18 @@ void count_format_bytes(uint64_t bytes, char *buf, size_t size)
 		            sizeof units / sizeof units[0], 100);
 }
 
+void count_format_signed_bytes(int64_t bytes, char *buf, size_t size)
+{
+	char n[16];
+
+	if (bytes >= 0) {
+		count_format_bytes((uint64_t)bytes, buf, size);
+		return;
+	}
+	count_format_bytes((uint64_t)0 - (uint64_t)bytes, n, sizeof n);
+	snprintf(buf, size, "-%s", n);
+}
+
 void count_format_number(uint64_t n, char *buf, size_t size)
 {
 	static const char *const units[] = { "", "k", "M", "G", "T", "P", "E" };
@@ -101,6 +113,8 @@ COUNT_CELL(fmt_nat, c, format_pct(c->split.native, ctx, buf, size))
 COUNT_CELL(fmt_sys, c, format_pct(c->split.system, ctx, buf, size))
 COUNT_CELL(fmt_wait, c, format_pct(c->split.waiting, ctx, buf, size))
 COUNT_CELL(fmt_mem, c, count_format_bytes(c->split.mem_growth, buf, size))
+COUNT_CELL(fmt_net, c, count_format_signed_bytes(snap_mem_net(&c->split), buf, size))
+COUNT_CELL(fmt_kept, c, count_format_signed_bytes(c->mem_kept, buf, size))
 COUNT_CELL(fmt_majflt, c, count_format_number(c->split.majflt, buf, size))
 COUNT_CELL(fmt_own_time, c, count_format_seconds(c->own_s, buf, size))
 COUNT_CELL(fmt_total_time, c, count_format_seconds(c->total_s, buf, size))
@@ -130,11 +144,13 @@ static const struct table_column columns[COUNT_NCOLS] = {
 	[COUNT_NAT] = NUM("%Nat", 5, 1, 2, fmt_nat),
 	[COUNT_SYS] = NUM("%Sys", 5, 1, 3, fmt_sys),
 	[COUNT_WAIT] = NUM("%Wait", 6, 1, 4, fmt_wait),
-	[COUNT_MEM] = NUM("Mem+", 5, 1, 6, fmt_mem),
+	[COUNT_MEM] = NUM("Mem+", 5, 1, 9, fmt_mem),
+	[COUNT_NET] = NUM("Net", 6, 1, 8, fmt_net),
+	[COUNT_KEPT] = NUM("Kept", 6, 1, 6, fmt_kept),
 	[COUNT_FAULTS] = NUM("Faults", 7, 1, 7, fmt_faults),
-	[COUNT_MAJFLT] = NUM("MajFlt", 7, 1, 8, fmt_majflt),
-	[COUNT_OWN_TIME] = NUM("OwnTime", 8, 1, 9, fmt_own_time),
-	[COUNT_TOTAL_TIME] = NUM("TotalTime", 10, 1, 10, fmt_total_time),
+	[COUNT_MAJFLT] = NUM("MajFlt", 7, 1, 10, fmt_majflt),
+	[COUNT_OWN_TIME] = NUM("OwnTime", 8, 1, 11, fmt_own_time),
+	[COUNT_TOTAL_TIME] = NUM("TotalTime", 10, 1, 12, fmt_total_time),
 };
 
 struct table_column count_column(enum count_col col)

@@ -83,7 +83,7 @@ static void fmt_source(const void *row, const void *ctx, int width,
 /* The figure columns the view shows, in order after Line. */
 static const enum count_col figures[] = {
 	COUNT_OWN, COUNT_TOTAL, COUNT_PY, COUNT_NAT, COUNT_SYS, COUNT_WAIT,
-	COUNT_MEM, COUNT_FAULTS, COUNT_MAJFLT,
+	COUNT_MEM, COUNT_NET, COUNT_KEPT, COUNT_FAULTS, COUNT_MAJFLT,
 };
 
 /* Here the source needs the room: MajFlt, Faults and %Total (the heat bar
@@ -92,11 +92,11 @@ static int drop_rank(enum count_col c)
 {
 	switch (c) {
 	case COUNT_MAJFLT:
-		return 12;
+		return 15;
 	case COUNT_FAULTS:
-		return 11;
+		return 14;
 	case COUNT_TOTAL:
-		return 10;
+		return 13;
 	default:
 		return count_column(c).drop;
 	}

@@ -171,6 +171,25 @@ CMP_BY(cmp_wait, double, waiting)
 CMP_BY(cmp_mem, u64, mem_growth)
 CMP_BY(cmp_majflt, u64, majflt)
 
+static int desc_i64(int64_t a, int64_t b)
+{
+	return (a < b) - (a > b);
+}
+
+static int cmp_net(const void *pa, const void *pb)
+{
+	int c = desc_i64(snap_mem_net(&deref(pa)->c->split), snap_mem_net(&deref(pb)->c->split));
+
+	return c != 0 ? c : cmp_own(pa, pb);
+}
+
+static int cmp_kept(const void *pa, const void *pb)
+{
+	int c = desc_i64(deref(pa)->c->mem_kept, deref(pb)->c->mem_kept);
+
+	return c != 0 ? c : cmp_net(pa, pb);
+}
+
 static int cmp_faults(const void *pa, const void *pb)
 {
 	int c = desc_u64(count_faults(&deref(pa)->c->split),
@@ -192,6 +211,8 @@ static int (*const comparators[PROFILE_NCOLS])(const void *, const void *) = {
 	[PROFILE_COL_SYS] = cmp_sys,
 	[PROFILE_COL_WAIT] = cmp_wait,
 	[PROFILE_COL_MEM] = cmp_mem,
+	[PROFILE_COL_NET] = cmp_net,
+	[PROFILE_COL_KEPT] = cmp_kept,
 	[PROFILE_COL_FAULTS] = cmp_faults,
 	[PROFILE_COL_MAJFLT] = cmp_majflt,
 	[PROFILE_COL_OWN_TIME] = cmp_own_time,

@@ -23,15 +23,23 @@ void count_format_bytes(uint64_t bytes, char *buf, size_t size)
 		            sizeof units / sizeof units[0], 100);
 }
 
+/* A negative amount keeps to 5 characters too: its "-" costs the decimal
+ * from 10 units up ("-1.5M", "-12M", "-999B"). */
 void count_format_signed_bytes(int64_t bytes, char *buf, size_t size)
 {
+	static const char *const units[] = { "K", "M", "G", "T", "P", "E" };
+	uint64_t mag = (uint64_t)0 - (uint64_t)bytes;
 	char n[16];
 
 	if (bytes >= 0) {
 		count_format_bytes((uint64_t)bytes, buf, size);
 		return;
 	}
-	count_format_bytes((uint64_t)0 - (uint64_t)bytes, n, sizeof n);
+	if (mag < 1000)
+		snprintf(n, sizeof n, "%lluB", (unsigned long long)mag);
+	else
+		text_scaled(n, sizeof n, (double)mag / 1024.0, 1024.0, units,
+		            sizeof units / sizeof units[0], 10);
 	snprintf(buf, size, "-%s", n);
 }
 
@@ -145,8 +153,8 @@ static const struct table_column columns[COUNT_NCOLS] = {
 	[COUNT_SYS] = NUM("%Sys", 5, 1, 3, fmt_sys),
 	[COUNT_WAIT] = NUM("%Wait", 6, 1, 4, fmt_wait),
 	[COUNT_MEM] = NUM("Mem+", 5, 1, 9, fmt_mem),
-	[COUNT_NET] = NUM("Net", 6, 1, 8, fmt_net),
-	[COUNT_KEPT] = NUM("Kept", 6, 1, 6, fmt_kept),
+	[COUNT_NET] = NUM("Net", 5, 1, 8, fmt_net),
+	[COUNT_KEPT] = NUM("Kept", 5, 1, 6, fmt_kept),
 	[COUNT_FAULTS] = NUM("Faults", 7, 1, 7, fmt_faults),
 	[COUNT_MAJFLT] = NUM("MajFlt", 7, 1, 10, fmt_majflt),
 	[COUNT_OWN_TIME] = NUM("OwnTime", 8, 1, 11, fmt_own_time),

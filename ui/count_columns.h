@@ -57,7 +57,7 @@ const char *count_col_name(enum count_col col);
 void count_format_bytes(uint64_t bytes, char *buf, size_t size);
 
 /* Signed bytes: as count_format_bytes, with "-" before a negative amount
- * (at most 6 characters). */
+ * (at most 5 characters). */
 void count_format_signed_bytes(int64_t bytes, char *buf, size_t size);
 
 /* A count as "999", "1.2k", "12.3k", "123k", "1.2M" (powers of 1000,

@@ -86,8 +86,9 @@ static const enum count_col figures[] = {
 	COUNT_MEM, COUNT_NET, COUNT_KEPT, COUNT_FAULTS, COUNT_MAJFLT,
 };
 
-/* Here the source needs the room: MajFlt, Faults and %Total (the heat bar
- * shows it) go first; then as in the function table. */
+/* Here the source needs the room: MajFlt, Faults, Net, Mem+ (Kept says
+ * what stays) and %Total (the heat bar shows it) go first; then as in the
+ * function table. */
 static int drop_rank(enum count_col c)
 {
 	switch (c) {
@@ -95,8 +96,12 @@ static int drop_rank(enum count_col c)
 		return 15;
 	case COUNT_FAULTS:
 		return 14;
-	case COUNT_TOTAL:
+	case COUNT_NET:
 		return 13;
+	case COUNT_MEM:
+		return 12;
+	case COUNT_TOTAL:
+		return 11;
 	default:
 		return count_column(c).drop;
 	}

@@ -20,8 +20,8 @@ static const char *const function_help[] = {
 	"the stack",
 	"%Py %Nat %Sys %Wait  %Own split: bytecode, native code, kernel, "
 	"off CPU",
-	"Mem+ Faults  RSS growth and page faults while here (! some were "
-	"major)",
+	"Mem+ Net Kept  RSS growth; - shrink; net of last minute  Faults "
+	"(! major)",
 	"OwnTime TotalTime  sampled time (samples x interval); Heat: "
 	"%Total bar",
 	"Percentages are of the samples named on the line above the titles.",

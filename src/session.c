@@ -393,10 +393,16 @@ int session_close(struct session *s)
 	sampler_stop(s->sampler);
 	s->sampler = NULL;
 	if (s->target.launched) {
+		bool stopped_by_us = !target_poll_exit(&s->target);
+
 		target_terminate(&s->target);
 		status = target_exit_code(&s->target);
 		if (status < 0)
 			status = 1;
+		/* The demo runs until the user quits: stopping it is how it
+		 * ends, not a failure to report as 143. */
+		if (s->opts->demo && stopped_by_us)
+			status = 0;
 		if (s->target.output[0] != '\0')
 			fprintf(stderr, "pytop: the program's output is in %s\n", s->target.output);
 		else if (s->target.output_error.code != PYTOP_OK)

@@ -54,6 +54,8 @@ struct session {
 	uint64_t gauge_prev_ns;     /* when it was read; 0 = never */
 	struct rss_rate rss_rate;   /* RSS reads of the last minute */
 	double rss_growth_per_min;  /* at the latest read */
+	bool gauges_final;          /* gauge_prev holds the reaped program's
+	                               final figures */
 	uint64_t mem_limit;
 	double cpu_limit;
 	pid_t process_filter;       /* 0 = all processes */
@@ -188,12 +190,19 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 	struct proc_gauge_read r;
 	uint64_t t = clock_now_ns();
 	double dt;
+	bool live = false;
 
-	if (s->target.exited && s->target.usage_valid) {
+	if (s->target.exited && s->target.usage_valid && s->gauges_final) {
+		r = s->gauge_prev; /* the final figures stay */
+		t = s->gauge_prev_ns;
+	} else if (s->target.exited && s->target.usage_valid) {
 		/* Launch mode, reaped: the kernel's own final account, not
 		 * the last refresh's (up to a refresh of work late). */
 		proc_gauges_final(&s->target.usage, p, &r);
-	} else if (s->gauges == NULL || !proc_gauges_read(s->gauges, &r)) {
+		s->gauges_final = true;
+	} else if (s->gauges != NULL && proc_gauges_read(s->gauges, &r)) {
+		live = true;
+	} else {
 		if (s->gauge_prev_ns == 0)
 			return;
 		r = s->gauge_prev;
@@ -217,7 +226,8 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		.threads = r.threads,
 		.mem_unattributed = atomic_load(&sampler_stats(s->sampler)->mem_unattributed),
 	};
-	if (t != s->gauge_prev_ns) /* a new read */
+	/* Only a read of the living process knows its RSS now. */
+	if (live)
 		s->rss_growth_per_min = rss_rate_update(&s->rss_rate, t, r.rss);
 	g->rss_growth_per_min = s->rss_growth_per_min;
 	family_cpu(out);

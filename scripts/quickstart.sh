@@ -25,6 +25,9 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 JOBS=2
+# Started from a make (the test suite runs the demo), its flags would turn
+# our makes into sub-makes that print directories into what we read back.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 DEPS=(build-essential autoconf automake pkg-config libncurses-dev
       libunwind-dev libproc2-dev libelf-dev libdw-dev libjansson-dev libseccomp-dev

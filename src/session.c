@@ -201,14 +201,18 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		proc_gauges_final(&s->target.usage, p, &r);
 		s->gauges_final = true;
 	} else if (s->gauges != NULL && proc_gauges_read(s->gauges, &r)) {
-		live = true;
+		/* A zombie has no memory left: its RSS stays the last one
+		 * seen alive, and it is no growth rate's end point. */
+		live = r.rss > 0;
+		if (!live)
+			r.rss = p->rss;
 	} else {
 		if (s->gauge_prev_ns == 0)
 			return;
 		r = s->gauge_prev;
 		t = s->gauge_prev_ns;
 	}
-	/* A zombie has no memory left to report a high-water mark of. */
+	/* Nor a high-water mark. */
 	if (r.rss_peak < p->rss_peak)
 		r.rss_peak = p->rss_peak;
 	dt = s->gauge_prev_ns ? (double)(t - s->gauge_prev_ns) / 1e9 : 0;

@@ -2,7 +2,11 @@
 # quickstart.sh - from a fresh Debian 12 machine (as root) to a running pytop
 # or a full test run, in one command.
 #
-#   scripts/quickstart.sh demo   install what is missing, build, run pytop --demo
+#   scripts/quickstart.sh demo   install what is missing, build, install pytop
+#                                (make install: /usr/local, or $DESTDIR/usr/local
+#                                when DESTDIR is set; as a normal user it is
+#                                left in build/), run pytop --demo, and say
+#                                where pytop is; exits with pytop's status
 #   scripts/quickstart.sh test   install what is missing, build, run every test:
 #                                gcc -Werror build, clang ASan+UBSan build,
 #                                the ring stress test under TSan, the fuzz
@@ -21,6 +25,9 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 JOBS=2
+# Started from a make (the test suite runs the demo), its flags would turn
+# our makes into sub-makes that print directories into what we read back.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 DEPS=(build-essential autoconf automake pkg-config libncurses-dev
       libunwind-dev libproc2-dev libelf-dev libdw-dev libjansson-dev libseccomp-dev
@@ -32,7 +39,8 @@ die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
 usage() {
 	cat >&2 <<-EOF
 	usage: scripts/quickstart.sh demo|test|test-loaded
-	  demo         install build dependencies, build pytop, run pytop --demo
+	  demo         install build dependencies, build and install pytop,
+	               run pytop --demo, say where pytop is
 	  test         install build dependencies, build, run the whole test suite
 	  test-loaded  the same set-up, then the accuracy tests with a CPU-bound
 	               competitor process on every core
@@ -404,10 +412,39 @@ run_loaded_tests() {
 	[ "$TOTAL_FAIL" -eq 0 ]
 }
 
+# The directory `make install` puts pytop in (configure's bindir).
+installed_bindir() {
+	printf 'print-bindir:\n\t@echo $(bindir)\n' |
+		make -s -C "$ROOT/build" --no-print-directory -f Makefile -f - print-bindir
+}
+
+# install_pytop: make install, as root or where the prefix is writable
+# (DESTDIR stages it elsewhere); prints the path of the pytop to run.
+install_pytop() {
+	local bindir
+	bindir=$(installed_bindir)
+	if [ "$(id -u)" -ne 0 ] && [ -z "${DESTDIR:-}" ] && ! [ -w "$bindir" ]; then
+		printf '%s\n' "$ROOT/build/pytop"
+		return 0
+	fi
+	say "installing pytop into ${DESTDIR:-}$bindir (make install)"
+	make -C "$ROOT/build" --no-print-directory -s install DESTDIR="${DESTDIR:-}" >/dev/null
+	printf '%s\n' "${DESTDIR:-}$bindir/pytop"
+}
+
 run_demo() {
+	local pytop status=0
 	build
+	pytop=$(install_pytop)
 	cd "$ROOT"
-	exec "$ROOT/build/pytop" --demo
+	"$pytop" --demo || status=$?
+	if [ "$pytop" = "$ROOT/build/pytop" ]; then
+		say "pytop is $pytop (not installed: run 'sudo make -C $ROOT/build install'" \
+		    "to put it on the PATH)"
+	else
+		say "pytop is installed: $pytop (try: $pytop --help, man pytop)"
+	fi
+	exit "$status"
 }
 
 [ $# -eq 1 ] || usage

@@ -388,7 +388,7 @@ void options_print_help(FILE *out)
 "Attaching needs the same user as the target, root, or CAP_SYS_PTRACE\n"
 "(see the kernel.yama.ptrace_scope sysctl); --native also needs ptrace\n"
 "attach, which Yama's ptrace_scope 2 or 3 refuses even to the parent.\n"
-"Exit status: launch mode: the command's; otherwise 0; 1 on errors; 2 on\n"
-"usage errors.  See man pytop.\n",
+"Exit status: launch mode: the command's (--demo: 0 when you quit it);\n"
+"otherwise 0; 1 on errors; 2 on\nusage errors.  See man pytop.\n",
 	        PYTOP_MAX_RATE_HZ, PYTOP_DEFAULT_RATE_HZ);
 }

@@ -18,6 +18,7 @@
 #include "sampler/sampler.h"
 #include "sandbox.h"
 #include "target/target.h"
+#include "profile/rss_rate.h"
 #include "profile/verdict.h"
 
 /* 16 MiB holds more than a second of 400-frame samples at 10 kHz, so a
@@ -51,6 +52,10 @@ struct session {
 	struct proc_gauges *gauges; /* owned */
 	struct proc_gauge_read gauge_prev; /* at the previous snapshot */
 	uint64_t gauge_prev_ns;     /* when it was read; 0 = never */
+	struct rss_rate rss_rate;   /* RSS reads of the last minute */
+	double rss_growth_per_min;  /* at the latest read */
+	bool gauges_final;          /* gauge_prev holds the reaped program's
+	                               final figures */
 	uint64_t mem_limit;
 	double cpu_limit;
 	pid_t process_filter;       /* 0 = all processes */
@@ -185,13 +190,31 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 	struct proc_gauge_read r;
 	uint64_t t = clock_now_ns();
 	double dt;
+	bool live = false;
 
-	if (s->gauges == NULL || !proc_gauges_read(s->gauges, &r)) {
+	if (s->target.exited && s->target.usage_valid && s->gauges_final) {
+		r = s->gauge_prev; /* the final figures stay */
+		t = s->gauge_prev_ns;
+	} else if (s->target.exited && s->target.usage_valid) {
+		/* Launch mode, reaped: the kernel's own final account, not
+		 * the last refresh's (up to a refresh of work late). */
+		proc_gauges_final(&s->target.usage, p, &r);
+		s->gauges_final = true;
+	} else if (s->gauges != NULL && proc_gauges_read(s->gauges, &r)) {
+		/* A zombie has no memory left: its RSS stays the last one
+		 * seen alive, and it is no growth rate's end point. */
+		live = r.rss > 0;
+		if (!live)
+			r.rss = p->rss;
+	} else {
 		if (s->gauge_prev_ns == 0)
 			return;
 		r = s->gauge_prev;
 		t = s->gauge_prev_ns;
 	}
+	/* Nor a high-water mark. */
+	if (r.rss_peak < p->rss_peak)
+		r.rss_peak = p->rss_peak;
 	dt = s->gauge_prev_ns ? (double)(t - s->gauge_prev_ns) / 1e9 : 0;
 	*g = (struct snap_gauges){
 		.valid = true,
@@ -207,6 +230,10 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		.threads = r.threads,
 		.mem_unattributed = atomic_load(&sampler_stats(s->sampler)->mem_unattributed),
 	};
+	/* Only a read of the living process knows its RSS now. */
+	if (live)
+		s->rss_growth_per_min = rss_rate_update(&s->rss_rate, t, r.rss);
+	g->rss_growth_per_min = s->rss_growth_per_min;
 	family_cpu(out);
 	out->verdict = verdict_decide(g, out->active_pct, dt, out->verdict_reason, sizeof(out->verdict_reason));
 	if (t != s->gauge_prev_ns) {
@@ -380,10 +407,16 @@ int session_close(struct session *s)
 	sampler_stop(s->sampler);
 	s->sampler = NULL;
 	if (s->target.launched) {
+		bool stopped_by_us = !target_poll_exit(&s->target);
+
 		target_terminate(&s->target);
 		status = target_exit_code(&s->target);
 		if (status < 0)
 			status = 1;
+		/* The demo runs until the user quits: stopping it is how it
+		 * ends, not a failure to report as 143. */
+		if (s->opts->demo && stopped_by_us)
+			status = 0;
 		if (s->target.output[0] != '\0')
 			fprintf(stderr, "pytop: the program's output is in %s\n", s->target.output);
 		else if (s->target.output_error.code != PYTOP_OK)

@@ -48,6 +48,8 @@ static struct snap_counts counts(const struct row *r)
 		.split = { .python = r->py, .native = r->nat, .system = r->sys,
 		           .waiting = r->wait, .mem_growth = r->mem,
 		           .minflt = r->minflt, .majflt = r->majflt },
+		/* Half of what it kept grew in the last minute. */
+		.mem_kept = (int64_t)(r->mem / 2),
 	};
 }
 
@@ -259,16 +261,16 @@ Test(columns, fit_80_dropping_the_least_important_first)
 	char line[1024];
 
 	title_at(&s, false, COUNT_OWN, 80, line, sizeof line, sp);
-	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  Mem+  "
+	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  Kept  "
 	                 "Faults Function (file:line)");
 	cr_assert_geq(80 - start_col(line, &sp[PROFILE_COL_NAME]),
 	              PROFILE_NAME_MIN_COLS);
 	/* --idle: %Wait comes in, Faults makes room for it. */
 	title_at(&s, true, COUNT_OWN, 80, line, sizeof line, sp);
 	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  %Wait  "
-	                 "Mem+ Function (file:line)");
+	                 "Kept Function (file:line)");
 	/* The sort column stays, whatever its rank: TotalTime pushes out
-	 * Faults and Mem+. */
+	 * Faults and Kept. */
 	title_at(&s, false, COUNT_TOTAL_TIME, 80, line, sizeof line, sp);
 	cr_assert_str_eq(line, " %Own  %Total   %Py  %Nat  %Sys TotalTime\u25bc "
 	                 "Function (file:line)");
@@ -276,7 +278,7 @@ Test(columns, fit_80_dropping_the_least_important_first)
 	/* 200 columns: everything. */
 	title_at(&s, true, COUNT_OWN, 200, line, sizeof line, sp);
 	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  %Wait  "
-	                 "Mem+  Faults  MajFlt  OwnTime  TotalTime "
+	                 "Mem+   Net  Kept  Faults  MajFlt  OwnTime  TotalTime "
 	                 "Function (file:line)");
 	for (int c = 0; c < PROFILE_NCOLS; c++)
 		cr_assert_lt(sp[c].start, sp[c].end, "column %d", c);
@@ -296,10 +298,10 @@ Test(columns, batch_text_shows_every_column)
 	cr_assert_not_null(f);
 	cr_assert_eq(batch_text_print(f, &s), 0);
 	fclose(f);
-	cr_assert_not_null(strstr(out, " %Own  %Total   %Py  %Nat  %Sys  Mem+  "
+	cr_assert_not_null(strstr(out, " %Own  %Total   %Py  %Nat  %Sys  Mem+   Net  Kept  "
 	                          "Faults  MajFlt  OwnTime  TotalTime "
 	                          "Function (file:line)\n"), "%s", out);
-	cr_assert_not_null(strstr(out, " 10.0    90.0   3.0   3.0   4.0 12.3M "
+	cr_assert_not_null(strstr(out, " 10.0    90.0   3.0   3.0   4.0 12.3M 12.3M  6.2M "
 	                          "  5.0k!       3    0.10s      0.90s grow "
 	                          "(/srv/a.py:40)\n"), "%s", out);
 	free(out);
@@ -510,13 +512,13 @@ Test(view, enter_shows_the_source_with_the_hottest_line_selected)
 	cr_assert_eq(strncmp(headless_row(0), title, strlen(title)), 0, "%s", headless_row(0));
 	cr_assert_not_null(strstr(headless_row(0), "p.py:4-13), % of 1,000 samples"),
 	                   "%s", headless_row(0));
-	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+ "
+	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Kept "
 	                 "Heat  Source");
 	/* Every line of the function, decorator to return. */
 	cr_assert_eq(st.ls.nrows, 10);
 	cr_assert_str_eq(headless_row(2), "    4                                       "
 	                 "      @decorator");
-	cr_assert_str_eq(headless_row(8), "   10  60.0    60.0  30.0  25.0   5.0  4.0K "
+	cr_assert_str_eq(headless_row(8), "   10  60.0    60.0  30.0  25.0   5.0  2.0K "
 	                 "\u2588\u2588\u2588\u2588\u2588         total += i "
 	                 "* i  # tab\u2026");
 	cr_assert_str_eq(headless_row(7), "    9  10.0    30.0  10.0   0.0   0.0     0 "
@@ -540,19 +542,19 @@ Test(view, wide_terminal_shows_faults_and_idle_shows_wait)
 	keys_handle(&st, '\r');
 	resizeterm(24, 200);
 	headless_draw(&st);
-	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+  "
+	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+   Net  Kept  "
 	                 "Faults  MajFlt Heat  Source");
-	cr_assert_not_null(strstr(headless_row(8), "  4.0K     31!       1 "), "%s",
+	cr_assert_not_null(strstr(headless_row(8), "  4.0K  4.0K  2.0K     31!       1 "), "%s",
 	                   headless_row(8));
 	s = work_snapshot(g_path);
 	s.idle_mode = true;
 	tui_show(&st, &s);
 	headless_draw(&st);
 	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  %Wait  "
-	                 "Mem+  Faults  MajFlt Heat  Source");
+	                 "Mem+   Net  Kept  Faults  MajFlt Heat  Source");
 	resizeterm(24, 80);
 	headless_draw(&st);
-	cr_assert_str_eq(headless_row(1), " Line  %Own   %Py  %Nat  %Sys  %Wait  Mem+ "
+	cr_assert_str_eq(headless_row(1), " Line  %Own   %Py  %Nat  %Sys  %Wait  Kept "
 	                 "Heat  Source");
 	headless_stop(&st);
 }
@@ -689,7 +691,7 @@ Test(view, ascii_heat_bar_without_utf8)
 	headless_draw(&st);
 	cr_assert_not_null(strstr(headless_row(8), " ##### "), "%s", headless_row(8));
 	cr_assert_not_null(strstr(headless_row(7), " ##+ "), "%s", headless_row(7));
-	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Mem+ "
+	cr_assert_str_eq(headless_row(1), " Line  %Own  %Total   %Py  %Nat  %Sys  Kept "
 	                 "Heat  Source");
 	headless_crt.utf8 = true;
 	headless_stop(&st);

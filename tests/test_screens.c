@@ -196,6 +196,8 @@ Test(table, sorts_by_each_column)
 		[COUNT_SYS] = { "hot", "warm", "Klass.cold" },
 		[COUNT_WAIT] = { "hot", "warm", "Klass.cold" },
 		[COUNT_MEM] = { "hot", "warm", "Klass.cold" },
+		[COUNT_NET] = { "hot", "warm", "Klass.cold" },
+		[COUNT_KEPT] = { "hot", "warm", "Klass.cold" },
 		[COUNT_FAULTS] = { "hot", "warm", "Klass.cold" },
 		[COUNT_MAJFLT] = { "hot", "warm", "Klass.cold" },
 		[COUNT_OWN_TIME] = { "hot", "warm", "Klass.cold" },
@@ -241,7 +243,7 @@ Test(table, rows_and_title_line_up)
 
 	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, 0, true);
 	table_format_title(&pt.table, 80, line, sizeof line, NULL);
-	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  Mem+  "
+	cr_assert_str_eq(line, "%Own\u25bc  %Total   %Py  %Nat  %Sys  Kept  "
 	                 "Faults Function (file:line)");
 	table_format_row(&pt.table, profile_table_row(&pt, 0), 80, line,
 	                 sizeof line, NULL);
@@ -293,7 +295,7 @@ Test(table, function_cell_shortens_the_path_first)
 	cr_assert_eq(text_width(line, true), 32);
 	/* Wide enough for the name (every figure shown, 38 left): only the
 	 * path shrinks. */
-	table_format_row(&pt.table, profile_table_row(&pt, 0), 112, line,
+	table_format_row(&pt.table, profile_table_row(&pt, 0), 124, line,
 	                 sizeof line, spans);
 	cr_assert_str_eq(line + spans[PROFILE_COL_NAME].start,
 	                 "compute_everything (\u2026kg/module.py:120)");
@@ -507,13 +509,13 @@ Test(batch, one_block_per_refresh)
 	         "threads 1/3  GIL 92%%  active 99%%  pytop 1.9%% CPU\n"
 	         "Functions since start, %% of 1,000 samples of running "
 	         "threads, by %%Own  [target exited, status 3]\n"
-	         " %%Own  %%Total   %%Py  %%Nat  %%Sys  Mem+  Faults  MajFlt  "
+	         " %%Own  %%Total   %%Py  %%Nat  %%Sys  Mem+   Net  Kept  Faults  MajFlt  "
 	         "OwnTime  TotalTime Function (file:line)\n"
-	         " 60.0    61.0   0.0   0.0   0.0     0       0       0    "
+	         " 60.0    61.0   0.0   0.0   0.0     0     0     0       0       0    "
 	         "0.60s      0.61s hot (/srv/app/pkg/viz.py:12)\n"
-	         " 20.0    25.0   0.0   0.0   0.0     0       0       0    "
+	         " 20.0    25.0   0.0   0.0   0.0     0     0     0       0       0    "
 	         "0.20s      0.25s warm (/srv/app/pkg/io.py:5)\n"
-	         " 10.0    93.0   0.0   0.0   0.0     0       0       0    "
+	         " 10.0    93.0   0.0   0.0   0.0     0     0     0       0       0    "
 	         "0.10s      0.93s Klass.cold (/srv/app/main.py:40)\n"
 	         "Threads: 1, CPU and GIL %% over the last 1.0 s, by CPU%%\n"
 	         "    TID Name            State     CPU%% usr/sys  GIL%%   "
@@ -699,7 +701,7 @@ Test(tui, draws_the_table_at_80x24)
 	start(&st, three, 3);
 	cr_assert_str_eq(headless_row(0), "Functions since start, % of 1,000 samples "
 	                 "of running threads, by %Own");
-	cr_assert_str_eq(headless_row(1), "%Own\u25bc  %Total   %Py  %Nat  %Sys  Mem+  "
+	cr_assert_str_eq(headless_row(1), "%Own\u25bc  %Total   %Py  %Nat  %Sys  Kept  "
 	                 "Faults Function (file:line)");
 	cr_assert_str_eq(headless_row(2), " 60.0    61.0   0.0   0.0   0.0     0       "
 	                 "0 hot (/srv/app/pkg/viz.py:12)");
@@ -714,7 +716,7 @@ Test(tui, keys_sort_switch_and_filter)
 	start(&st, three, 3);
 	cr_assert_eq(keys_handle(&st, '>'), REACT_REDRAW);
 	headless_draw(&st);
-	cr_assert_str_eq(headless_row(1), " %Own %Total\u25bc   %Py  %Nat  %Sys  Mem+  "
+	cr_assert_str_eq(headless_row(1), " %Own %Total\u25bc   %Py  %Nat  %Sys  Kept  "
 	                 "Faults Function (file:line)");
 	cr_assert_not_null(strstr(headless_row(2), "Klass.cold"));
 	keys_handle(&st, '<');

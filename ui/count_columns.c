@@ -23,6 +23,26 @@ void count_format_bytes(uint64_t bytes, char *buf, size_t size)
 		            sizeof units / sizeof units[0], 100);
 }
 
+/* A negative amount keeps to 5 characters too: its "-" costs the decimal
+ * from 10 units up ("-1.5M", "-12M", "-999B"). */
+void count_format_signed_bytes(int64_t bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "K", "M", "G", "T", "P", "E" };
+	uint64_t mag = (uint64_t)0 - (uint64_t)bytes;
+	char n[16];
+
+	if (bytes >= 0) {
+		count_format_bytes((uint64_t)bytes, buf, size);
+		return;
+	}
+	if (mag < 1000)
+		snprintf(n, sizeof n, "%lluB", (unsigned long long)mag);
+	else
+		text_scaled(n, sizeof n, (double)mag / 1024.0, 1024.0, units,
+		            sizeof units / sizeof units[0], 10);
+	snprintf(buf, size, "-%s", n);
+}
+
 void count_format_number(uint64_t n, char *buf, size_t size)
 {
 	static const char *const units[] = { "", "k", "M", "G", "T", "P", "E" };
@@ -101,6 +121,8 @@ COUNT_CELL(fmt_nat, c, format_pct(c->split.native, ctx, buf, size))
 COUNT_CELL(fmt_sys, c, format_pct(c->split.system, ctx, buf, size))
 COUNT_CELL(fmt_wait, c, format_pct(c->split.waiting, ctx, buf, size))
 COUNT_CELL(fmt_mem, c, count_format_bytes(c->split.mem_growth, buf, size))
+COUNT_CELL(fmt_net, c, count_format_signed_bytes(snap_mem_net(&c->split), buf, size))
+COUNT_CELL(fmt_kept, c, count_format_signed_bytes(c->mem_kept, buf, size))
 COUNT_CELL(fmt_majflt, c, count_format_number(c->split.majflt, buf, size))
 COUNT_CELL(fmt_own_time, c, count_format_seconds(c->own_s, buf, size))
 COUNT_CELL(fmt_total_time, c, count_format_seconds(c->total_s, buf, size))
@@ -120,6 +142,11 @@ COUNT_CELL(fmt_faults, c, {
 
 /* Largest first. */
 static int desc_u64(uint64_t a, uint64_t b)
+{
+	return (a < b) - (a > b);
+}
+
+static int desc_i64(int64_t a, int64_t b)
 {
 	return (a < b) - (a > b);
 }
@@ -148,6 +175,10 @@ static int compare_figure(enum count_col col, const struct snap_counts *a,
 		return desc_double(a->split.waiting, b->split.waiting);
 	case COUNT_MEM:
 		return desc_u64(a->split.mem_growth, b->split.mem_growth);
+	case COUNT_NET:
+		return desc_i64(snap_mem_net(&a->split), snap_mem_net(&b->split));
+	case COUNT_KEPT:
+		return desc_i64(a->mem_kept, b->mem_kept);
 	case COUNT_FAULTS:
 		return desc_u64(count_faults(&a->split), count_faults(&b->split));
 	case COUNT_MAJFLT:
@@ -180,6 +211,8 @@ int count_compare(enum count_col col, const struct snap_counts *a,
 		return compare_figure(COUNT_OWN, a, b);
 	case COUNT_FAULTS:
 		return count_compare(COUNT_MAJFLT, a, b);
+	case COUNT_KEPT:
+		return count_compare(COUNT_NET, a, b);
 	case COUNT_TOTAL_TIME:
 		return count_compare(COUNT_TOTAL, a, b);
 	default:
@@ -213,11 +246,13 @@ static const struct table_column columns[COUNT_NCOLS] = {
 	[COUNT_NAT] = NUM("%Nat", 5, 1, 2, fmt_nat),
 	[COUNT_SYS] = NUM("%Sys", 5, 1, 3, fmt_sys),
 	[COUNT_WAIT] = NUM("%Wait", 6, 1, 4, fmt_wait),
-	[COUNT_MEM] = NUM("Mem+", 5, 1, 6, fmt_mem),
+	[COUNT_MEM] = NUM("Mem+", 5, 1, 9, fmt_mem),
+	[COUNT_NET] = NUM("Net", 5, 1, 8, fmt_net),
+	[COUNT_KEPT] = NUM("Kept", 5, 1, 6, fmt_kept),
 	[COUNT_FAULTS] = NUM("Faults", 7, 1, 7, fmt_faults),
-	[COUNT_MAJFLT] = NUM("MajFlt", 7, 1, 8, fmt_majflt),
-	[COUNT_OWN_TIME] = NUM("OwnTime", 8, 1, 9, fmt_own_time),
-	[COUNT_TOTAL_TIME] = NUM("TotalTime", 10, 1, 10, fmt_total_time),
+	[COUNT_MAJFLT] = NUM("MajFlt", 7, 1, 10, fmt_majflt),
+	[COUNT_OWN_TIME] = NUM("OwnTime", 8, 1, 11, fmt_own_time),
+	[COUNT_TOTAL_TIME] = NUM("TotalTime", 10, 1, 12, fmt_total_time),
 };
 
 const char *const count_column_help[] = {
@@ -225,8 +260,8 @@ const char *const count_column_help[] = {
 	"the stack",
 	"%Py %Nat %Sys %Wait  %Own split: bytecode, native code, kernel, "
 	"off CPU",
-	"Mem+ Faults  RSS growth and page faults while here (! some were "
-	"major)",
+	"Mem+ Net Kept  RSS growth; - shrink; net of last minute  Faults "
+	"(! major)",
 	"OwnTime TotalTime  sampled time (samples x interval); Heat: "
 	"%Total bar",
 	"Percentages are of the samples named on the line above the titles.",

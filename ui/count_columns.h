@@ -27,6 +27,8 @@ enum count_col {
 	COUNT_SYS,        /* split.system */
 	COUNT_WAIT,       /* split.waiting: only with --idle */
 	COUNT_MEM,        /* split.mem_growth, bytes */
+	COUNT_NET,        /* snap_mem_net(split): growth - shrink, bytes */
+	COUNT_KEPT,       /* mem_kept: net growth over the last minute */
 	COUNT_FAULTS,     /* minflt + majflt, "!" when some were major */
 	COUNT_MAJFLT,
 	COUNT_OWN_TIME,
@@ -46,8 +48,9 @@ struct count_ctx {
  * (compare_ctx: count_compare on the rows' counts; the table adds its
  * tie_break).  Drop ranks suit the function table: sampled times go first
  * (they repeat %Own and %Total in seconds), then MajFlt (Faults keeps a
- * "!"), Faults, Mem+, %Total, %Wait, %Sys, %Nat, %Py; %Own is never
- * dropped. */
+ * "!"), Mem+ (growth that may have come back), Net, Faults, Kept (what a
+ * leak hunter looks for first), %Total, %Wait, %Sys, %Nat, %Py; %Own is
+ * never dropped. */
 struct table_column count_column(enum count_col col);
 
 /* Order two rows' counts by col, largest first, ties by the figures
@@ -66,6 +69,10 @@ const char *count_col_name(enum count_col col);
 /* Bytes as "0", "512B", "1.5K", "12.3M", "123M", "1.2G" (powers of
  * 1024, at most 5 characters). */
 void count_format_bytes(uint64_t bytes, char *buf, size_t size);
+
+/* Signed bytes: as count_format_bytes, with "-" before a negative amount
+ * (at most 5 characters). */
+void count_format_signed_bytes(int64_t bytes, char *buf, size_t size);
 
 /* A count as "999", "1.2k", "12.3k", "123k", "1.2M" (powers of 1000,
  * at most 5 characters). */

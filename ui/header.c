@@ -310,7 +310,7 @@ struct gauge_item {
 };
 
 enum gauge_id {
-	G_USR, G_SYS, G_THREADS, G_BAR, G_RSS, G_PEAK, G_MINFLT, G_MAJFLT,
+	G_USR, G_SYS, G_THREADS, G_BAR, G_RSS, G_GROWTH, G_PEAK, G_MINFLT, G_MAJFLT,
 	NGAUGES
 };
 
@@ -323,14 +323,15 @@ struct shrink_step {
 };
 
 /* Least telling first: the long form of the RSS limit, the sparklines
- * from the thread count's to the user CPU's, then the peak and the
- * thread count.  Steps for items not on a line are skipped. */
+ * from the thread count's to the user CPU's, then the peak, the thread
+ * count and the RSS growth rate.  Steps for items not on a line are
+ * skipped. */
 static const struct shrink_step shrink_order[] = {
 	{ G_RSS, SHRINK_FORM },     { G_THREADS, SHRINK_SPARK },
 	{ G_MAJFLT, SHRINK_SPARK }, { G_SYS, SHRINK_SPARK },
 	{ G_MINFLT, SHRINK_SPARK }, { G_RSS, SHRINK_SPARK },
 	{ G_USR, SHRINK_SPARK },    { G_PEAK, SHRINK_ITEM },
-	{ G_THREADS, SHRINK_ITEM },
+	{ G_THREADS, SHRINK_ITEM },  { G_GROWTH, SHRINK_ITEM },
 };
 
 static void set_item(struct gauge_item *it, const struct sparkline *spark,
@@ -358,6 +359,16 @@ static void rss_texts(const struct snap_gauges *g, struct gauge_item *it)
 	         100.0 * (double)g->rss / (double)g->mem_limit);
 }
 
+/* "+12M/min": the RSS growth rate over the last minute, signed. */
+static void growth_text(const struct snap_gauges *g, struct gauge_item *it)
+{
+	double rate = g->rss_growth_per_min;
+	char n[16];
+
+	text_bytes(n, sizeof n, (unsigned long long)(rate < 0 ? -rate : rate));
+	snprintf(it->text, SEGMENT_MAX, "%s%s/min", rate < 0 ? "-" : "+", n);
+}
+
 /* Every gauge item, all shown; h NULL = no sparklines. */
 static void gauge_items(const struct snapshot *s,
                         const struct gauge_history *h, bool utf8,
@@ -383,6 +394,8 @@ static void gauge_items(const struct snapshot *s,
 	set_item(&it[G_BAR], NULL, 0);
 	rss_texts(g, &it[G_RSS]);
 	set_item(&it[G_RSS], h != NULL ? &h->rss : NULL, 1.0);
+	growth_text(g, &it[G_GROWTH]);
+	set_item(&it[G_GROWTH], NULL, 0);
 	text_bytes(n, sizeof n, g->rss_peak);
 	snprintf(it[G_PEAK].text, SEGMENT_MAX, "peak %s", n);
 	set_item(&it[G_PEAK], NULL, 0);

@@ -34,9 +34,12 @@
  *              thread's first report); os_state the /proc letter or "";
  *              cpu_* % of one CPU and gil_pct % of the window's reports
  *   functions and lines also carry python, native, system, waiting
- *              (the own samples' split, in samples, to 0.1), mem_growth
- *              (bytes) and minflt, majflt (page faults) charged to them
- *   gauges:    {rss, rss_peak, mem_limit (bytes), cpu_limit (CPUs the
+ *              (the own samples' split, in samples, to 0.1), mem_growth,
+ *              mem_shrink, mem_net (growth - shrink) and mem_kept (net
+ *              over the last minute) in bytes, and minflt, majflt (page
+ *              faults) charged to them
+ *   gauges:    {rss, rss_peak, mem_limit (bytes), rss_growth_per_min
+ *              (bytes per minute over the last minute), cpu_limit (CPUs the
  *              cgroup's quota allows, 0 = no quota), minflt, majflt
  *              (cumulative), minflt_rate, majflt_rate (per second),
  *              cpu_user, cpu_system (seconds), cpu_user_pct,
@@ -110,15 +113,20 @@ static json_t *jtenth(double d)
 }
 
 /* What the row's own samples were doing and what memory they cost, since
- * start, like its own and total.  Takes o; NULL on failure. */
-static json_t *with_split(json_t *o, const struct snap_split *sp)
+ * start, like its own and total (mem_kept: over the last minute).  Takes
+ * o; NULL on failure. */
+static json_t *with_split(json_t *o, const struct snap_counts *c)
 {
-	json_t *add = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	const struct snap_split *sp = &c->split;
+	json_t *add = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}",
 	                        "python", jtenth(sp->python),
 	                        "native", jtenth(sp->native),
 	                        "system", jtenth(sp->system),
 	                        "waiting", jtenth(sp->waiting),
 	                        "mem_growth", jcount(sp->mem_growth),
+	                        "mem_shrink", jcount(sp->mem_shrink),
+	                        "mem_net", (json_int_t)snap_mem_net(sp),
+	                        "mem_kept", (json_int_t)c->mem_kept,
 	                        "minflt", jcount(sp->minflt),
 	                        "majflt", jcount(sp->majflt));
 
@@ -149,7 +157,7 @@ static json_t *function_json(const struct profile_row *r)
 	                 "line", r->line, "own", jcount(r->c->own),
 	                 "total", jcount(r->c->total),
 	                 "own_s", jreal(r->c->own_s),
-	                 "total_s", jreal(r->c->total_s)), &r->c->split), r);
+	                 "total_s", jreal(r->c->total_s)), r->c), r);
 }
 
 static json_t *callee_json(const struct snap_callee *c)
@@ -157,7 +165,7 @@ static json_t *callee_json(const struct snap_callee *c)
 	return with_split(json_pack("{s:o, s:o, s:o, s:i, s:o}",
 	                  "name", jstr(c->name), "module", jstr(c->module),
 	                  "file", jstr(c->file), "line", c->line,
-	                  "own", jcount(c->c.own)), &c->c.split);
+	                  "own", jcount(c->c.own)), &c->c);
 }
 
 /* The native functions a Python line called, most own first.  Takes o;
@@ -187,7 +195,7 @@ static json_t *line_json(const struct snapshot *s, const struct profile_row *r)
 	json_t *o = with_kind(with_split(json_pack("{s:o, s:i, s:o, s:o, s:o}",
 	                 "file", jstr(r->file), "line", r->line,
 	                 "name", jstr(r->name), "own", jcount(r->c->own),
-	                 "total", jcount(r->c->total)), &r->c->split), r);
+	                 "total", jcount(r->c->total)), r->c), r);
 
 	return s->native && !r->native ? with_callees(o, s, r) : o;
 }
@@ -376,9 +384,10 @@ static json_t *gauges_json(const struct snapshot *s)
 	if (!g->valid)
 		return json_null();
 	return json_pack(
-		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i,"
+		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i,"
 		" s:o, s:s, s:o}",
 		"rss", jcount(g->rss), "rss_peak", jcount(g->rss_peak),
+		"rss_growth_per_min", jreal(g->rss_growth_per_min),
 		"mem_limit", jcount(g->mem_limit), "cpu_limit", jreal(g->cpu_limit),
 		"minflt", jcount(g->minflt), "majflt", jcount(g->majflt),
 		"minflt_rate", jreal(g->minflt_rate),

@@ -89,17 +89,22 @@ _Static_assert(LINES_NCOLS <= TABLE_MAX_COLS, "table.hidden has a bit per column
 	(1UL << (LINES_COL_FIGURES + COUNT_OWN_TIME) |                     \
 	 1UL << (LINES_COL_FIGURES + COUNT_TOTAL_TIME))
 
-/* Here the source needs the room: MajFlt, Faults and %Total (the heat bar
- * shows it) go first; then as in the function table. */
+/* Here the source needs the room: MajFlt, Faults, Net, Mem+ (Kept says
+ * what stays) and %Total (the heat bar shows it) go first; then as in the
+ * function table. */
 static int drop_rank(enum count_col c)
 {
 	switch (c) {
 	case COUNT_MAJFLT:
-		return 12;
+		return 15;
 	case COUNT_FAULTS:
-		return 11;
+		return 14;
+	case COUNT_NET:
+		return 13;
+	case COUNT_MEM:
+		return 12;
 	case COUNT_TOTAL:
-		return 10;
+		return 11;
 	default:
 		return count_column(c).drop;
 	}

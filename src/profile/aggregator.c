@@ -44,6 +44,7 @@
 #include "clock.h"
 #include "profile/code_table.h"
 #include "profile/cpu_split.h"
+#include "profile/mem_kept.h"
 #include "hashmap.h"
 #include "profile/proc_table.h"
 #include "transport/record.h"
@@ -55,6 +56,7 @@ struct agg_counts {
 	uint64_t own_ns, total_ns;
 	uint64_t stamp; /* serial of the last sample that counted total */
 	struct snap_split split, split_win; /* of the own samples */
+	struct mem_kept kept; /* split's net growth at the last boundaries */
 };
 
 /* The per-thread row a global row fed last: most functions run on one
@@ -106,6 +108,14 @@ struct agg_cpu {
 	double user_pct, sys_pct, gil_pct; /* of the last window with reports */
 };
 
+/* Where a thread's previous sample was, by row keys (row indices move when
+ * rows fold): its RSS shrink is charged there (agg_charge_shrink). */
+struct agg_prev_rows {
+	bool valid, has_line, has_callee;
+	uint64_t fkey, lkey;          /* function and own line rows */
+	uint64_t callee_fkey, callee_lkey; /* the callee's leaf and caller line */
+};
+
 struct agg_thread {
 	pid_t tid;
 	pid_t pid;            /* its process, from its latest REC_THREADS */
@@ -125,6 +135,7 @@ struct agg_thread {
 	struct split_queue queue;           /* running samples awaiting their
 	                                       system share (cpu_split.h) */
 	struct snap_split split, split_win; /* of its samples with a stack */
+	struct agg_prev_rows prev;          /* of its latest sample */
 };
 
 /* One thread's counters for one function or line row. */
@@ -210,6 +221,7 @@ struct aggregator {
 	uint64_t serial;          /* samples counted so far, for stamps */
 	uint64_t samples, samples_win;
 	struct snap_split split, split_win; /* of every sample with a stack */
+	struct mem_kept_clock kept_clock; /* every row's kept-memory boundaries */
 	uint64_t bad;
 };
 
@@ -508,6 +520,40 @@ static struct agg_counts *agg_trow(struct agg_ttable tt,
 	return &agg_trows(tt.v)[idx].c;
 }
 
+/* ---- memory kept over the last minute ---------------------------------- */
+
+static void agg_kept_mark(struct agg_counts *c, const struct mem_kept_clock *clk)
+{
+	mem_kept_mark(&c->kept, clk, snap_mem_net(&c->split));
+}
+
+static void agg_kept_mark_trows(struct agg_vec *v, const struct mem_kept_clock *clk)
+{
+	struct agg_trow *r = agg_trows(v);
+
+	for (size_t i = 0; i < v->n; i++)
+		agg_kept_mark(&r[i].c, clk);
+}
+
+/* A boundary passed: every row records its net growth. */
+static void agg_kept_mark_all(struct aggregator *a)
+{
+	const struct mem_kept_clock *clk = &a->kept_clock;
+
+	for (size_t i = 0; i < a->funcs.n; i++)
+		agg_kept_mark(&agg_funcs(a)[i].c, clk);
+	for (size_t i = 0; i < a->lines.n; i++)
+		agg_kept_mark(&agg_lines(a)[i].c, clk);
+	for (size_t i = 0; i < a->callees.n; i++)
+		agg_kept_mark(&agg_callees(a)[i].c, clk);
+	agg_kept_mark_trows(&a->tfuncs, clk);
+	agg_kept_mark_trows(&a->tlines, clk);
+	agg_kept_mark_trows(&a->tcallees, clk);
+	agg_kept_mark_trows(&a->pfuncs, clk);
+	agg_kept_mark_trows(&a->plines, clk);
+	agg_kept_mark_trows(&a->pcallees, clk);
+}
+
 /* ---- the Python / native / system split ------------------------------- */
 
 static void agg_counts_split(struct agg_counts *c, const struct snap_split *d)
@@ -597,6 +643,86 @@ static struct split_item agg_split_item(const struct aggregator *a,
 	return it;
 }
 
+static uint32_t agg_trow_find(const struct hashmap *by_key, pid_t tid,
+                              uint32_t row);
+
+/* The global row of a function or line key (0 is "[other]"'s). */
+static bool agg_row_of_key(const struct hashmap *by_key, uint64_t key, uint32_t *row)
+{
+	uint64_t v;
+
+	if (key == 0) {
+		*row = 0;
+		return true;
+	}
+	if (!hashmap_get(by_key, key, &v))
+		return false;
+	*row = (uint32_t)v;
+	return true;
+}
+
+static struct agg_prev_rows agg_prev_of(const struct aggregator *a, const struct split_item *it)
+{
+	struct agg_prev_rows p = { .valid = true, .fkey = agg_funcs(a)[it->func].key };
+
+	if (it->line != AGG_NO_LINE) {
+		p.has_line = true;
+		p.lkey = agg_lines(a)[it->line].key;
+	}
+	if (it->callee < a->callees.n) {
+		const struct agg_callee *c = &agg_callees(a)[it->callee];
+
+		p.has_callee = true;
+		p.callee_fkey = agg_funcs(a)[c->func].key;
+		p.callee_lkey = agg_lines(a)[c->line].key;
+	}
+	return p;
+}
+
+/* The rows of the thread's previous sample, as they are numbered now;
+ * false when its function row is gone (reset). */
+static bool agg_prev_item(const struct aggregator *a, const struct agg_thread *t,
+                          pid_t pid, struct split_item *it)
+{
+	const struct agg_prev_rows *p = &t->prev;
+	uint32_t cf, cl;
+	uint64_t v;
+
+	*it = (struct split_item){ .line = AGG_NO_LINE, .callee = AGG_NO_ROW };
+	if (!p->valid || !agg_row_of_key(&a->func_by_key, p->fkey, &it->func))
+		return false;
+	if (p->has_line && !agg_row_of_key(&a->line_by_key, p->lkey, &it->line))
+		it->line = AGG_NO_LINE;
+	if (p->has_callee && agg_row_of_key(&a->func_by_key, p->callee_fkey, &cf) &&
+	    agg_row_of_key(&a->line_by_key, p->callee_lkey, &cl) &&
+	    hashmap_get(&a->callee_by_key, pair_key(cl, cf), &v))
+		it->callee = (uint32_t)v;
+	it->tfunc = agg_trow_find(&a->tfunc_by_key, t->tid, it->func);
+	it->tline = agg_trow_find(&a->tline_by_key, t->tid, it->line);
+	it->tcallee = agg_trow_find(&a->tcallee_by_key, t->tid, it->callee);
+	it->pfunc = agg_trow_find(&a->pfunc_by_key, pid, it->func);
+	it->pline = agg_trow_find(&a->pline_by_key, pid, it->line);
+	it->pcallee = agg_trow_find(&a->pcallee_by_key, pid, it->callee);
+	return true;
+}
+
+/* RSS the thread gave back since its previous sample goes where that
+ * sample was: a free is quick and ends what that code was doing (a
+ * rebinding, a del, a return), and by the tick that sees the drop the
+ * thread has moved on to code that did not free it.  Growth stays with
+ * the current sample: faulting pages in is slow, so the tick usually
+ * lands in the code that does it. */
+static void agg_charge_shrink(struct aggregator *a, struct agg_thread *t,
+                              const struct rec_sample *s, const struct split_item *it)
+{
+	struct snap_split d = { .mem_shrink = s->mem_shrink };
+	struct split_item prev;
+
+	if (s->mem_shrink > 0)
+		agg_split_apply(a, t, agg_prev_item(a, t, s->pid, &prev) ? &prev : it, &d);
+	t->prev = agg_prev_of(a, it);
+}
+
 /* Charge the sample's memory at once; classify its time: off CPU it is
  * waiting, on CPU it waits in the thread's queue for the system share. */
 static void agg_split_sample(struct aggregator *a, struct agg_thread *t,
@@ -606,6 +732,10 @@ static void agg_split_sample(struct aggregator *a, struct agg_thread *t,
 	struct snap_split d = { .mem_growth = s->mem_growth,
 	                        .minflt = s->minflt, .majflt = s->majflt };
 	double f;
+
+	if (mem_kept_due(&a->kept_clock, s->time_ns))
+		agg_kept_mark_all(a);
+	agg_charge_shrink(a, t, s, &it);
 	if (!(s->flags & SAMPLE_RUNNING)) {
 		d.waiting = 1;
 		agg_split_apply(a, t, &it, &d);
@@ -992,6 +1122,7 @@ static void agg_counts_merge(struct agg_counts *to, const struct agg_counts *c)
 	to->total_ns += c->total_ns;
 	snap_split_add(&to->split, &c->split);
 	snap_split_add(&to->split_win, &c->split_win);
+	mem_kept_add(&to->kept, &c->kept);
 }
 
 /* A row's rank for keeping: not idle, then most total samples, then most
@@ -1310,6 +1441,8 @@ static void agg_rehome(struct aggregator *a)
 	          agg_rehome_rows(a, to) && agg_rehome_threads(a, to);
 	a->strings = to;
 	hashmap_clear(&a->frame_cache); /* resolved under the old keys */
+	for (size_t i = 0; i < a->threads.n; i++) /* row keys are string ids */
+		agg_threads(a)[i].prev.valid = false;
 	if (ok) {
 		strtab_free(old);
 		agg_trim();
@@ -1349,9 +1482,11 @@ static void agg_sweep(struct aggregator *a)
 
 /* ---- snapshot and reset ------------------------------------------------ */
 
-static struct snap_counts agg_snap_counts(const struct agg_counts *c)
+static struct snap_counts agg_snap_counts(const struct aggregator *a,
+                                          const struct agg_counts *c)
 {
 	return (struct snap_counts){
+		.mem_kept = mem_kept_value(&c->kept, &a->kept_clock, snap_mem_net(&c->split)),
 		.own = c->own,
 		.total = c->total,
 		.own_win = c->own_win,
@@ -1468,7 +1603,7 @@ static void agg_snap_funcs(struct aggregator *a, const struct agg_view *v,
 				.name = f[i].name,
 				.file = f[i].file,
 				.line = f[i].line,
-				.c = agg_snap_counts(c),
+				.c = agg_snap_counts(a, c),
 				.native = f[i].native,
 				.module = f[i].module,
 				.other = i == 0,
@@ -1500,7 +1635,7 @@ static void agg_snap_lines(struct aggregator *a, const struct agg_view *v,
 				.name = l[i].name,
 				.file = l[i].file,
 				.line = l[i].line,
-				.c = agg_snap_counts(c),
+				.c = agg_snap_counts(a, c),
 				.native = l[i].native,
 				.module = l[i].module,
 				.other = i == 0,
@@ -1535,7 +1670,7 @@ static void agg_snap_callees(struct aggregator *a, const struct agg_view *v,
 				.caller_line = caller->line,
 				.name = f->name, .file = f->file,
 				.line = f->line, .module = f->module,
-				.c = agg_snap_counts(k),
+				.c = agg_snap_counts(a, k),
 			};
 		agg_close_window(&c[i].c);
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hashmap.h"
+#include "profile/mem_kept.h"
 
 void snapshot_free(struct snapshot *s)
 {
@@ -119,8 +120,14 @@ void snap_split_add(struct snap_split *to, const struct snap_split *d)
 	to->system += d->system;
 	to->waiting += d->waiting;
 	to->mem_growth += d->mem_growth;
+	to->mem_shrink += d->mem_shrink;
 	to->minflt += d->minflt;
 	to->majflt += d->majflt;
+}
+
+int64_t snap_mem_net(const struct snap_split *s)
+{
+	return mem_net(s->mem_growth, s->mem_shrink);
 }
 
 void snap_counts_add(struct snap_counts *to, const struct snap_counts *c)
@@ -133,6 +140,7 @@ void snap_counts_add(struct snap_counts *to, const struct snap_counts *c)
 	to->total_s += c->total_s;
 	snap_split_add(&to->split, &c->split);
 	snap_split_add(&to->split_win, &c->split_win);
+	to->mem_kept += c->mem_kept;
 }
 
 const char *snapshot_verdict_word(enum snap_verdict v)

@@ -26,25 +26,33 @@
  *  system  - on a CPU in the kernel on the thread's behalf;
  *  waiting - off CPU (only counted with --idle).
  * python + native + system + waiting == own (up to rounding).
- * mem_growth: bytes of RSS growth charged to these samples; minflt and
- * majflt: the sampled threads' page faults charged to them. */
+ * mem_growth: bytes of RSS growth charged to these samples, mem_shrink
+ * bytes of RSS shrink charged the same way (their difference is the net
+ * growth, snap_mem_net); minflt and majflt: the sampled threads' page
+ * faults charged to them. */
 struct snap_split {
 	double python, native, system, waiting;
-	uint64_t mem_growth;
+	uint64_t mem_growth, mem_shrink;
 	uint64_t minflt, majflt;
 };
 
 void snap_split_add(struct snap_split *to, const struct snap_split *d);
 
+/* Net RSS growth, bytes: mem_growth - mem_shrink (negative: gave back
+ * more than it took). */
+int64_t snap_mem_net(const struct snap_split *s);
+
 /* Counters for one function or one line.  "own" = the leaf frame was here;
  * "total" = somewhere on the stack (once per sample, even under recursion).
  * *_win = during the last refresh window only.  Times are the summed
- * sampling intervals of those samples, in seconds. */
+ * sampling intervals of those samples, in seconds.  mem_kept: net RSS
+ * growth of the own samples over the last minute (mem_kept.h), bytes. */
 struct snap_counts {
 	uint64_t own, total;
 	uint64_t own_win, total_win;
 	double own_s, total_s;
 	struct snap_split split, split_win; /* of the own samples */
+	int64_t mem_kept;
 };
 
 struct snap_func {
@@ -107,6 +115,8 @@ struct snap_thread {
 struct snap_gauges {
 	bool valid;                 /* false until the first read succeeded */
 	uint64_t rss, rss_peak;     /* bytes; peak = the kernel's high-water mark */
+	double rss_growth_per_min;  /* bytes per minute over the last minute
+	                               (rss_rate.h); negative: shrinking */
 	uint64_t mem_limit;         /* bytes: the cgroup's memory.max if set,
 	                               else the machine's RAM */
 	double cpu_limit;           /* CPUs the cgroup's quota allows, 0 = none */

@@ -70,10 +70,16 @@ struct sampler {
 	struct pytop_error start_err;
 };
 
-/* How a tick's RSS growth is shared among its samples. */
+/* How a tick's RSS change is shared among its samples. */
 struct growth_share {
-	uint64_t growth;       /* bytes still to hand out */
+	uint64_t growth;       /* bytes of growth still to hand out */
+	uint64_t shrink;       /* bytes of shrink still to hand out */
 	uint64_t weight;       /* the remaining samples' total weight */
+};
+
+/* One sample's part of the tick's change. */
+struct growth_part {
+	uint64_t growth, shrink;
 };
 
 /* xorshift64: jitter needs to be cheap and uncorrelated with the target,
@@ -156,7 +162,9 @@ static void announce_thread(struct sampler *s, struct sampler_proc *p, pid_t tid
 
 /* Growth goes to the threads that were running, in proportion to the page
  * faults each took since the last tick (faulting is how RSS grows); +1 so
- * that a tick without faults still shares it evenly. */
+ * that a tick without faults still shares it evenly.  Shrink is shared the
+ * same way: a free that unmaps takes no fault, but charging it by other
+ * rules would make net growth (growth - shrink) mix two measures. */
 static uint64_t growth_weight(const struct py_thread_sample *t)
 {
 	if (t->status != PY_THREAD_OK || !(t->flags & SAMPLE_RUNNING))
@@ -164,24 +172,34 @@ static uint64_t growth_weight(const struct py_thread_sample *t)
 	return t->minflt + t->majflt + 1;
 }
 
-static uint64_t take_share(struct growth_share *g, const struct py_thread_sample *t)
+/* w of weight's share of *left, taken from it; the last sample (w ==
+ * weight) takes the remainder, so nothing is lost to rounding. */
+static uint64_t take_part(uint64_t *left, uint64_t w, uint64_t weight)
 {
-	uint64_t w = growth_weight(t), part;
+	uint64_t part = w == weight ? *left
+	                            : (uint64_t)((double)*left * (double)w / (double)weight);
+
+	*left -= part;
+	return part;
+}
+
+static struct growth_part take_share(struct growth_share *g, const struct py_thread_sample *t)
+{
+	uint64_t w = growth_weight(t);
+	struct growth_part part = { 0, 0 };
 
 	if (w == 0 || g->weight == 0)
-		return 0;
-	/* The last sample takes the remainder: nothing is lost to rounding. */
-	part = w == g->weight ? g->growth
-	                      : (uint64_t)((double)g->growth * (double)w / (double)g->weight);
-	g->growth -= part;
+		return part;
+	part.growth = take_part(&g->growth, w, g->weight);
+	part.shrink = take_part(&g->shrink, w, g->weight);
 	g->weight -= w;
 	return part;
 }
 
-/* The tick's RSS growth, and the total weight it is shared by. */
+/* The tick's RSS growth or shrink, and the total weight it is shared by. */
 static struct growth_share tick_growth(struct sampler *s, struct sampler_proc *p, int n)
 {
-	struct growth_share g = { 0, 0 };
+	struct growth_share g = { 0, 0, 0 };
 	uint64_t rss = 0;
 
 	for (int i = 0; i < n; i++) {
@@ -192,9 +210,11 @@ static struct growth_share tick_growth(struct sampler *s, struct sampler_proc *p
 		g.weight += growth_weight(t);
 	}
 	if (rss == 0 || !s->cfg.split)
-		return (struct growth_share){ 0, 0 };
+		return (struct growth_share){ 0, 0, 0 };
 	if (p->rss_prev != 0 && rss > p->rss_prev)
 		g.growth = rss - p->rss_prev;
+	if (p->rss_prev != 0 && rss < p->rss_prev)
+		g.shrink = p->rss_prev - rss;
 	p->rss_prev = rss;
 	if (g.weight == 0 && g.growth > 0)
 		atomic_fetch_add_explicit(&s->stats.mem_unattributed, g.growth,
@@ -204,7 +224,7 @@ static struct growth_share tick_growth(struct sampler *s, struct sampler_proc *p
 
 static void push_sample(struct sampler *s, struct sampler_proc *p,
                         const struct py_thread_sample *t, uint64_t now, uint64_t interval,
-                        uint64_t growth)
+                        struct growth_part mem)
 {
 	struct rec_sample *r = (struct rec_sample *)s->buf;
 	size_t size = sizeof(*r) + t->nframes * sizeof(struct rec_frame);
@@ -221,7 +241,8 @@ static void push_sample(struct sampler *s, struct sampler_proc *p,
 		.cpu_sys_ns = t->stime_ns,
 		.minflt = t->minflt > UINT32_MAX ? UINT32_MAX : (uint32_t)t->minflt,
 		.majflt = t->majflt > UINT32_MAX ? UINT32_MAX : (uint32_t)t->majflt,
-		.mem_growth = growth,
+		.mem_growth = mem.growth,
+		.mem_shrink = mem.shrink,
 	};
 	if (t->nframes > 0) /* a non-Python target's threads have no frames */
 		memcpy(r->frames, s->frames, t->nframes * sizeof(struct rec_frame));

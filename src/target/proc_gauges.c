@@ -101,6 +101,27 @@ bool proc_gauges_read(struct proc_gauges *g, struct proc_gauge_read *out)
 	return true;
 }
 
+static uint64_t timeval_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
+}
+
+void proc_gauges_final(const struct rusage *ru, const struct proc_gauge_read *last,
+                       struct proc_gauge_read *out)
+{
+	uint64_t peak = (uint64_t)(ru->ru_maxrss > 0 ? ru->ru_maxrss : 0) * 1024; /* KiB */
+
+	*out = (struct proc_gauge_read){
+		.rss = last->rss,
+		.rss_peak = peak > last->rss_peak ? peak : last->rss_peak,
+		.minflt = (uint64_t)ru->ru_minflt,
+		.majflt = (uint64_t)ru->ru_majflt,
+		.utime_ns = timeval_ns(ru->ru_utime),
+		.stime_ns = timeval_ns(ru->ru_stime),
+		.threads = 0,
+	};
+}
+
 /* ---- the target's cgroup limits ---------------------------------------
  * Read through the target's own /proc/PID/cgroup, whose paths are relative
  * to pytop's cgroup namespace, as the hierarchies mounted under

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct proc_gauges;
@@ -26,6 +27,14 @@ void proc_gauges_free(struct proc_gauges *g);
 
 /* false when the process is gone or unreadable. */
 bool proc_gauges_read(struct proc_gauges *g, struct proc_gauge_read *out);
+
+/* The final figures of a reaped program from wait4's resource usage (its
+ * own and its reaped descendants'): CPU, faults and the peak RSS the
+ * kernel recorded (ru_maxrss), which no read of /proc can give once it has
+ * exited.  The RSS stays `last`'s (the last one seen alive); the peak is
+ * never below last's. */
+void proc_gauges_final(const struct rusage *ru, const struct proc_gauge_read *last,
+                       struct proc_gauge_read *out);
 
 /* The memory the process may use before it is in trouble: the smallest
  * limit of its own cgroup (from /proc/PID/cgroup) and that cgroup's

@@ -161,6 +161,18 @@ static void reaped(struct target *t)
 	crash_stop_disarm(); /* its PID may name another process now */
 }
 
+/* Reap the launched program with wait4, whose resource usage is the only
+ * place left to read its final CPU, faults and peak RSS (a zombie has no
+ * memory, so /proc no longer has them).  flags: 0 or WNOHANG. */
+static bool reap(struct target *t, int flags)
+{
+	if (wait4(t->pid, &t->wait_status, flags, &t->usage) != t->pid)
+		return false;
+	t->usage_valid = true;
+	reaped(t);
+	return true;
+}
+
 int target_launch(char *const argv[], bool tui, struct target *t, struct pytop_error *err)
 {
 	int report[2], out_fd, err_fd, child_errno = 0;
@@ -205,8 +217,7 @@ int target_launch(char *const argv[], bool tui, struct target *t, struct pytop_e
 	while (n < 0 && errno == EINTR);
 	close(report[0]);
 	if (n == (ssize_t)sizeof(child_errno)) {
-		waitpid(t->pid, &t->wait_status, 0);
-		reaped(t);
+		reap(t, 0);
 		return launch_error(argv, child_errno, err);
 	}
 	return 0;
@@ -307,8 +318,7 @@ bool target_poll_exit(struct target *t)
 		if (si.si_pid != t->pid || (si.si_code != CLD_EXITED && si.si_code != CLD_KILLED &&
 		                            si.si_code != CLD_DUMPED))
 			return false;
-		if (waitpid(t->pid, &t->wait_status, WNOHANG) == t->pid)
-			reaped(t);
+		reap(t, WNOHANG);
 	} else {
 		t->exited = proc_threads_ended(t->pid);
 	}
@@ -353,8 +363,7 @@ void target_terminate(struct target *t)
 		clock_sleep_until(clock_now_ns() + 10000000);
 	if (!t->exited) {
 		kill(t->pid, SIGKILL);
-		waitpid(t->pid, &t->wait_status, 0);
-		reaped(t);
+		reap(t, 0);
 	}
 }
 

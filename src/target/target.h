@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "errors.h"
@@ -18,6 +19,9 @@ struct target {
 	bool launched;       /* we started it: we reap it */
 	bool exited;
 	int wait_status;     /* raw waitpid status, valid when launched && exited */
+	bool usage_valid;    /* usage holds the reaped program's figures */
+	struct rusage usage; /* from wait4: its (and its reaped descendants')
+	                        CPU, page faults and peak RSS (ru_maxrss) */
 	char command[256];   /* its command line, for the header */
 	char output[PATH_MAX]; /* launch mode: the file its stdout/stderr go to, or "" */
 	struct pytop_error output_error; /* why there is no such file (its output

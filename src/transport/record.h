@@ -80,6 +80,10 @@ struct rec_sample {
 	 * sample (the tick's growth is split over its running samples by
 	 * their minor faults). */
 	uint64_t mem_growth;
+	/* Bytes of process RSS shrink since the previous tick charged to this
+	 * sample, shared the same way (memory given back: with mem_growth,
+	 * what stays). */
+	uint64_t mem_shrink;
 	struct rec_frame frames[];
 };
 

@@ -6,7 +6,7 @@
 #include "config.h"
 #endif
 
-#include "job_control.h"
+#include "sampler/job_control.h"
 
 #include <errno.h>
 #include <signal.h>

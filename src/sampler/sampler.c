@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "job_control.h"
+#include "sampler/job_control.h"
 #include "sampler/native_unwind.h"
 #include "sampler/proc_follow.h"
 #include "target/proc_threads.h"

@@ -14,6 +14,7 @@
 #include "profile/native_merge.h"
 #include "sampler/proc_follow.h"
 #include "cpython/py_runtime.h"
+#include "cpython/py_runtime_wait.h"
 #include "transport/ring.h"
 #include "sampler/sampler.h"
 #include "sandbox.h"
@@ -314,7 +315,7 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	}
 	/* With --native a process without Python is profiled too: native
 	 * stacks only. */
-	s->python = target_find_python(&s->target, &s->rt, err) == 0;
+	s->python = py_runtime_wait(&s->target, &s->rt, err) == 0;
 	if (!s->python && !(o->native && err->code == PYTOP_ERR_NOT_PYTHON))
 		goto fail;
 	if (!s->python)

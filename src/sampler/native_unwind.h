@@ -35,8 +35,9 @@
 #include <sys/types.h>
 
 #include "errors.h"
+#include "transport/record.h"
 
-#define NATIVE_MAX_FRAMES 128
+#define NATIVE_MAX_FRAMES REC_MAX_NATIVE_FRAMES
 
 struct native_unwind;
 

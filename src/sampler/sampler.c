@@ -25,6 +25,9 @@
 #include "transport/record.h"
 #include "sampler/sampler_proc.h"
 
+_Static_assert(PY_READER_MAX_FRAMES == REC_MAX_PY_FRAMES,
+               "the reader walks as deep as a record carries");
+
 #define NAMES_EVERY_REPORTS 10 /* re-read thread names every ~1 s */
 #define CATCH_UP_PERIODS 10
 #define WORK_EVERY 8

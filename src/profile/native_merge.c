@@ -278,12 +278,28 @@ pass:
 	aggregator_ingest(m->agg, rec, len);
 }
 
+/* A module for the symbolizer; the aggregator has no use for it. */
+static void ingest_module(struct native_merge *m, const uint8_t *rec, size_t len)
+{
+	struct rec_module r;
+
+	if (len < sizeof(r))
+		return;
+	memcpy(&r, rec, sizeof(r));
+	if (sizeof(r) + r.path_len <= len)
+		native_syms_add_module(m->syms, &r, (const char *)rec + sizeof(r));
+}
+
 void native_merge_ingest(struct native_merge *m, const void *rec, size_t len)
 {
 	struct rec_header h;
 
 	if (len >= sizeof(h)) {
 		memcpy(&h, rec, sizeof(h));
+		if (h.type == REC_MODULE) {
+			ingest_module(m, rec, len);
+			return;
+		}
 		if (h.type == REC_NATIVE) {
 			hold(m, rec, len);
 			return;

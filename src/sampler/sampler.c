@@ -298,6 +298,30 @@ static bool native_room(struct sampler *s, int n)
 	return s->nat_cap != 0;
 }
 
+/* The modules the unwinder met this tick, for the consumer's symbols:
+ * pushed before the REC_NATIVE records whose addresses they hold. */
+static bool announce_module(void *ctx, const struct ehframe_module *m)
+{
+	struct sampler *s = ctx;
+	struct rec_module *r = (struct rec_module *)s->buf;
+	size_t len = strnlen(m->path, UINT16_MAX);
+	size_t size = REC_ALIGN(sizeof(*r) + len);
+
+	if (size > s->buf_cap)
+		return true; /* never fits: its addresses stay unknown */
+	memset(r, 0, size);
+	r->h = (struct rec_header){ REC_MODULE, (uint32_t)size };
+	r->pid = s->cfg.pid;
+	r->path_len = (uint16_t)len;
+	r->lo = m->lo;
+	r->hi = m->hi;
+	r->map_start = m->map_start;
+	r->map_end = m->map_end;
+	r->offset = m->offset;
+	memcpy(r->path, m->path, len);
+	return ring_push(s->cfg.ring, r, size);
+}
+
 /* Stop, unwind and resume every thread to be sampled this tick, within
  * half a period (see native_unwind.h for why all are asked at once). */
 static void native_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64_t now)
@@ -317,6 +341,7 @@ static void native_stacks(struct sampler *s, struct sampler_proc *p, int n, uint
 			native_unwind_request(s->unwind, t->tid);
 	}
 	native_unwind_collect(s->unwind, now + period / 2, take_native, s);
+	native_unwind_announce_modules(s->unwind, announce_module, s);
 }
 
 /* The REC_NATIVE for thread index i, just before its REC_SAMPLE; false

@@ -2002,7 +2002,6 @@ void aggregator_set_split(struct aggregator *a, bool on)
 
 void aggregator_settle(struct aggregator *a)
 {
-	proc_table_settle(a->procs);
 	struct agg_thread *t = agg_threads(a);
 	for (size_t i = 0; i < a->threads.n; i++)
 		if (t[i].queue.n > 0)

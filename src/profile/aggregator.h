@@ -113,8 +113,8 @@ void aggregator_set_split(struct aggregator *a, bool on);
 
 /* For the final figures, once the target is gone and the ring drained:
  * split the samples still queued for their system share with each
- * thread's lifetime ratio, and mark the followed processes that are gone
- * as exited (no report of theirs will come any more). */
+ * thread's lifetime ratio.  (The followed processes that ended with the
+ * target came as exit records: the sampler's family_end.h.) */
 void aggregator_settle(struct aggregator *a);
 
 #endif

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "sampler/family_end.h"
 #include "sampler/job_control.h"
 #include "sampler/native_unwind.h"
 #include "sampler/proc_follow.h"
@@ -39,6 +40,8 @@ _Static_assert(PY_READER_MAX_FRAMES == REC_MAX_PY_FRAMES,
 #define PAUSE_RELEASE_NS 500000000ull
 #define PAUSE_ACK_NS 1000000000ull
 #define PAUSE_POLL_NS 100000
+#define FAMILY_END_GRACE_NS 2000000000ull
+#define FAMILY_END_POLL_NS 10000000ull
 
 struct sampler {
 	struct sampler_config cfg;
@@ -56,6 +59,7 @@ struct sampler {
 	uint8_t *buf;          /* record scratch, owned */
 	size_t buf_cap;
 	uint8_t *order;        /* one follower message, owned */
+	struct family_end family; /* -s: who was last reported alive */
 	struct rec_frame *frames; /* one sample's frames in session ids, owned */
 	uint64_t ticks_taken;
 	uint64_t rng;
@@ -485,6 +489,7 @@ static void take_orders(struct sampler *s)
 	while (s->cfg.orders != NULL &&
 	       (len = ring_pop(s->cfg.orders, s->order, sizeof(struct follow_msg))) > 0) {
 		if (m->h.type == REC_PROCESS) {
+			family_end_note(&s->family, s->order, len);
 			ring_push(s->cfg.ring, s->order, len);
 			continue;
 		}
@@ -565,6 +570,20 @@ static void block_job_signals(void)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
+/* -s, the target gone: the family's exits no scan will report.  The
+ * target's memory goes before the kernel shows it as a zombie, so give
+ * it a moment to end first. */
+static void report_family_end(struct sampler *s)
+{
+	uint64_t give_up = clock_now_ns() + FAMILY_END_GRACE_NS;
+
+	while (!proc_threads_ended(s->cfg.pid) && clock_now_ns() < give_up &&
+	       !atomic_load(&s->stop))
+		clock_sleep_until(clock_now_ns() + FAMILY_END_POLL_NS);
+	take_orders(s);
+	family_end_report(&s->family, s->cfg.ring, clock_now_ns());
+}
+
 /* Absolute deadlines keep the mean rate exact however long a tick takes;
  * a random phase within each period keeps the sampler from locking onto a
  * target's periodic work. */
@@ -603,8 +622,11 @@ static void *sampler_main(void *arg)
 			prev = base - period;
 			continue;
 		}
-		if (!tick(s, now, now - prev))
+		if (!tick(s, now, now - prev)) {
+			if (s->cfg.orders != NULL)
+				report_family_end(s);
 			break;
+		}
 		prev = now;
 		base += period;
 		now = clock_now_ns();
@@ -635,6 +657,7 @@ static void free_parts(struct sampler *s)
 	free(s->frames);
 	free(s->order);
 	free(s->buf);
+	family_end_free(&s->family);
 	free(s);
 }
 
@@ -648,6 +671,7 @@ struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_err
 		return NULL;
 	}
 	s->cfg = *cfg;
+	family_end_init(&s->family);
 	s->rng = clock_now_ns() | 1;
 	s->buf_cap = ring_capacity(cfg->ring) / 4;
 	s->buf = malloc(s->buf_cap);

@@ -1,3 +1,4 @@
+/* clock.c - monotonic time and absolute-deadline sleeping (clock.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,4 +1,5 @@
-/* hashmap.c - see hashmap.h. */
+/* hashmap.c - open-addressing map from uint64_t keys to uint64_t values
+ * (hashmap.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

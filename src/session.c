@@ -1,3 +1,5 @@
+/* session.c - one profiling session: target, sampler, ring, aggregator and
+ * follower wired into a snapshot_source for the views (session.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,4 +1,6 @@
-/* native_merge.c - see native_merge.h. */
+/* native_merge.c - (--native) each native stack merged with its Python
+ * stack on the consumer side: loop frames replaced by the Python frames
+ * they run, plumbing hidden (native_merge.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,4 +1,6 @@
-/* native_syms.c - see native_syms.h. */
+/* native_syms.c - (--native) address -> function, module, file:line with
+ * libdw, from the files of the modules the sampler announced
+ * (native_syms.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,3 +1,5 @@
+/* proc_table.c - (-s) the aggregator's process rows, from REC_PROCESS
+ * records: state, command, CPU per window, samples (proc_table.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

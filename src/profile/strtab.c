@@ -1,4 +1,4 @@
-/* strtab.c - see strtab.h.
+/* strtab.c - string interning for the aggregator side (strtab.h).
  *
  * Bytes live in an arena of chunks that never move (that is what makes the
  * pointers stable); an entry array gives ids; an open-addressing index of

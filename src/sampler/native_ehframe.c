@@ -1,4 +1,5 @@
-/* native_ehframe.c - see native_ehframe.h.
+/* native_ehframe.c - (--native) each module's .eh_frame_hdr table found
+ * and read in the target's memory, cached per module (native_ehframe.h).
  *
  * Everything here is read from the target and is hostile: the ELF and
  * program headers are checked against the mapping they were read from, the

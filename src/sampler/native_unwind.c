@@ -1,4 +1,5 @@
-/* native_unwind.c - see native_unwind.h for the tracing scheme.
+/* native_unwind.c - (--native) seize, interrupt, unwind and release the
+ * target's threads, batched per tick (native_unwind.h: the tracing scheme).
  *
  * libunwind-ptrace's own accessors read memory one word per PTRACE_PEEKDATA
  * and registers one per PTRACE_PEEKUSER; here memory comes a page at a time

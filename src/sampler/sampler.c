@@ -1,3 +1,5 @@
+/* sampler.c - the sampler thread: one tick per period reads every sampled
+ * thread's stack and pushes records into the ring (sampler.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

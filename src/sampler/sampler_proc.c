@@ -1,3 +1,5 @@
+/* sampler_proc.c - what the sampler keeps per sampled process: reader,
+ * kept /proc descriptors, names sent, code id mapping (sampler_proc.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,3 +1,5 @@
+/* elf_syms.c - dynamic symbols and the first PT_LOAD of an ELF file on
+ * disk, with libelf (elf_syms.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

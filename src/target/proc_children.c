@@ -1,3 +1,5 @@
+/* proc_children.c - a process's descendants and their kernel facts, in one
+ * pass over /proc (proc_children.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

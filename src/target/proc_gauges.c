@@ -1,4 +1,5 @@
-/* proc_gauges.c - see proc_gauges.h. */
+/* proc_gauges.c - whole-process memory, fault and CPU gauges (libproc2)
+ * and the target's cgroup limits (proc_gauges.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,3 +1,6 @@
+/* proc_threads.c - per-thread kernel facts from /proc through kept
+ * descriptors, container thread ids, whether a process ended
+ * (proc_threads.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,3 +1,5 @@
+/* target.c - attaching to or launching the target, noticing its exit,
+ * reaping it and its exit status (target.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -176,8 +176,3 @@ const char *strtab_get(const struct strtab *t, uint32_t id)
 {
 	return id < t->nentries ? t->entries[id].s : NULL;
 }
-
-size_t strtab_count(const struct strtab *t)
-{
-	return t->nentries;
-}

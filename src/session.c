@@ -122,7 +122,7 @@ static void fill_following(const struct session *s, struct snapshot *out)
 static void fill_header(struct session *s, struct snapshot *out, const struct window_mark *now)
 {
 	const struct sampler_stats *st = sampler_stats(s->sampler);
-	double window = (double)(now->wall_ns - s->mark.wall_ns) / 1e9;
+	double window = (double)(now->wall_ns - s->mark.wall_ns) / NSEC_PER_SEC;
 	uint64_t dticks = now->ticks - s->mark.ticks;
 
 	out->pid = s->target.pid;
@@ -131,7 +131,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->target_exited = s->target.exited;
 	out->target_exec = atomic_load(&st->exec_seen);
 	out->exit_status = target_exit_code(&s->target);
-	out->elapsed_s = (double)(now->wall_ns - s->start_ns) / 1e9;
+	out->elapsed_s = (double)(now->wall_ns - s->start_ns) / NSEC_PER_SEC;
 	out->window_s = window;
 	out->ticks = now->ticks;
 	out->errors = atomic_load(&st->errors);
@@ -141,7 +141,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->threads_running = atomic_load(&st->threads_running);
 	out->threads_total = atomic_load(&st->threads_total);
 	out->pytop_cpu_pct = window > 0
-		? 100.0 * (double)(now->cpu_ns - s->mark.cpu_ns) / 1e9 / window : 0;
+		? 100.0 * (double)(now->cpu_ns - s->mark.cpu_ns) / NSEC_PER_SEC / window : 0;
 	out->sample_work_us = dticks
 		? (double)(now->work_ns - s->mark.work_ns) / 1e3 / (double)dticks : 0;
 	out->idle_mode = s->opts->idle;
@@ -195,7 +195,7 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		r = s->gauge_prev;
 		t = s->gauge_prev_ns;
 	}
-	dt = s->gauge_prev_ns ? (double)(t - s->gauge_prev_ns) / 1e9 : 0;
+	dt = s->gauge_prev_ns ? (double)(t - s->gauge_prev_ns) / NSEC_PER_SEC : 0;
 	*g = (struct snap_gauges){
 		.valid = true,
 		.rss = r.rss, .rss_peak = r.rss_peak, .mem_limit = s->mem_limit,
@@ -203,10 +203,10 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		.minflt = r.minflt, .majflt = r.majflt,
 		.minflt_rate = per_second(r.minflt, p->minflt, dt),
 		.majflt_rate = per_second(r.majflt, p->majflt, dt),
-		.cpu_user = (double)r.utime_ns / 1e9,
-		.cpu_system = (double)r.stime_ns / 1e9,
-		.cpu_user_pct = 100.0 * per_second(r.utime_ns, p->utime_ns, dt) / 1e9,
-		.cpu_system_pct = 100.0 * per_second(r.stime_ns, p->stime_ns, dt) / 1e9,
+		.cpu_user = (double)r.utime_ns / NSEC_PER_SEC,
+		.cpu_system = (double)r.stime_ns / NSEC_PER_SEC,
+		.cpu_user_pct = 100.0 * per_second(r.utime_ns, p->utime_ns, dt) / NSEC_PER_SEC,
+		.cpu_system_pct = 100.0 * per_second(r.stime_ns, p->stime_ns, dt) / NSEC_PER_SEC,
 		.threads = r.threads,
 		.mem_unattributed = atomic_load(&sampler_stats(s->sampler)->mem_unattributed),
 	};

@@ -16,8 +16,8 @@
 /* How long a launched program may run without becoming a Python before we
  * call it "not Python".  Wrappers (pyenv shims, shell scripts) exec the
  * real interpreter within milliseconds; the clock restarts at every exec. */
-#define NOT_PYTHON_AFTER_NS 3000000000ull
-#define READY_TIMEOUT_NS 10000000000ull
+#define NOT_PYTHON_AFTER_NS (3 * NSEC_PER_SEC)
+#define READY_TIMEOUT_NS (10 * NSEC_PER_SEC)
 
 static void exe_of(pid_t pid, char *buf, size_t len)
 {

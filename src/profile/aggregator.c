@@ -1356,8 +1356,8 @@ static struct snap_counts agg_snap_counts(const struct agg_counts *c)
 		.total = c->total,
 		.own_win = c->own_win,
 		.total_win = c->total_win,
-		.own_s = (double)c->own_ns / 1e9,
-		.total_s = (double)c->total_ns / 1e9,
+		.own_s = (double)c->own_ns / NSEC_PER_SEC,
+		.total_s = (double)c->total_ns / NSEC_PER_SEC,
 		.split = c->split,
 		.split_win = c->split_win,
 	};

@@ -40,9 +40,9 @@ _Static_assert(PY_READER_MAX_FRAMES == REC_MAX_PY_FRAMES,
  * that it can release them, and how long a pause request waits for the
  * sampler (longer: it includes that wait). */
 #define PAUSE_RELEASE_NS 500000000ull
-#define PAUSE_ACK_NS 1000000000ull
+#define PAUSE_ACK_NS NSEC_PER_SEC
 #define PAUSE_POLL_NS 100000
-#define FAMILY_END_GRACE_NS 2000000000ull
+#define FAMILY_END_GRACE_NS (2 * NSEC_PER_SEC)
 #define FAMILY_END_POLL_NS 10000000ull
 
 struct sampler {
@@ -64,6 +64,7 @@ struct sampler {
 	struct family_end family; /* -s: who was last reported alive */
 	struct rec_frame *frames; /* one sample's frames in session ids, owned */
 	uint64_t ticks_taken;
+	uint64_t period_ns;    /* NSEC_PER_SEC / rate */
 	uint64_t rng;
 
 	/* --native, the target only (sampler-thread-only but for the start
@@ -332,8 +333,6 @@ static bool announce_module(void *ctx, const struct ehframe_module *m)
  * half a period (see native_unwind.h for why all are asked at once). */
 static void native_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64_t now)
 {
-	uint64_t period = 1000000000ull / (uint64_t)s->cfg.rate_hz;
-
 	s->nat_count = 0;
 	if (n <= 0 || !native_room(s, n))
 		return;
@@ -346,7 +345,7 @@ static void native_stacks(struct sampler *s, struct sampler_proc *p, int n, uint
 		if (t->status == PY_THREAD_OK && t->tid > 0 && t->state != 'D')
 			native_unwind_request(s->unwind, t->tid);
 	}
-	native_unwind_collect(s->unwind, now + period / 2, take_native, s);
+	native_unwind_collect(s->unwind, now + s->period_ns / 2, take_native, s);
 	native_unwind_announce_modules(s->unwind, announce_module, s);
 }
 
@@ -428,8 +427,7 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 		 * stops after it: release it (no new requests, so collect
 		 * only releases), or it stays stopped while pytop runs. */
 		if (s->unwind != NULL)
-			native_unwind_collect(s->unwind, now + 1000000000ull / (uint64_t)s->cfg.rate_hz / 2,
-			                      take_native, s);
+			native_unwind_collect(s->unwind, now + s->period_ns / 2, take_native, s);
 		/* Not kill(pid, 0): it succeeds on a zombie nobody reaps. */
 		return !proc_threads_ended(p->pid);
 	}
@@ -535,8 +533,8 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 static void sleep_until(struct sampler *s, uint64_t deadline_ns)
 {
 	struct timespec ts = {
-		.tv_sec = (time_t)(deadline_ns / 1000000000u),
-		.tv_nsec = (long)(deadline_ns % 1000000000u),
+		.tv_sec = (time_t)(deadline_ns / NSEC_PER_SEC),
+		.tv_nsec = (long)(deadline_ns % NSEC_PER_SEC),
 	};
 
 	while (!atomic_load(&s->pause) && !atomic_load(&s->stop))
@@ -592,7 +590,7 @@ static void report_family_end(struct sampler *s)
 static void *sampler_main(void *arg)
 {
 	struct sampler *s = arg;
-	uint64_t period = 1000000000ull / (uint64_t)s->cfg.rate_hz;
+	const uint64_t period = s->period_ns;
 	uint64_t base = clock_now_ns(), prev = base - period;
 
 	block_job_signals();
@@ -673,6 +671,7 @@ struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_err
 		return NULL;
 	}
 	s->cfg = *cfg;
+	s->period_ns = NSEC_PER_SEC / (uint64_t)cfg->rate_hz;
 	family_end_init(&s->family);
 	s->rng = clock_now_ns() | 1;
 	s->buf_cap = ring_capacity(cfg->ring) / 4;

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 /* libproc2 has every field used here, but its readproc keeps two 128 KiB
  * buffers in thread-local storage that are never freed: read from the
  * follower thread, they leak each time it ends (LeakSanitizer fails the
@@ -45,7 +47,7 @@ struct proc_children *proc_children_new(void)
 
 	if (pc == NULL)
 		return NULL;
-	pc->ns_per_tick = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
+	pc->ns_per_tick = NSEC_PER_SEC / (uint64_t)(hz > 0 ? hz : 100);
 	pc->page_size = (uint64_t)(page > 0 ? page : 4096);
 	return pc;
 }

@@ -323,7 +323,7 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	if (!s->python)
 		memset(&s->rt, 0, sizeof(s->rt)); /* python_version "" */
 	s->ring = ring_new(RING_BYTES);
-	s->agg = aggregator_new();
+	s->agg = aggregator_new(!o->no_split);
 	s->rec_cap = RING_BYTES / 2;
 	s->rec = malloc(s->rec_cap);
 	if (o->native)
@@ -343,7 +343,6 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 		.idle = o->idle, .native = o->native, .ring = s->ring,
 		.split = !o->no_split, .orders = s->orders,
 	};
-	aggregator_set_split(s->agg, !o->no_split);
 	/* After the launch's fork, so the program runs without the filter,
 	 * and before the first sample and the first thread, which inherit it. */
 	sandbox_install(s->target.launched ? 0 : s->target.pid, &s->sandbox);

@@ -187,7 +187,7 @@ struct aggregator {
 	struct agg_vec tcallees;  /* struct agg_trow, per thread and callee */
 	struct hashmap tcallee_by_key;
 	pid_t filter;             /* 0 = all threads */
-	bool no_split;            /* aggregator_set_split(false) */
+	bool no_split;            /* aggregator_new(false): --no-split */
 
 	/* -s: processes, and per-process function and line rows, kept like
 	 * the per-thread ones with the PID in the tid's place */
@@ -286,11 +286,12 @@ static bool agg_add_other_rows(struct aggregator *a)
 	return true;
 }
 
-struct aggregator *aggregator_new(void)
+struct aggregator *aggregator_new(bool split)
 {
 	struct aggregator *a = calloc(1, sizeof *a);
 	if (a == NULL)
 		return NULL;
+	a->no_split = !split;
 	hashmap_init(&a->func_by_key);
 	hashmap_init(&a->line_by_key);
 	hashmap_init(&a->frame_cache);
@@ -1993,11 +1994,6 @@ void aggregator_reset(struct aggregator *a)
 	a->folded_funcs = a->folded_lines = 0;
 	a->samples = a->samples_win = 0;
 	a->split = a->split_win = (struct snap_split){ 0 };
-}
-
-void aggregator_set_split(struct aggregator *a, bool on)
-{
-	a->no_split = !on;
 }
 
 void aggregator_settle(struct aggregator *a)

@@ -495,8 +495,8 @@ static void take_orders(struct sampler *s)
 		}
 		drop_pid(s, m->pid);
 		if (m->h.type == FOLLOW_ADD && len == sizeof(*m) && s->nprocs < FOLLOW_MAX_SAMPLED &&
-		    (s->procs[s->nprocs] = sampler_proc_new(m->pid, &m->rt)) != NULL)
-			py_reader_want_calls(s->procs[s->nprocs++]->reader, s->cfg.split);
+		    (s->procs[s->nprocs] = sampler_proc_new(m->pid, &m->rt, s->cfg.split)) != NULL)
+			s->nprocs++;
 	}
 }
 
@@ -678,10 +678,8 @@ struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_err
 	s->buf = malloc(s->buf_cap);
 	s->order = malloc(sizeof(struct follow_msg));
 	s->frames = malloc(PY_READER_MAX_FRAMES * sizeof(*s->frames));
-	s->procs[0] = sampler_proc_new(cfg->pid, cfg->rt);
+	s->procs[0] = sampler_proc_new(cfg->pid, cfg->rt, cfg->split);
 	s->nprocs = s->procs[0] != NULL;
-	if (s->procs[0] != NULL && s->procs[0]->reader != NULL)
-		py_reader_want_calls(s->procs[0]->reader, cfg->split);
 	if (s->buf == NULL || s->order == NULL || s->frames == NULL || s->procs[0] == NULL ||
 	    sem_init(&s->started, 0, 0) != 0) {
 		error_set(err, PYTOP_ERR_INTERNAL, "out of memory starting the sampler");

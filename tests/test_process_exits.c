@@ -52,7 +52,7 @@ static const struct snap_process *row(const struct snapshot *s, pid_t pid)
 Test(process_exits, the_aggregator_never_probes_a_process)
 {
 	struct aggregator *a = aggregator_new(true);
-	struct snapshot s;
+	struct snapshot s = { 0 };
 	pid_t pid = gone_pid();
 
 	cr_assert_not_null(a);
@@ -70,7 +70,7 @@ Test(process_exits, the_aggregator_never_probes_a_process)
 Test(process_exits, an_exit_record_marks_it_exited_and_keeps_its_row)
 {
 	struct aggregator *a = aggregator_new(true);
-	struct snapshot s;
+	struct snapshot s = { 0 };
 	pid_t pid = gone_pid();
 	const struct snap_process *p;
 

@@ -2,6 +2,8 @@
 #ifndef PYTOP_CLOCK_H
 #define PYTOP_CLOCK_H
 
+#define NSEC_PER_SEC 1000000000ull /* every ns <-> s conversion */
+
 #include <stdint.h>
 
 uint64_t clock_now_ns(void);          /* CLOCK_MONOTONIC */

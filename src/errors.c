@@ -1,3 +1,5 @@
+/* errors.c - filling a struct pytop_error: one line naming the problem and
+ * the fix, the target's bytes in it escaped (errors.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,4 +1,5 @@
-/* escape.c - see escape.h. */
+/* escape.c - the target's text made safe for a terminal outside curses:
+ * control and invalid UTF-8 bytes become \xNN (escape.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,4 +1,5 @@
-/* hashmap.c - see hashmap.h. */
+/* hashmap.c - open-addressing map from uint64_t keys to uint64_t values
+ * (hashmap.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -106,9 +107,4 @@ void hashmap_clear(struct hashmap *m)
 	m->count = 0;
 	m->has_zero = false;
 	m->zero_val = 0;
-}
-
-size_t hashmap_count(const struct hashmap *m)
-{
-	return m->count;
 }

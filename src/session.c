@@ -1,3 +1,5 @@
+/* session.c - one profiling session: target, sampler, ring, aggregator and
+ * follower wired into a snapshot_source for the views (session.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -14,6 +16,7 @@
 #include "profile/native_merge.h"
 #include "sampler/proc_follow.h"
 #include "cpython/py_runtime.h"
+#include "cpython/py_runtime_wait.h"
 #include "transport/ring.h"
 #include "sampler/sampler.h"
 #include "sandbox.h"
@@ -124,7 +127,7 @@ static void fill_following(const struct session *s, struct snapshot *out)
 static void fill_header(struct session *s, struct snapshot *out, const struct window_mark *now)
 {
 	const struct sampler_stats *st = sampler_stats(s->sampler);
-	double window = (double)(now->wall_ns - s->mark.wall_ns) / 1e9;
+	double window = (double)(now->wall_ns - s->mark.wall_ns) / NSEC_PER_SEC;
 	uint64_t dticks = now->ticks - s->mark.ticks;
 
 	out->pid = s->target.pid;
@@ -133,7 +136,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->target_exited = s->target.exited;
 	out->target_exec = atomic_load(&st->exec_seen);
 	out->exit_status = target_exit_code(&s->target);
-	out->elapsed_s = (double)(now->wall_ns - s->start_ns) / 1e9;
+	out->elapsed_s = (double)(now->wall_ns - s->start_ns) / NSEC_PER_SEC;
 	out->window_s = window;
 	out->ticks = now->ticks;
 	out->errors = atomic_load(&st->errors);
@@ -143,7 +146,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->threads_running = atomic_load(&st->threads_running);
 	out->threads_total = atomic_load(&st->threads_total);
 	out->pytop_cpu_pct = window > 0
-		? 100.0 * (double)(now->cpu_ns - s->mark.cpu_ns) / 1e9 / window : 0;
+		? 100.0 * (double)(now->cpu_ns - s->mark.cpu_ns) / NSEC_PER_SEC / window : 0;
 	out->sample_work_us = dticks
 		? (double)(now->work_ns - s->mark.work_ns) / 1e3 / (double)dticks : 0;
 	out->idle_mode = s->opts->idle;
@@ -215,7 +218,7 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 	/* Nor a high-water mark. */
 	if (r.rss_peak < p->rss_peak)
 		r.rss_peak = p->rss_peak;
-	dt = s->gauge_prev_ns ? (double)(t - s->gauge_prev_ns) / 1e9 : 0;
+	dt = s->gauge_prev_ns ? (double)(t - s->gauge_prev_ns) / NSEC_PER_SEC : 0;
 	*g = (struct snap_gauges){
 		.valid = true,
 		.rss = r.rss, .rss_peak = r.rss_peak, .mem_limit = s->mem_limit,
@@ -223,10 +226,10 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		.minflt = r.minflt, .majflt = r.majflt,
 		.minflt_rate = per_second(r.minflt, p->minflt, dt),
 		.majflt_rate = per_second(r.majflt, p->majflt, dt),
-		.cpu_user = (double)r.utime_ns / 1e9,
-		.cpu_system = (double)r.stime_ns / 1e9,
-		.cpu_user_pct = 100.0 * per_second(r.utime_ns, p->utime_ns, dt) / 1e9,
-		.cpu_system_pct = 100.0 * per_second(r.stime_ns, p->stime_ns, dt) / 1e9,
+		.cpu_user = (double)r.utime_ns / NSEC_PER_SEC,
+		.cpu_system = (double)r.stime_ns / NSEC_PER_SEC,
+		.cpu_user_pct = 100.0 * per_second(r.utime_ns, p->utime_ns, dt) / NSEC_PER_SEC,
+		.cpu_system_pct = 100.0 * per_second(r.stime_ns, p->stime_ns, dt) / NSEC_PER_SEC,
 		.threads = r.threads,
 		.mem_unattributed = atomic_load(&sampler_stats(s->sampler)->mem_unattributed),
 	};
@@ -341,13 +344,13 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	}
 	/* With --native a process without Python is profiled too: native
 	 * stacks only. */
-	s->python = target_find_python(&s->target, &s->rt, err) == 0;
+	s->python = py_runtime_wait(&s->target, &s->rt, err) == 0;
 	if (!s->python && !(o->native && err->code == PYTOP_ERR_NOT_PYTHON))
 		goto fail;
 	if (!s->python)
 		memset(&s->rt, 0, sizeof(s->rt)); /* python_version "" */
 	s->ring = ring_new(RING_BYTES);
-	s->agg = aggregator_new();
+	s->agg = aggregator_new(!o->no_split);
 	s->rec_cap = RING_BYTES / 2;
 	s->rec = malloc(s->rec_cap);
 	if (o->native)
@@ -367,7 +370,6 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 		.idle = o->idle, .native = o->native, .ring = s->ring,
 		.split = !o->no_split, .orders = s->orders,
 	};
-	aggregator_set_split(s->agg, !o->no_split);
 	/* After the launch's fork, so the program runs without the filter,
 	 * and before the first sample and the first thread, which inherit it. */
 	sandbox_install(s->target.launched ? 0 : s->target.pid, &s->sandbox);

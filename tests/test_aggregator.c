@@ -138,7 +138,7 @@ static void define(uint32_t id, const char *qual, const char *file,
 
 static void setup(void)
 {
-	agg = aggregator_new();
+	agg = aggregator_new(true);
 	cr_assert_not_null(agg);
 	memset(&snap, 0, sizeof snap);
 	static const int la[] = { 11, 12, 13, 14 };

@@ -185,7 +185,7 @@ static const struct snap_func *func(const struct snapshot *s, const char *name)
 
 Test(aggregator_split, classes_system_share_memory_and_waiting)
 {
-	struct aggregator *a = aggregator_new();
+	struct aggregator *a = aggregator_new(true);
 	struct snapshot snap = {0};
 	const uint16_t R = SAMPLE_RUNNING, GIL = SAMPLE_HAS_GIL;
 	def_code(a, 1, "py");
@@ -305,7 +305,7 @@ Test(verdict, nothing_to_say_without_data)
  * after the table of ended threads is trimmed (which moves the rows). */
 Test(aggregator_split, queued_samples_survive_trimming_ended_threads)
 {
-	struct aggregator *a = aggregator_new();
+	struct aggregator *a = aggregator_new(true);
 	struct snapshot snap = {0};
 	const uint16_t R = SAMPLE_RUNNING, GIL = SAMPLE_HAS_GIL;
 	int tids[101];

@@ -81,7 +81,7 @@ static uint64_t own_sum(const struct snapshot *s, const struct snap_func **other
 
 Test(fold, over_the_hard_cap_the_fewest_sampled_fold_into_other)
 {
-	struct aggregator *a = aggregator_new();
+	struct aggregator *a = aggregator_new(true);
 	char name[32], file[32];
 	uint64_t n = 0;
 	cr_assert_not_null(a);

@@ -287,8 +287,3 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 	crt_done();
 	return 0;
 }
-
-void app_restore_terminal(void)
-{
-	crt_restore_terminal();
-}

@@ -23,8 +23,4 @@ int app_run_tui(const struct options *o, struct snapshot_source *src);
 int app_run_batch(const struct options *o, struct snapshot_source *src,
                   FILE *out);
 
-/* Give the terminal back if the TUI holds it; safe from fatal paths and
- * signal handlers.  Does nothing otherwise. */
-void app_restore_terminal(void);
-
 #endif

@@ -133,7 +133,7 @@ static void on_fatal(int sig)
 
 /* Ctrl-Z: give the terminal back, then stop as whoever handled SIGTSTP
  * before curses says (the engine releases the target first, and stops
- * pytop; see src/job_control.h); once continued, the view repaints.
+ * pytop; see src/sampler/job_control.h); once continued, the view repaints.
  * Curses calls are made on the thread that draws, which this signal
  * interrupts, as ncurses' own SIGTSTP handler does. */
 static void on_tstp(int sig)

@@ -1,3 +1,6 @@
+/* py_offsets.c - the built-in CPython structure offsets, one table per
+ * supported version, and their checks against what the reader copies
+ * (py_offsets.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

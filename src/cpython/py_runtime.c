@@ -1,3 +1,6 @@
+/* py_runtime.c - finding _PyRuntime and the CPython version in a target:
+ * the mapped object that exports it, its load bias, its debug offsets
+ * (py_runtime.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -198,7 +198,7 @@ struct aggregator {
 	struct agg_vec tcallees;  /* struct agg_trow, per thread and callee */
 	struct hashmap tcallee_by_key;
 	pid_t filter;             /* 0 = all threads */
-	bool no_split;            /* aggregator_set_split(false) */
+	bool no_split;            /* aggregator_new(false): --no-split */
 
 	/* -s: processes, and per-process function and line rows, kept like
 	 * the per-thread ones with the PID in the tid's place */
@@ -298,11 +298,12 @@ static bool agg_add_other_rows(struct aggregator *a)
 	return true;
 }
 
-struct aggregator *aggregator_new(void)
+struct aggregator *aggregator_new(bool split)
 {
 	struct aggregator *a = calloc(1, sizeof *a);
 	if (a == NULL)
 		return NULL;
+	a->no_split = !split;
 	hashmap_init(&a->func_by_key);
 	hashmap_init(&a->line_by_key);
 	hashmap_init(&a->frame_cache);
@@ -1491,8 +1492,8 @@ static struct snap_counts agg_snap_counts(const struct aggregator *a,
 		.total = c->total,
 		.own_win = c->own_win,
 		.total_win = c->total_win,
-		.own_s = (double)c->own_ns / 1e9,
-		.total_s = (double)c->total_ns / 1e9,
+		.own_s = (double)c->own_ns / NSEC_PER_SEC,
+		.total_s = (double)c->total_ns / NSEC_PER_SEC,
 		.split = c->split,
 		.split_win = c->split_win,
 	};
@@ -2130,14 +2131,8 @@ void aggregator_reset(struct aggregator *a)
 	a->split = a->split_win = (struct snap_split){ 0 };
 }
 
-void aggregator_set_split(struct aggregator *a, bool on)
-{
-	a->no_split = !on;
-}
-
 void aggregator_settle(struct aggregator *a)
 {
-	proc_table_settle(a->procs);
 	struct agg_thread *t = agg_threads(a);
 	for (size_t i = 0; i < a->threads.n; i++)
 		if (t[i].queue.n > 0)

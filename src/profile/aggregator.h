@@ -61,7 +61,9 @@
 
 struct aggregator;
 
-struct aggregator *aggregator_new(void);
+/* split false (--no-split): samples are counted but not split and no
+ * memory is charged (the split fields stay 0). */
+struct aggregator *aggregator_new(bool split);
 void aggregator_free(struct aggregator *a);
 
 /* Consume one whole record (record.h).  Malformed records (bad size, unknown
@@ -107,14 +109,11 @@ void aggregator_reset(struct aggregator *a);
 
 uint64_t aggregator_bad(const struct aggregator *a);
 
-/* Off: samples are counted but not split and no memory is charged (the
- * split fields stay 0).  On by default. */
-void aggregator_set_split(struct aggregator *a, bool on);
 
 /* For the final figures, once the target is gone and the ring drained:
  * split the samples still queued for their system share with each
- * thread's lifetime ratio, and mark the followed processes that are gone
- * as exited (no report of theirs will come any more). */
+ * thread's lifetime ratio.  (The followed processes that ended with the
+ * target came as exit records: the sampler's family_end.h.) */
 void aggregator_settle(struct aggregator *a);
 
 #endif

@@ -1,4 +1,5 @@
-/* code_table.c - see code_table.h. */
+/* code_table.c - the aggregator's code objects: code id -> qualified name,
+ * file, first line and decoded line table (code_table.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,4 +1,5 @@
-/* cpu_split.c - see cpu_split.h. */
+/* cpu_split.c - sharing a thread's system time, known per clock tick, over
+ * its queued samples, native ones first (cpu_split.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,4 +1,6 @@
-/* native_merge.c - see native_merge.h. */
+/* native_merge.c - (--native) each native stack merged with its Python
+ * stack on the consumer side: loop frames replaced by the Python frames
+ * they run, plumbing hidden (native_merge.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -9,13 +11,11 @@
 #include <string.h>
 
 #include "profile/native_syms.h"
-#include "sampler/native_unwind.h"
-#include "cpython/py_reader.h"
 #include "transport/record.h"
 
-#define MAX_GROUPS PY_READER_MAX_FRAMES
-#define MAX_OUT (PY_READER_MAX_FRAMES + NATIVE_MAX_FRAMES)
-#define NATIVE_REC_MAX (sizeof(struct rec_native) + NATIVE_MAX_FRAMES * 8 + MAX_GROUPS * 2 + 8)
+#define MAX_GROUPS REC_MAX_PY_FRAMES
+#define MAX_OUT (REC_MAX_PY_FRAMES + REC_MAX_NATIVE_FRAMES)
+#define NATIVE_REC_MAX (sizeof(struct rec_native) + REC_MAX_NATIVE_FRAMES * 8 + MAX_GROUPS * 2 + 8)
 
 /* What a native function is to the merge. */
 enum func_kind { KIND_UNSEEN = 0, KIND_PLAIN, KIND_PLUMBING, KIND_EVAL };
@@ -41,11 +41,11 @@ struct native_merge {
 		int32_t tid;
 		uint16_t nips, ngroups;
 	} held_hdr;
-	uint64_t held_ips[NATIVE_MAX_FRAMES];
+	uint64_t held_ips[REC_MAX_NATIVE_FRAMES];
 	uint16_t held_groups[MAX_GROUPS];
 
-	struct nframe nat[NATIVE_MAX_FRAMES];
-	struct rec_frame py[PY_READER_MAX_FRAMES]; /* the sample's, aligned */
+	struct nframe nat[REC_MAX_NATIVE_FRAMES];
+	struct rec_frame py[REC_MAX_PY_FRAMES]; /* the sample's, aligned */
 	uint8_t *out;               /* the merged REC_SAMPLE, owned */
 };
 
@@ -129,7 +129,7 @@ static void hold(struct native_merge *m, const uint8_t *rec, size_t len)
 	if (len < sizeof(h) || len > NATIVE_REC_MAX)
 		return;
 	memcpy(&h, rec, sizeof(h));
-	if (h.nips > NATIVE_MAX_FRAMES || h.ngroups > MAX_GROUPS ||
+	if (h.nips > REC_MAX_NATIVE_FRAMES || h.ngroups > MAX_GROUPS ||
 	    sizeof(h) + h.nips * 8u + h.ngroups * 2u > len)
 		return;
 	m->held_hdr.time_ns = h.time_ns;
@@ -263,7 +263,7 @@ static void ingest_sample(struct native_merge *m, const uint8_t *rec, size_t len
 		goto pass;
 	memcpy(&s, rec, sizeof(s));
 	if (!m->held || m->held_hdr.tid != s.tid || m->held_hdr.time_ns != s.time_ns ||
-	    s.nframes > PY_READER_MAX_FRAMES ||
+	    s.nframes > REC_MAX_PY_FRAMES ||
 	    sizeof(s) + s.nframes * sizeof(struct rec_frame) > len)
 		goto pass;
 	m->held = false;
@@ -280,12 +280,28 @@ pass:
 	aggregator_ingest(m->agg, rec, len);
 }
 
+/* A module for the symbolizer; the aggregator has no use for it. */
+static void ingest_module(struct native_merge *m, const uint8_t *rec, size_t len)
+{
+	struct rec_module r;
+
+	if (len < sizeof(r))
+		return;
+	memcpy(&r, rec, sizeof(r));
+	if (sizeof(r) + r.path_len <= len)
+		native_syms_add_module(m->syms, &r, (const char *)rec + sizeof(r));
+}
+
 void native_merge_ingest(struct native_merge *m, const void *rec, size_t len)
 {
 	struct rec_header h;
 
 	if (len >= sizeof(h)) {
 		memcpy(&h, rec, sizeof(h));
+		if (h.type == REC_MODULE) {
+			ingest_module(m, rec, len);
+			return;
+		}
 		if (h.type == REC_NATIVE) {
 			hold(m, rec, len);
 			return;

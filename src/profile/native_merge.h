@@ -44,7 +44,8 @@ void native_merge_show_all(struct native_merge *m, bool show_all);
 
 /* Consume one record from the ring: a REC_NATIVE is held until the
  * REC_SAMPLE it belongs to, which goes to the aggregator merged with it;
- * every other record goes to the aggregator as it is. */
+ * a REC_MODULE goes to the symbolizer; every other record goes to the
+ * aggregator as it is. */
 void native_merge_ingest(struct native_merge *m, const void *rec, size_t len);
 
 #endif

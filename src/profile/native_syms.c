@@ -1,4 +1,6 @@
-/* native_syms.c - see native_syms.h. */
+/* native_syms.c - (--native) address -> function, module, file:line with
+ * libdw, from the files of the modules the sampler announced
+ * (native_syms.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -12,15 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
-#include "clock.h"
 #include "hashmap.h"
-#include "target/proc_maps.h"
 #include "profile/strtab.h"
 #include "target/target_files.h"
 
-#define REREPORT_NS 250000000ull /* at most this often: /proc/PID/maps again */
+/* A module as the sampler announced it (REC_MODULE). */
+struct module {
+	char *path;                  /* owned */
+	uint64_t lo, hi;
+	uint64_t map_start, map_end;
+};
 
 struct native_syms {
 	pid_t pid;
@@ -33,59 +39,60 @@ struct native_syms {
 	const char **func_names;  /* func number -> name, to tell apart two
 	                             functions at one address over time */
 	uint32_t nfuncs, funcs_cap;
-	uint64_t reported_ns;
+	struct module *mods;      /* owned, disjoint */
+	size_t nmods, mods_cap;
+	char *vdso;               /* owned: pytop's own vDSO image, once needed */
 	const char *empty, *unknown;
 };
 
-/* The process whose files the callbacks below open.  libdwfl passes them
- * no context of ours, and every lookup runs on the consumer thread. */
-static _Thread_local pid_t files_of;
+/* The symbolizer the callbacks below serve.  libdwfl passes them no
+ * context of ours, and every lookup runs on the consumer thread. */
+static _Thread_local struct native_syms *current;
 
-/* A module's path as the target's maps name it, " (deleted)" dropped. */
-static void module_path(const char *name, char *buf, size_t len)
+static const struct module *module_at(const struct native_syms *ns, const char *path,
+                                      Dwarf_Addr lo)
 {
-	static const char deleted[] = " (deleted)";
-	size_t n = strlen(name), d = sizeof(deleted) - 1;
-
-	if (n >= d && strcmp(name + n - d, deleted) == 0)
-		n -= d;
-	snprintf(buf, len, "%.*s", (int)n, name);
+	for (size_t i = 0; i < ns->nmods; i++)
+		if (ns->mods[i].lo == lo && strcmp(ns->mods[i].path, path) == 0)
+			return &ns->mods[i];
+	return NULL;
 }
 
-/* The mapping of path that starts at base (else its first one with file
- * offset 0), opened through map_files: libdwfl's own callback opens the
- * path, which follows links and blocks on a FIFO the target planted. */
-static int open_module(pid_t pid, const char *path, Dwarf_Addr base)
+/* The kernel maps one vDSO image into every process: pytop's own copy is
+ * the target's, so it is symbolized without reading the target. */
+static Elf *own_vdso(struct native_syms *ns)
 {
-	struct proc_maps maps;
-	const struct map_entry *m = NULL;
-	int fd;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	size_t len;
 
-	if (maps_load(pid, &maps) != 0)
-		return -1;
-	for (size_t i = 0; i < maps.n && m == NULL; i++)
-		if (maps.v[i].start == base && strcmp(maps.v[i].path, path) == 0)
-			m = &maps.v[i];
-	if (m == NULL)
-		m = maps_first_of(&maps, path);
-	fd = m != NULL ? target_object_open(pid, m->start, m->end, path)
-	     : target_file_open(pid, path);
-	maps_free(&maps);
-	return fd;
+	if (eh == NULL || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return NULL;
+	len = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (ns->vdso == NULL && (ns->vdso = malloc(len)) != NULL)
+		memcpy(ns->vdso, eh, len);
+	return ns->vdso != NULL ? elf_memory(ns->vdso, len) : NULL;
 }
 
+/* A module's file, opened through the mapping the sampler named
+ * (map_files), or by path inside the target's root: libdwfl's own
+ * callback opens the path as pytop sees it, which follows links and
+ * blocks on a FIFO the target planted. */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
                     Dwarf_Addr base, char **file_name, Elf **elfp)
 {
-	char path[PATH_MAX];
+	const struct module *m = module_at(current, name, base);
 	int fd;
 
-	if (name[0] != '/') /* [vdso]: read from the target's memory */
-		return dwfl_linux_proc_find_elf(mod, userdata, name, base,
-		                                file_name, elfp);
-	module_path(name, path, sizeof(path));
-	fd = open_module(files_of, path, base);
-	if (fd >= 0 && (*file_name = strdup(path)) == NULL) {
+	(void)mod, (void)userdata;
+	if (m == NULL)
+		return -1;
+	if (strcmp(name, "[vdso]") == 0) {
+		*elfp = own_vdso(current);
+		return -1;
+	}
+	fd = target_object_open(current->pid, m->map_start, m->map_end, m->path);
+	if (fd >= 0 && (*file_name = strdup(m->path)) == NULL) {
 		close(fd);
 		return -1;
 	}
@@ -113,7 +120,7 @@ static bool same_build(int fd, const unsigned char *id, int n)
 static int try_debug(const char *path, const unsigned char *id, int n,
                      char **found)
 {
-	int fd = target_file_open(files_of, path);
+	int fd = target_file_open(current->pid, path);
 
 	if (fd >= 0 && !same_build(fd, id, n)) {
 		close(fd);
@@ -182,13 +189,65 @@ static const Dwfl_Callbacks callbacks = {
 	.find_debuginfo = find_debuginfo,
 };
 
+/* dwfl keeps what it loaded of a module reported again unchanged. */
 static void report_modules(struct native_syms *ns)
 {
-	files_of = ns->pid;
+	current = ns;
 	dwfl_report_begin(ns->dwfl);
-	dwfl_linux_proc_report(ns->dwfl, ns->pid);
+	for (size_t i = 0; i < ns->nmods; i++)
+		dwfl_report_module(ns->dwfl, ns->mods[i].path, ns->mods[i].lo, ns->mods[i].hi);
 	dwfl_report_end(ns->dwfl, NULL, NULL);
-	ns->reported_ns = clock_now_ns();
+}
+
+/* A path the maps could show: absolute, or the vDSO; no NUL inside. */
+static bool plausible_path(const char *path, size_t len)
+{
+	if (len == 0 || memchr(path, '\0', len) != NULL)
+		return false;
+	return path[0] == '/' || (len == 6 && memcmp(path, "[vdso]", 6) == 0);
+}
+
+/* Forget the modules [lo, hi) overlaps: the target unmapped them. */
+static void drop_overlapping(struct native_syms *ns, uint64_t lo, uint64_t hi)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < ns->nmods; i++) {
+		if (ns->mods[i].lo < hi && lo < ns->mods[i].hi)
+			free(ns->mods[i].path);
+		else
+			ns->mods[kept++] = ns->mods[i];
+	}
+	ns->nmods = kept;
+}
+
+void native_syms_add_module(struct native_syms *ns, const struct rec_module *r,
+                            const char *path)
+{
+	struct module m = { .lo = r->lo, .hi = r->hi,
+	                    .map_start = r->map_start, .map_end = r->map_end };
+
+	if (r->lo >= r->hi || r->map_start >= r->map_end || !plausible_path(path, r->path_len))
+		return;
+	for (size_t i = 0; i < ns->nmods; i++)
+		if (ns->mods[i].lo == r->lo && ns->mods[i].hi == r->hi &&
+		    strlen(ns->mods[i].path) == r->path_len &&
+		    memcmp(ns->mods[i].path, path, r->path_len) == 0)
+			return; /* announced again, unchanged */
+	if (ns->nmods == ns->mods_cap) {
+		size_t cap = ns->mods_cap ? ns->mods_cap * 2 : 32;
+		struct module *v = realloc(ns->mods, cap * sizeof(*v));
+
+		if (v == NULL)
+			return;
+		ns->mods = v;
+		ns->mods_cap = cap;
+	}
+	if ((m.path = strndup(path, r->path_len)) == NULL)
+		return;
+	drop_overlapping(ns, m.lo, m.hi);
+	ns->mods[ns->nmods++] = m;
+	report_modules(ns);
 }
 
 struct native_syms *native_syms_new(pid_t pid)
@@ -212,7 +271,6 @@ struct native_syms *native_syms_new(pid_t pid)
 		native_syms_free(ns);
 		return NULL;
 	}
-	report_modules(ns);
 	return ns;
 }
 
@@ -222,6 +280,10 @@ void native_syms_free(struct native_syms *ns)
 		return;
 	if (ns->dwfl != NULL)
 		dwfl_end(ns->dwfl);
+	for (size_t i = 0; i < ns->nmods; i++)
+		free(ns->mods[i].path);
+	free(ns->mods);
+	free(ns->vdso);
 	hashmap_destroy(&ns->by_ip);
 	hashmap_destroy(&ns->by_start);
 	strtab_free(ns->strings);
@@ -331,12 +393,8 @@ static bool resolve(struct native_syms *ns, uint64_t ip, struct native_sym *out)
 	Dwarf_Addr low, start;
 	const char *modpath, *file;
 
-	files_of = ns->pid; /* for find_elf and find_debuginfo */
+	current = ns; /* for find_elf and find_debuginfo */
 	mod = dwfl_addrmodule(ns->dwfl, ip);
-	if (mod == NULL && clock_now_ns() - ns->reported_ns > REREPORT_NS) {
-		report_modules(ns); /* loaded since (dlopen)? */
-		mod = dwfl_addrmodule(ns->dwfl, ip);
-	}
 	if (mod == NULL)
 		return false;
 	modpath = dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);

@@ -4,16 +4,21 @@
  * the .eh_frame ranges of functions that have no symbol.  Runs on the
  * consumer side, off the sampler's clock.
  *
- * Results are cached per address and per function; modules are reported
- * from /proc/PID/maps at start and again (at most every few hundred ms)
- * when an address falls in none, so libraries loaded later (dlopen) are
- * found.  Load bias (PIE, shared libraries) is dwfl's business. */
+ * It never touches the target's memory nor reads its /proc/PID/maps: the
+ * modules are the ones the sampler announced (REC_MODULE), each read from
+ * its file through the target's root or map_files (target_files.h), the
+ * vDSO from pytop's own (the kernel maps the same image everywhere).  An
+ * address in no announced module is "[unknown]" until its module comes.
+ * Results are cached per address and per function.  Load bias (PIE,
+ * shared libraries) is dwfl's business. */
 #ifndef PYTOP_NATIVE_SYMS_H
 #define PYTOP_NATIVE_SYMS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "transport/record.h"
 
 struct native_sym {
 	const char *name;   /* function; "module+0xOFFSET" (its start) without a
@@ -29,6 +34,12 @@ struct native_syms;
 
 struct native_syms *native_syms_new(pid_t pid); /* NULL on failure */
 void native_syms_free(struct native_syms *ns);
+
+/* A module announced by the sampler: r's fixed part, path its path_len
+ * bytes (validated here: hostile).  One overlapping modules known before
+ * replaces them (the target unmapped them). */
+void native_syms_add_module(struct native_syms *ns, const struct rec_module *r,
+                            const char *path);
 
 /* The symbol of address ip (a return address should be passed minus 1).
  * The strings live as long as ns.  Never fails: unknown is a result. */

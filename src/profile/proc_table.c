@@ -1,11 +1,11 @@
+/* proc_table.c - (-s) the aggregator's process rows, from REC_PROCESS
+ * records: state, command, CPU per window, samples (proc_table.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "profile/proc_table.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,20 +256,4 @@ void proc_table_reset(struct proc_table *pt)
 		pt->rows[kept++] = *p;
 	}
 	pt->n = kept;
-}
-
-size_t proc_table_settle(struct proc_table *pt)
-{
-	size_t marked = 0;
-
-	for (size_t i = 0; i < pt->n; i++) {
-		struct proc_row *p = &pt->rows[i];
-
-		if (p->exit_serial != 0 || kill(p->pid, 0) == 0 || errno != ESRCH)
-			continue;
-		p->state = PROC_EXITED;
-		p->exit_serial = ++pt->exits;
-		marked++;
-	}
-	return marked;
 }

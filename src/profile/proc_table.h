@@ -47,9 +47,4 @@ void proc_table_snapshot(struct proc_table *pt, const char *empty, struct snapsh
 /* Zero the counts (the `r` key) and drop exited processes. */
 void proc_table_reset(struct proc_table *pt);
 
-/* At the end of a run no more reports come: mark the processes that are
- * gone (no such PID any more) as exited, so the final figures do not list
- * them as running.  Returns how many were marked. */
-size_t proc_table_settle(struct proc_table *pt);
-
 #endif

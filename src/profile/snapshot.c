@@ -1,4 +1,5 @@
-/* snapshot.c - see snapshot.h. */
+/* snapshot.c - freeing a snapshot and copying the strings its rows show
+ * into one block it owns (snapshot.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,4 +1,4 @@
-/* strtab.c - see strtab.h.
+/* strtab.c - string interning for the aggregator side (strtab.h).
  *
  * Bytes live in an arena of chunks that never move (that is what makes the
  * pointers stable); an entry array gives ids; an open-addressing index of
@@ -175,9 +175,4 @@ const char *strtab_intern(struct strtab *t, const char *s, size_t len,
 const char *strtab_get(const struct strtab *t, uint32_t id)
 {
 	return id < t->nentries ? t->entries[id].s : NULL;
-}
-
-size_t strtab_count(const struct strtab *t)
-{
-	return t->nentries;
 }

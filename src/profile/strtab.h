@@ -26,6 +26,5 @@ const char *strtab_intern(struct strtab *t, const char *s, size_t len,
 
 /* The string with that id, or NULL if there is none. */
 const char *strtab_get(const struct strtab *t, uint32_t id);
-size_t strtab_count(const struct strtab *t);
 
 #endif

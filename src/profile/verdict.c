@@ -1,4 +1,5 @@
-/* verdict.c - see verdict.h. */
+/* verdict.c - the one-word verdict on what holds the target back, and its
+ * reason (verdict.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,4 +1,5 @@
-/* native_ehframe.c - see native_ehframe.h.
+/* native_ehframe.c - (--native) each module's .eh_frame_hdr table found
+ * and read in the target's memory, cached per module (native_ehframe.h).
  *
  * Everything here is read from the target and is hostile: the ELF and
  * program headers are checked against the mapping they were read from, the
@@ -35,6 +36,8 @@ void ehframe_free(struct ehframe_tables *t)
 {
 	if (t->have_maps)
 		maps_free(&t->maps);
+	for (size_t i = 0; i < t->n; i++)
+		free(t->mods[i].path);
 	free(t->mods);
 	memset(t, 0, sizeof(*t));
 }
@@ -156,19 +159,24 @@ static bool read_module(pid_t pid, uint64_t base, struct ehframe_module *mod)
 	return true;
 }
 
+/* Takes mod->path, kept or freed. */
 static struct ehframe_module *insert_module(struct ehframe_tables *t,
-                                            const struct ehframe_module *mod)
+                                            struct ehframe_module *mod)
 {
 	size_t at = module_slot(t, mod->lo);
 
-	if (at < t->n && t->mods[at].lo < mod->hi)
+	if (at < t->n && t->mods[at].lo < mod->hi) {
+		free(mod->path);
 		return NULL; /* overlaps one already known: headers lie */
+	}
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 32;
 		struct ehframe_module *v = realloc(t->mods, cap * sizeof(*v));
 
-		if (v == NULL)
+		if (v == NULL) {
+			free(mod->path);
 			return NULL;
+		}
 		t->mods = v;
 		t->cap = cap;
 	}
@@ -190,6 +198,8 @@ static void drop_unmapped(struct ehframe_tables *t)
 
 		if (e != NULL && e->start == t->mods[i].lo)
 			t->mods[kept++] = t->mods[i];
+		else
+			free(t->mods[i].path);
 	}
 	t->n = kept;
 }
@@ -222,6 +232,30 @@ static const struct map_entry *current_mapping(struct ehframe_tables *t, uint64_
 	return e;
 }
 
+/* The mapping the consumer opens the module's file through: the one at
+ * its ELF header, else e itself.  No path (out of memory): never
+ * announced, and the consumer leaves its addresses unknown. */
+static void name_module(const struct proc_maps *m, const struct map_entry *e, uint64_t base,
+                        struct ehframe_module *mod)
+{
+	const struct map_entry *at = base != 0 ? mapping_of(m, base) : NULL;
+
+	if (at == NULL || strcmp(at->path, e->path) != 0)
+		at = e;
+	mod->map_start = at->start;
+	mod->map_end = at->end;
+	mod->offset = at->offset;
+	mod->path = strdup(e->path);
+	mod->announced = mod->path == NULL;
+}
+
+void ehframe_announce(struct ehframe_tables *t, ehframe_announce_fn *fn, void *ctx)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!t->mods[i].announced)
+			t->mods[i].announced = fn(ctx, &t->mods[i]);
+}
+
 const unw_dyn_info_t *ehframe_find(struct ehframe_tables *t, uint64_t ip)
 {
 	size_t at = module_slot(t, ip);
@@ -239,6 +273,7 @@ const unw_dyn_info_t *ehframe_find(struct ehframe_tables *t, uint64_t ip)
 	base = object_base(&t->maps, e);
 	if (base == 0 || !read_module(t->pid, base, &mod) || ip < mod.lo || ip >= mod.hi)
 		mod = (struct ehframe_module){ .lo = e->start, .hi = e->end, .ok = false };
+	name_module(&t->maps, e, base, &mod);
 	got = insert_module(t, &mod);
 	return got != NULL && got->ok ? &got->di : NULL;
 }

@@ -20,11 +20,15 @@
 
 #include "target/proc_maps.h"
 
-/* One module's address range and, when it has one, its table. */
+/* One module's address range and, when it has one, its table; and what
+ * the consumer needs to symbolize it from its file (REC_MODULE). */
 struct ehframe_module {
 	uint64_t lo, hi;   /* [lo, hi): its PT_LOAD segments, or one mapping */
 	bool ok;           /* di describes its .eh_frame_hdr */
+	bool announced;    /* its REC_MODULE is in the ring */
 	unw_dyn_info_t di; /* UNW_INFO_FORMAT_REMOTE_TABLE, in the target */
+	uint64_t map_start, map_end, offset; /* the mapping at its start */
+	char *path;        /* owned: its path in the target's maps */
 };
 
 struct ehframe_tables {
@@ -47,5 +51,10 @@ void ehframe_free(struct ehframe_tables *t);
 const unw_dyn_info_t *ehframe_find(struct ehframe_tables *t, uint64_t ip);
 
 #define EHFRAME_MAPS_INTERVAL_NS 100000000ull
+
+/* Called for each module found since it was last asked; returns whether
+ * the module reached its reader (else it is offered again next time). */
+typedef bool ehframe_announce_fn(void *ctx, const struct ehframe_module *m);
+void ehframe_announce(struct ehframe_tables *t, ehframe_announce_fn *fn, void *ctx);
 
 #endif

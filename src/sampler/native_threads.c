@@ -1,3 +1,6 @@
+/* native_threads.c - (--native) the threads of a process without Python,
+ * from /proc/PID/task, described as Python threads without frames
+ * (native_threads.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

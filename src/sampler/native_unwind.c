@@ -1,4 +1,5 @@
-/* native_unwind.c - see native_unwind.h for the tracing scheme.
+/* native_unwind.c - (--native) seize, interrupt, unwind and release the
+ * target's threads, batched per tick (native_unwind.h: the tracing scheme).
  *
  * libunwind-ptrace's own accessors read memory one word per PTRACE_PEEKDATA
  * and registers one per PTRACE_PEEKUSER; here memory comes a page at a time
@@ -75,7 +76,6 @@ struct native_unwind {
 	unw_addr_space_t as;
 	struct pending pend[MAX_PENDING];
 	size_t npend;
-	uint64_t failures;
 	struct frozen *frozen;     /* one pass's copies, reused */
 	size_t nfrozen, frozen_cap;
 	const atomic_bool *abort;  /* borrowed: set to end a collect early */
@@ -353,7 +353,6 @@ bool native_unwind_request(struct native_unwind *u, pid_t tid)
 	u->pend[u->npend++] = (struct pending){ .tid = tid, .wanted = true };
 	return true;
 fail:
-	u->failures++;
 	return false;
 }
 
@@ -379,8 +378,6 @@ static bool freeze_stopped(struct native_unwind *u)
 
 			if (fz != NULL && freeze(u->pid, p.tid, fz))
 				u->nfrozen++;
-			else if (p.wanted)
-				u->failures++;
 			release(p.tid, code);
 		}
 		u->pend[i] = u->pend[--u->npend];
@@ -403,8 +400,6 @@ static int collect_pass(struct native_unwind *u, native_unwind_fn *fn, void *ctx
 		if (n > 0) {
 			fn(ctx, u->frozen[i].tid, ips, n);
 			taken++;
-		} else {
-			u->failures++;
 		}
 	}
 	return taken;
@@ -442,9 +437,9 @@ int native_unwind_collect(struct native_unwind *u, uint64_t deadline_ns,
 	return taken;
 }
 
-uint64_t native_unwind_failures(const struct native_unwind *u)
+void native_unwind_announce_modules(struct native_unwind *u, ehframe_announce_fn *fn, void *ctx)
 {
-	return u->failures;
+	ehframe_announce(&u->tables, fn, ctx);
 }
 
 static void ignore_frames(void *ctx, pid_t tid, const uint64_t *ips, int nips)
@@ -513,7 +508,6 @@ int native_unwind_probe(struct native_unwind *u, struct pytop_error *err)
 		return 0;
 	}
 	e = errno;
-	u->failures = 0;
 	if (e == ESRCH) {
 		error_set(err, PYTOP_ERR_NO_PROCESS,
 		          "process %d exited; check the PID (ps -e)", (int)u->pid);

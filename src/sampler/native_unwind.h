@@ -35,8 +35,10 @@
 #include <sys/types.h>
 
 #include "errors.h"
+#include "sampler/native_ehframe.h"
+#include "transport/record.h"
 
-#define NATIVE_MAX_FRAMES 128
+#define NATIVE_MAX_FRAMES REC_MAX_NATIVE_FRAMES
 
 struct native_unwind;
 
@@ -73,7 +75,8 @@ int native_unwind_release_all(struct native_unwind *u, uint64_t deadline_ns);
  * once *flag is true (borrowed; NULL: never). */
 void native_unwind_set_abort(struct native_unwind *u, const atomic_bool *flag);
 
-/* Threads whose request failed or whose unwind gave no frame, so far. */
-uint64_t native_unwind_failures(const struct native_unwind *u);
+/* The modules the unwinder met since the last call, each offered to fn
+ * until fn takes it (the sampler's REC_MODULE records). */
+void native_unwind_announce_modules(struct native_unwind *u, ehframe_announce_fn *fn, void *ctx);
 
 #endif

@@ -1,3 +1,5 @@
+/* proc_follow.c - (-s) the follower thread: the target's family from
+ * /proc, each new member's runtime, orders to the sampler (proc_follow.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

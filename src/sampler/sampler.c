@@ -1,3 +1,5 @@
+/* sampler.c - the sampler thread: one tick per period reads every sampled
+ * thread's stack and pushes records into the ring (sampler.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -17,13 +19,17 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "job_control.h"
+#include "sampler/family_end.h"
+#include "sampler/job_control.h"
 #include "sampler/native_unwind.h"
 #include "sampler/proc_follow.h"
 #include "target/proc_threads.h"
 #include "cpython/py_reader.h"
 #include "transport/record.h"
 #include "sampler/sampler_proc.h"
+
+_Static_assert(PY_READER_MAX_FRAMES == REC_MAX_PY_FRAMES,
+               "the reader walks as deep as a record carries");
 
 #define NAMES_EVERY_REPORTS 10 /* re-read thread names every ~1 s */
 #define CATCH_UP_PERIODS 10
@@ -34,8 +40,10 @@
  * that it can release them, and how long a pause request waits for the
  * sampler (longer: it includes that wait). */
 #define PAUSE_RELEASE_NS 500000000ull
-#define PAUSE_ACK_NS 1000000000ull
+#define PAUSE_ACK_NS NSEC_PER_SEC
 #define PAUSE_POLL_NS 100000
+#define FAMILY_END_GRACE_NS (2 * NSEC_PER_SEC)
+#define FAMILY_END_POLL_NS 10000000ull
 
 struct sampler {
 	struct sampler_config cfg;
@@ -53,8 +61,10 @@ struct sampler {
 	uint8_t *buf;          /* record scratch, owned */
 	size_t buf_cap;
 	uint8_t *order;        /* one follower message, owned */
+	struct family_end family; /* -s: who was last reported alive */
 	struct rec_frame *frames; /* one sample's frames in session ids, owned */
 	uint64_t ticks_taken;
+	uint64_t period_ns;    /* NSEC_PER_SEC / rate */
 	uint64_t rng;
 
 	/* --native, the target only (sampler-thread-only but for the start
@@ -316,12 +326,34 @@ static bool native_room(struct sampler *s, int n)
 	return s->nat_cap != 0;
 }
 
+/* The modules the unwinder met this tick, for the consumer's symbols:
+ * pushed before the REC_NATIVE records whose addresses they hold. */
+static bool announce_module(void *ctx, const struct ehframe_module *m)
+{
+	struct sampler *s = ctx;
+	struct rec_module *r = (struct rec_module *)s->buf;
+	size_t len = strnlen(m->path, UINT16_MAX);
+	size_t size = REC_ALIGN(sizeof(*r) + len);
+
+	if (size > s->buf_cap)
+		return true; /* never fits: its addresses stay unknown */
+	memset(r, 0, size);
+	r->h = (struct rec_header){ REC_MODULE, (uint32_t)size };
+	r->pid = s->cfg.pid;
+	r->path_len = (uint16_t)len;
+	r->lo = m->lo;
+	r->hi = m->hi;
+	r->map_start = m->map_start;
+	r->map_end = m->map_end;
+	r->offset = m->offset;
+	memcpy(r->path, m->path, len);
+	return ring_push(s->cfg.ring, r, size);
+}
+
 /* Stop, unwind and resume every thread to be sampled this tick, within
  * half a period (see native_unwind.h for why all are asked at once). */
 static void native_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64_t now)
 {
-	uint64_t period = 1000000000ull / (uint64_t)s->cfg.rate_hz;
-
 	s->nat_count = 0;
 	if (n <= 0 || !native_room(s, n))
 		return;
@@ -334,7 +366,8 @@ static void native_stacks(struct sampler *s, struct sampler_proc *p, int n, uint
 		if (t->status == PY_THREAD_OK && t->tid > 0 && t->state != 'D')
 			native_unwind_request(s->unwind, t->tid);
 	}
-	native_unwind_collect(s->unwind, now + period / 2, take_native, s);
+	native_unwind_collect(s->unwind, now + s->period_ns / 2, take_native, s);
+	native_unwind_announce_modules(s->unwind, announce_module, s);
 }
 
 /* The REC_NATIVE for thread index i, just before its REC_SAMPLE; false
@@ -415,8 +448,7 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 		 * stops after it: release it (no new requests, so collect
 		 * only releases), or it stays stopped while pytop runs. */
 		if (s->unwind != NULL)
-			native_unwind_collect(s->unwind, now + 1000000000ull / (uint64_t)s->cfg.rate_hz / 2,
-			                      take_native, s);
+			native_unwind_collect(s->unwind, now + s->period_ns / 2, take_native, s);
 		/* Not kill(pid, 0): it succeeds on a zombie nobody reaps. */
 		return !proc_threads_ended(p->pid);
 	}
@@ -478,13 +510,14 @@ static void take_orders(struct sampler *s)
 	while (s->cfg.orders != NULL &&
 	       (len = ring_pop(s->cfg.orders, s->order, sizeof(struct follow_msg))) > 0) {
 		if (m->h.type == REC_PROCESS) {
+			family_end_note(&s->family, s->order, len);
 			ring_push(s->cfg.ring, s->order, len);
 			continue;
 		}
 		drop_pid(s, m->pid);
 		if (m->h.type == FOLLOW_ADD && len == sizeof(*m) && s->nprocs < FOLLOW_MAX_SAMPLED &&
-		    (s->procs[s->nprocs] = sampler_proc_new(m->pid, &m->rt)) != NULL)
-			py_reader_want_calls(s->procs[s->nprocs++]->reader, s->cfg.split);
+		    (s->procs[s->nprocs] = sampler_proc_new(m->pid, &m->rt, s->cfg.split)) != NULL)
+			s->nprocs++;
 	}
 }
 
@@ -521,8 +554,8 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 static void sleep_until(struct sampler *s, uint64_t deadline_ns)
 {
 	struct timespec ts = {
-		.tv_sec = (time_t)(deadline_ns / 1000000000u),
-		.tv_nsec = (long)(deadline_ns % 1000000000u),
+		.tv_sec = (time_t)(deadline_ns / NSEC_PER_SEC),
+		.tv_nsec = (long)(deadline_ns % NSEC_PER_SEC),
 	};
 
 	while (!atomic_load(&s->pause) && !atomic_load(&s->stop))
@@ -558,13 +591,27 @@ static void block_job_signals(void)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
+/* -s, the target gone: the family's exits no scan will report.  The
+ * target's memory goes before the kernel shows it as a zombie, so give
+ * it a moment to end first. */
+static void report_family_end(struct sampler *s)
+{
+	uint64_t give_up = clock_now_ns() + FAMILY_END_GRACE_NS;
+
+	while (!proc_threads_ended(s->cfg.pid) && clock_now_ns() < give_up &&
+	       !atomic_load(&s->stop))
+		clock_sleep_until(clock_now_ns() + FAMILY_END_POLL_NS);
+	take_orders(s);
+	family_end_report(&s->family, s->cfg.ring, clock_now_ns());
+}
+
 /* Absolute deadlines keep the mean rate exact however long a tick takes;
  * a random phase within each period keeps the sampler from locking onto a
  * target's periodic work. */
 static void *sampler_main(void *arg)
 {
 	struct sampler *s = arg;
-	uint64_t period = 1000000000ull / (uint64_t)s->cfg.rate_hz;
+	const uint64_t period = s->period_ns;
 	uint64_t base = clock_now_ns(), prev = base - period;
 
 	block_job_signals();
@@ -596,8 +643,11 @@ static void *sampler_main(void *arg)
 			prev = base - period;
 			continue;
 		}
-		if (!tick(s, now, now - prev))
+		if (!tick(s, now, now - prev)) {
+			if (s->cfg.orders != NULL)
+				report_family_end(s);
 			break;
+		}
 		prev = now;
 		base += period;
 		now = clock_now_ns();
@@ -628,6 +678,7 @@ static void free_parts(struct sampler *s)
 	free(s->frames);
 	free(s->order);
 	free(s->buf);
+	family_end_free(&s->family);
 	free(s);
 }
 
@@ -641,15 +692,15 @@ struct sampler *sampler_start(const struct sampler_config *cfg, struct pytop_err
 		return NULL;
 	}
 	s->cfg = *cfg;
+	s->period_ns = NSEC_PER_SEC / (uint64_t)cfg->rate_hz;
+	family_end_init(&s->family);
 	s->rng = clock_now_ns() | 1;
 	s->buf_cap = ring_capacity(cfg->ring) / 4;
 	s->buf = malloc(s->buf_cap);
 	s->order = malloc(sizeof(struct follow_msg));
 	s->frames = malloc(PY_READER_MAX_FRAMES * sizeof(*s->frames));
-	s->procs[0] = sampler_proc_new(cfg->pid, cfg->rt);
+	s->procs[0] = sampler_proc_new(cfg->pid, cfg->rt, cfg->split);
 	s->nprocs = s->procs[0] != NULL;
-	if (s->procs[0] != NULL && s->procs[0]->reader != NULL)
-		py_reader_want_calls(s->procs[0]->reader, cfg->split);
 	if (s->buf == NULL || s->order == NULL || s->frames == NULL || s->procs[0] == NULL ||
 	    sem_init(&s->started, 0, 0) != 0) {
 		error_set(err, PYTOP_ERR_INTERNAL, "out of memory starting the sampler");

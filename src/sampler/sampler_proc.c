@@ -1,3 +1,5 @@
+/* sampler_proc.c - what the sampler keeps per sampled process: reader,
+ * kept /proc descriptors, names sent, code id mapping (sampler_proc.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -9,7 +11,7 @@
 
 #define MAX_KNOWN_TIDS 4096
 
-struct sampler_proc *sampler_proc_new(pid_t pid, const struct py_runtime *rt)
+struct sampler_proc *sampler_proc_new(pid_t pid, const struct py_runtime *rt, bool want_calls)
 {
 	struct sampler_proc *p = calloc(1, sizeof(*p));
 
@@ -20,6 +22,8 @@ struct sampler_proc *sampler_proc_new(pid_t pid, const struct py_runtime *rt)
 		p->rt = *rt;
 		p->rt.off = &p->rt.offsets;
 		p->reader = py_reader_new(pid, &p->rt);
+		if (p->reader != NULL)
+			py_reader_want_calls(p->reader, want_calls);
 	} else {
 		p->tasks = native_threads_new(pid);
 	}

@@ -48,8 +48,10 @@ struct sampler_proc {
 };
 
 /* rt NULL: a process without Python, whose threads are listed from /proc
- * and have no Python frames.  NULL on out of memory. */
-struct sampler_proc *sampler_proc_new(pid_t pid, const struct py_runtime *rt);
+ * and have no Python frames.  want_calls: its reader tells whether each
+ * leaf is in a call (py_reader_want_calls; false with --no-split).  NULL
+ * on out of memory. */
+struct sampler_proc *sampler_proc_new(pid_t pid, const struct py_runtime *rt, bool want_calls);
 void sampler_proc_free(struct sampler_proc *p);
 
 /* Read every thread once (py_reader_sample or native_threads_sample):

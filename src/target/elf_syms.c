@@ -1,16 +1,14 @@
+/* elf_syms.c - dynamic symbols and the first PT_LOAD of an ELF file on
+ * disk, with libelf (elf_syms.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "target/elf_syms.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void scan_program_headers(Elf *elf, struct elf_info *out)
 {
@@ -114,21 +112,3 @@ void elf_read_info_fd(int fd, struct elf_info *out)
 		elf_end(elf);
 }
 
-int elf_read_info(const char *path, struct elf_info *out)
-{
-	/* O_NONBLOCK: a FIFO must not hang us before fstat says what it is. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	struct stat st;
-
-	memset(out, 0, sizeof(*out));
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
-	elf_read_info_fd(fd, out);
-	close(fd);
-	return 0;
-}

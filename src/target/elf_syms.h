@@ -16,13 +16,9 @@ struct elf_info {
 	uint64_t pycode_type;       /* PyCode_Type, 0 if absent */
 };
 
-/* Fill *out from the file at path (a symbolic link as its last component
- * is not followed, nothing but a regular file is read).  -1 with errno if
- * it cannot be opened; 0 otherwise (out->is_elf says whether it was an
- * ELF file). */
-int elf_read_info(const char *path, struct elf_info *out);
-
-/* The same from an open descriptor, which stays open (the caller's). */
+/* Fill *out from the ELF file open at fd, which stays open (the
+ * caller's; open it with target_files.h).  out->is_elf says whether it
+ * was an ELF file. */
 void elf_read_info_fd(int fd, struct elf_info *out);
 
 #endif

@@ -1,3 +1,5 @@
+/* proc_children.c - a process's descendants and their kernel facts, in one
+ * pass over /proc (proc_children.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -12,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "clock.h"
 
 /* libproc2 has every field used here, but its readproc keeps two 128 KiB
  * buffers in thread-local storage that are never freed: read from the
@@ -43,7 +47,7 @@ struct proc_children *proc_children_new(void)
 
 	if (pc == NULL)
 		return NULL;
-	pc->ns_per_tick = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
+	pc->ns_per_tick = NSEC_PER_SEC / (uint64_t)(hz > 0 ? hz : 100);
 	pc->page_size = (uint64_t)(page > 0 ? page : 4096);
 	return pc;
 }

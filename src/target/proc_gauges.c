@@ -1,4 +1,5 @@
-/* proc_gauges.c - see proc_gauges.h. */
+/* proc_gauges.c - whole-process memory, fault and CPU gauges (libproc2)
+ * and the target's cgroup limits (proc_gauges.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "clock.h"
 
 enum { G_RSS, G_FLT_MIN, G_FLT_MAJ, G_UTIME, G_STIME, G_NLWP };
 
@@ -35,7 +38,7 @@ struct proc_gauges *proc_gauges_new(pid_t pid)
 	if (g == NULL)
 		return NULL;
 	g->pid = pid;
-	g->ns_per_tick = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
+	g->ns_per_tick = NSEC_PER_SEC / (uint64_t)(hz > 0 ? hz : 100);
 	if (procps_pids_new(&g->info, items, (int)(sizeof(items) / sizeof(items[0]))) < 0) {
 		free(g);
 		return NULL;

@@ -1,3 +1,5 @@
+/* proc_maps.c - parsing /proc/PID/maps: which files are mapped where
+ * (proc_maps.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,3 +1,6 @@
+/* proc_threads.c - per-thread kernel facts from /proc through kept
+ * descriptors, container thread ids, whether a process ended
+ * (proc_threads.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -12,6 +15,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "clock.h"
 
 /* Small linear table: a Python process rarely has more than a few hundred
  * threads, and the table is scanned once per thread per tick. */
@@ -37,7 +42,7 @@ struct tid_pair {
 
 struct proc_threads {
 	pid_t pid;
-	uint64_t ns_per_tick; /* 1e9 / sysconf(_SC_CLK_TCK) */
+	uint64_t ns_per_tick; /* NSEC_PER_SEC / sysconf(_SC_CLK_TCK) */
 	uint64_t page_size;
 	struct thread_fd *v; /* owned */
 	size_t n, cap;
@@ -56,7 +61,7 @@ struct proc_threads *proc_threads_new(pid_t pid)
 
 	if (pt != NULL) {
 		pt->pid = pid;
-		pt->ns_per_tick = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
+		pt->ns_per_tick = NSEC_PER_SEC / (uint64_t)(hz > 0 ? hz : 100);
 		pt->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	}
 	return pt;
@@ -282,7 +287,7 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 static pid_t map_find(const struct proc_threads *pt, pid_t inner)

@@ -1,3 +1,5 @@
+/* remote_mem.c - the only reads of another process's memory
+ * (process_vm_readv), counted (remote_mem.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

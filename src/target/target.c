@@ -1,3 +1,5 @@
+/* target.c - attaching to or launching the target, noticing its exit,
+ * reaping it and its exit status (target.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -21,12 +23,6 @@
 #include "target/proc_children.h"
 #include "target/safe_create.h"
 #include "target/proc_threads.h"
-
-/* How long a launched program may run without becoming a Python before we
- * call it "not Python".  Wrappers (pyenv shims, shell scripts) exec the
- * real interpreter within milliseconds; the clock restarts at every exec. */
-#define NOT_PYTHON_AFTER_NS 3000000000ull
-#define READY_TIMEOUT_NS 10000000000ull
 
 static void read_cmdline(pid_t pid, char *buf, size_t len)
 {
@@ -221,82 +217,6 @@ int target_launch(char *const argv[], bool tui, struct target *t, struct pytop_e
 		return launch_error(argv, child_errno, err);
 	}
 	return 0;
-}
-
-static void exe_of(pid_t pid, char *buf, size_t len)
-{
-	char link[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	n = readlink(link, buf, len - 1);
-	buf[n > 0 ? n : 0] = '\0';
-}
-
-static int exited_early(struct target *t, struct pytop_error *err)
-{
-	error_set(err, PYTOP_ERR_NOT_PYTHON,
-	          "%s exited with status %d before a Python runtime appeared in it; "
-	          "pytop profiles CPython programs (e.g. pytop -- python3 app.py)",
-	          t->command, target_exit_code(t));
-	return -1;
-}
-
-/* Poll until the launched program is a Python whose runtime we can read. */
-static int wait_for_runtime(struct target *t, struct py_runtime *rt, struct pytop_error *err)
-{
-	char exe[4096] = "", now_exe[4096];
-	uint64_t since = clock_now_ns();
-
-	for (;;) {
-		if (target_poll_exit(t))
-			return exited_early(t, err);
-		if (py_runtime_find(t->pid, rt, err) == 0)
-			return 0;
-		if (err->code != PYTOP_ERR_NOT_PYTHON && err->code != PYTOP_ERR_NO_PROCESS) {
-			target_terminate(t);
-			return -1;
-		}
-		exe_of(t->pid, now_exe, sizeof(now_exe));
-		if (strcmp(exe, now_exe) != 0) {
-			memcpy(exe, now_exe, sizeof(exe));
-			since = clock_now_ns();
-		} else if (clock_now_ns() - since > NOT_PYTHON_AFTER_NS) {
-			target_terminate(t);
-			return -1; /* err says what was found instead */
-		}
-		clock_sleep_until(clock_now_ns() + 200000);
-	}
-}
-
-/* The runtime exists; wait until the interpreter has its first thread. */
-static int wait_until_ready(struct target *t, const struct py_runtime *rt,
-                            struct pytop_error *err)
-{
-	uint64_t start = clock_now_ns();
-
-	while (py_runtime_ready(t->pid, rt) != 0) {
-		if (target_poll_exit(t))
-			return exited_early(t, err);
-		if (!t->launched || clock_now_ns() - start > READY_TIMEOUT_NS) {
-			error_set(err, PYTOP_ERR_NOT_PYTHON,
-			          "the Python runtime in process %d has no interpreter or thread yet "
-			          "(still starting, or shutting down); try again in a moment",
-			          (int)t->pid);
-			return -1;
-		}
-		clock_sleep_until(clock_now_ns() + 50000);
-	}
-	return 0;
-}
-
-int target_find_python(struct target *t, struct py_runtime *rt, struct pytop_error *err)
-{
-	int rc = t->launched ? wait_for_runtime(t, rt, err) : py_runtime_find(t->pid, rt, err);
-
-	if (rc != 0)
-		return rc;
-	return wait_until_ready(t, rt, err);
 }
 
 bool target_poll_exit(struct target *t)

@@ -1,7 +1,7 @@
 /* target.h - the process being profiled: attach to a PID or launch a
- * command, wait until its Python runtime can be read, notice when it exits,
- * and (launch mode only) reap it and report its exit status.  pytop never
- * stops, signals or writes to an attached target. */
+ * command, notice when it exits, and (launch mode only) reap it and report
+ * its exit status.  pytop never stops, signals or writes to an attached
+ * target.  Waiting for its Python runtime is cpython/py_runtime_wait.h. */
 #ifndef PYTOP_TARGET_H
 #define PYTOP_TARGET_H
 
@@ -12,7 +12,6 @@
 #include <sys/types.h>
 
 #include "errors.h"
-#include "cpython/py_runtime.h"
 
 struct target {
 	pid_t pid;
@@ -40,11 +39,6 @@ int target_attach(pid_t pid, struct target *t, struct pytop_error *err);
  * pytop dies (PR_SET_PDEATHSIG); crash_stop.h covers its descendants when
  * pytop dies of a fatal signal.  Must be called from the main thread. */
 int target_launch(char *const argv[], bool tui, struct target *t, struct pytop_error *err);
-
-/* Find the Python runtime.  In launch mode, wait (polling every few hundred
- * microseconds) until the program has exec'd into a Python and created its
- * first thread state, so sampling starts with its first bytecode. */
-int target_find_python(struct target *t, struct py_runtime *rt, struct pytop_error *err);
 
 /* Non-blocking: has the target exited?  Reaps it in launch mode. */
 bool target_poll_exit(struct target *t);

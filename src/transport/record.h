@@ -23,6 +23,8 @@ enum rec_type {
 	REC_NATIVE = 5,   /* one thread's native stack (--native), just before
 	                     the REC_SAMPLE of the same thread and tick */
 	REC_PROCESS = 6,  /* a followed process (-s): found, changed, exited */
+	REC_MODULE = 7,   /* --native: an object mapped in the target, when the
+	                     unwinder first meets it */
 };
 
 struct rec_header {
@@ -138,6 +140,26 @@ struct rec_native {
 	uint64_t ips[];
 };
 
+/* --native: one object (the executable, a library, the vDSO) mapped in
+ * the target, sent when the sampler's unwinder first meets it (again when
+ * the target's maps changed under it), normally before any REC_NATIVE
+ * with an address in it; a module whose push failed is sent at a later
+ * tick.  The consumer symbolizes from the file it names, opened in the
+ * target's root or through /proc/PID/map_files/MAP_START-MAP_END, never
+ * from the target's memory nor its /proc/PID/maps.  Followed by path_len
+ * bytes of its path as the target's maps show it ("[vdso]" for the
+ * kernel's), no NUL. */
+struct rec_module {
+	struct rec_header h;
+	int32_t pid;
+	uint16_t path_len;
+	uint16_t pad;
+	uint64_t lo, hi;             /* its extent: its PT_LOAD segments */
+	uint64_t map_start, map_end; /* the mapping that holds its ELF header */
+	uint64_t offset;             /* that mapping's file offset */
+	char path[];
+};
+
 enum rec_process_state {
 	PROC_LOOKING = 0, /* found; its Python runtime not (yet) identified */
 	PROC_PYTHON,      /* a Python process being sampled */
@@ -166,6 +188,12 @@ struct rec_process {
 	                        (NUL-terminated) */
 	char cmd[];
 };
+
+/* Wire limits: the most frames one record carries.  The sampler's readers
+ * stop there (a deeper stack is sent truncated), and the consumer refuses
+ * a record that claims more. */
+#define REC_MAX_PY_FRAMES 2048    /* rec_sample.nframes, rec_native groups */
+#define REC_MAX_NATIVE_FRAMES 128 /* rec_native.nips */
 
 #define REC_ALIGN(n) (((n) + 7u) & ~7u)
 

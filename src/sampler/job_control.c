@@ -1,4 +1,5 @@
-/* job_control.c - see job_control.h.
+/* job_control.c - pytop's SIGTSTP/SIGTTIN/SIGTTOU handlers: release the
+ * target (sampler pause) before pytop stops (job_control.h).
  *
  * The file-scope state is what the signal handler must reach: there is one
  * process, one set of handlers and one sampler to pause. */
@@ -6,7 +7,7 @@
 #include "config.h"
 #endif
 
-#include "job_control.h"
+#include "sampler/job_control.h"
 
 #include <errno.h>
 #include <signal.h>

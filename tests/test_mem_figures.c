@@ -68,7 +68,7 @@ static const struct snap_func *func(const struct snapshot *s, const char *name)
  * shrink belongs to where it was at the tick before. */
 Test(net, shrink_goes_to_the_previous_sample)
 {
-	struct aggregator *a = aggregator_new();
+	struct aggregator *a = aggregator_new(true);
 	struct snapshot snap = { 0 };
 
 	def_code(a, 1, "churn");
@@ -93,7 +93,7 @@ Test(net, shrink_goes_to_the_previous_sample)
  * then stopped keeps its net, not its kept; a row that grows now has both. */
 Test(kept, only_the_last_minute_counts)
 {
-	struct aggregator *a = aggregator_new();
+	struct aggregator *a = aggregator_new(true);
 	struct snapshot snap = { 0 };
 	uint64_t t = 1 * S;
 
@@ -119,7 +119,7 @@ Test(kept, only_the_last_minute_counts)
 /* Before a minute has passed, kept is the net since start. */
 Test(kept, is_the_net_before_the_first_minute)
 {
-	struct aggregator *a = aggregator_new();
+	struct aggregator *a = aggregator_new(true);
 	struct snapshot snap = { 0 };
 
 	def_code(a, 1, "grow");

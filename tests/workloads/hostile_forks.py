@@ -1,13 +1,16 @@
 """hostile_forks.py SECONDS [RATE] - a fork storm: RATE (default 200)
 children a second for SECONDS, each a copy of this interpreter that burns
 a few milliseconds in Python and leaves with os._exit, so processes come
-and go faster than anything following them can look them up."""
+and go faster than anything following them can look them up.  At most
+MAX_ALIVE children live at once (the parent waits for one to end): on a
+busy machine CPU-bound children would otherwise pile up by the hundred."""
 import os
 import sys
 import time
 
 seconds = float(sys.argv[1])
 rate = float(sys.argv[2]) if len(sys.argv) > 2 else 200.0
+MAX_ALIVE = 32  # as many as pytop -s samples at once (FOLLOW_MAX_SAMPLED)
 
 
 def child_work():
@@ -18,25 +21,29 @@ def child_work():
     return x
 
 
-def reap():
-    while True:
+def reap(alive):
+    """Reap what has ended; wait while MAX_ALIVE still live.  Returns how
+    many live."""
+    while alive > 0:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            pid, _ = os.waitpid(-1, os.WNOHANG if alive < MAX_ALIVE else 0)
         except ChildProcessError:
-            return
+            return 0
         if pid == 0:
-            return
+            break
+        alive -= 1
+    return alive
 
 
 def main():
     start = time.perf_counter()
-    n = 0
+    n = alive = 0
     while time.perf_counter() - start < seconds:
         if os.fork() == 0:
             child_work()
             os._exit(0)
         n += 1
-        reap()
+        alive = reap(alive + 1)
         pause = start + n / rate - time.perf_counter()
         if pause > 0:
             time.sleep(pause)

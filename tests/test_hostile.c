@@ -6,12 +6,14 @@
  * 5 000-frame recursion, hostile names and file names, a source file
  * rewritten and deleted, and a target in its own PID and mount namespaces.
  *
- * Every case runs two pytops side by side in batch mode (-d 0.5), one with
- * --json and one printing text, each launching its own copy of the target
- * (or both attached to the one target), and checks of each that it
+ * Every case runs two pytops side by side in batch mode (-d 0.5) on the
+ * same target: one with --json launches it (or attaches to it), one
+ * printing text attaches to it once the first snapshot named its PID.  It
+ * checks of each that it
  *   - kept running: ended by itself (--duration or the target's end) with
- *     the expected exit status and a snapshot every refresh, and printed
- *     no error line nor sanitizer report;
+ *     the expected exit status, at least a snapshot every other refresh
+ *     and never 2.5 s without one, and printed no error line nor
+ *     sanitizer report;
  *   - counted what it skipped: every JSON snapshot has errors <= ticks;
  *   - shows no garbage: its output is valid UTF-8 without control bytes
  *     (newlines apart), and so is every string of every JSON snapshot once
@@ -21,6 +23,8 @@
  *     and its descendants) and no attached target in state T or t.
  * The cases whose target does something a profiler could get wrong check
  * that too (names never mixed up, hostile names counted, exit status).
+ * The lines view (TUI, tmux) of a source rewritten with escapes and then
+ * deleted is checked on screen.
  *
  * The cases run four at a time (see main): they assert no accuracy figure.
  */
@@ -77,7 +81,8 @@
 struct hrun {
 	struct h_proc p;
 	bool json;
-	char *dir;                /* owned: the target's own directory (@DIR) */
+	double late;              /* started this long after the first run,
+	                             attached to its target: exits 0 */
 	double rss_at[MAX_RSS];   /* seconds since start */
 	long rss_kb[MAX_RSS];
 	int nrss;
@@ -89,10 +94,10 @@ struct hcase {
 	const char *name, *slot;
 	char *python;             /* owned */
 	char *dir;                /* owned: removed at the end */
+	char *target_dir;         /* owned: the target's own directory (@DIR) */
 	struct hrun runs[2];      /* [0] JSON, [1] text */
-	int expect_status;        /* -1: do not check */
-	double min_seconds;       /* each run must last at least this long */
-	int min_snaps;
+	int expect_status;        /* of the first run; -1: do not check */
+	double min_seconds;       /* the first run must last at least this long */
 	long rss_growth_kb;       /* RSS_GROWTH_KB unless new codes never stop */
 };
 
@@ -105,13 +110,11 @@ static void case_init(struct hcase *c, const char *name, const char *slot)
 	c->dir = h_tmpdir();
 	c->expect_status = 128 + SIGTERM; /* pytop ends the target at --duration */
 	c->min_seconds = RUN_S - 0.3;
-	c->min_snaps = (int)(RUN_S / DELAY_S / 2);
 	c->rss_growth_kb = RSS_GROWTH_KB;
-	for (int i = 0; i < 2; i++) {
+	c->target_dir = h_path(c->dir, "target");
+	cr_assert_eq(mkdir(c->target_dir, 0755), 0);
+	for (int i = 0; i < 2; i++)
 		c->runs[i].json = i == 0;
-		c->runs[i].dir = h_path(c->dir, i == 0 ? "json" : "text");
-		cr_assert_eq(mkdir(c->runs[i].dir, 0755), 0);
-	}
 }
 
 static void case_free(struct hcase *c)
@@ -119,8 +122,8 @@ static void case_free(struct hcase *c)
 	for (int i = 0; i < 2; i++) {
 		h_proc_free(&c->runs[i].p);
 		json_decref(c->runs[i].snaps);
-		free(c->runs[i].dir);
 	}
+	free(c->target_dir);
 	h_rmtree(c->dir);
 	free(c->dir);
 	free(c->python);
@@ -143,7 +146,7 @@ static long rss_kb(pid_t pid)
 
 static void sample_rss(struct hrun *r)
 {
-	long kb = r->p.exited ? -1 : rss_kb(r->p.pid);
+	long kb = r->p.exited || r->p.pid <= 0 ? -1 : rss_kb(r->p.pid);
 	if (kb > 0 && r->nrss < MAX_RSS) {
 		r->rss_at[r->nrss] = h_now() - r->p.started;
 		r->rss_kb[r->nrss++] = kb;
@@ -153,14 +156,14 @@ static void sample_rss(struct hrun *r)
 #define MAX_ARGS 40
 
 /* pytop's command line for one run: its options, `extra` (NULL-ended, may
- * be NULL), then `target` (NULL-ended) with "@DIR" replaced by the run's
- * directory. */
-static void build_argv(const char *argv[MAX_ARGS], const struct hrun *r,
-                       const char *const extra[], const char *const target[])
+ * be NULL), then `target` (NULL-ended) with "@DIR" replaced by dir.
+ * duration is the caller's buffer for --duration's text. */
+static void build_argv(const char *argv[MAX_ARGS], char duration[16], const struct hrun *r,
+                       double seconds, const char *dir, const char *const extra[],
+                       const char *const target[])
 {
-	static char duration[16];
 	int n = 0;
-	snprintf(duration, sizeof duration, "%.1f", RUN_S);
+	snprintf(duration, 16, "%.1f", seconds);
 	argv[n++] = h_pytop();
 	argv[n++] = "-b";
 	if (r->json)
@@ -172,26 +175,63 @@ static void build_argv(const char *argv[MAX_ARGS], const struct hrun *r,
 	for (int i = 0; extra != NULL && extra[i] != NULL; i++)
 		argv[n++] = extra[i];
 	for (int i = 0; target[i] != NULL && n < MAX_ARGS - 1; i++)
-		argv[n++] = strcmp(target[i], "@DIR") == 0 ? r->dir : target[i];
+		argv[n++] = strcmp(target[i], "@DIR") == 0 ? dir : target[i];
 	argv[n] = NULL;
 }
 
+static void pump_both(struct hcase *c)
+{
+	for (int i = 0; i < 2; i++) {
+		sample_rss(&c->runs[i]);
+		if (c->runs[i].p.pid > 0)
+			h_proc_pump(&c->runs[i].p, RSS_EVERY_S / 2);
+	}
+}
+
+/* The target's PID from the JSON run's first snapshot, 0 if it ended
+ * without one. */
+static pid_t first_pid(struct hcase *c, double deadline)
+{
+	struct h_proc *p = &c->runs[0].p;
+	const char *at;
+	while ((p->out.data == NULL || (at = strstr(p->out.data, "\"pid\":")) == NULL) &&
+	       !p->exited && h_now() < deadline)
+		pump_both(c);
+	if (p->out.data == NULL || (at = strstr(p->out.data, "\"pid\":")) == NULL)
+		return 0;
+	return (pid_t)atoi(at + strlen("\"pid\":"));
+}
+
 /* Both pytops, side by side, until both ended (or GRACE_S past RUN_S:
- * then killed and marked timed out), their RSS sampled meanwhile. */
+ * then killed and marked timed out), their RSS sampled meanwhile.  With
+ * `target` the JSON run runs it (launches it, or attaches: "-p PID") and
+ * the text run attaches to the same process once the first snapshot named
+ * it; with attach_pid (target NULL) both attach from the start. */
 static void run_both(struct hcase *c, const char *const extra[],
-                     const char *const target[])
+                     const char *const target[], const char *attach_pid)
 {
 	const char *argv[MAX_ARGS];
-	for (int i = 0; i < 2; i++) {
-		build_argv(argv, &c->runs[i], extra, target);
-		cr_assert(h_proc_start(&c->runs[i].p, argv), "cannot start pytop");
-	}
+	const char *both[] = {"-p", attach_pid, NULL};
 	double deadline = h_now() + RUN_S + GRACE_S;
+	char pid[16], duration[16];
+
+	build_argv(argv, duration, &c->runs[0], RUN_S, c->target_dir, extra,
+	           target ? target : both);
+	cr_assert(h_proc_start(&c->runs[0].p, argv), "cannot start pytop");
+	if (target == NULL) {
+		snprintf(pid, sizeof pid, "%s", attach_pid);
+	} else {
+		pid_t p = first_pid(c, deadline);
+		cr_assert_gt(p, 0, "%s %s: no first snapshot; stderr: %s", c->name, c->slot,
+		             c->runs[0].p.err.data);
+		snprintf(pid, sizeof pid, "%d", (int)p);
+		c->runs[1].late = h_now() - c->runs[0].p.started;
+	}
+	build_argv(argv, duration, &c->runs[1], RUN_S - c->runs[1].late, c->target_dir, extra,
+	           (const char *[]){"-p", pid, NULL});
+	cr_assert(h_proc_start(&c->runs[1].p, argv), "cannot start pytop");
 	while (!(c->runs[0].p.exited && c->runs[1].p.exited) && h_now() < deadline)
-		for (int i = 0; i < 2; i++) {
-			sample_rss(&c->runs[i]);
-			h_proc_pump(&c->runs[i].p, RSS_EVERY_S / 2);
-		}
+		pump_both(c);
 	for (int i = 0; i < 2; i++)
 		h_proc_finish(&c->runs[i].p, 0);
 }
@@ -370,18 +410,22 @@ static void check_runs(struct hcase *c)
 		          strstr(r->p.err.data, "pytop:") == NULL &&
 		          strstr(r->p.err.data, "Traceback") == NULL,
 		          "%s %s (%s): stderr: %s", c->name, c->slot, kind, r->p.err.data);
-		if (c->expect_status >= 0)
-			cr_expect_eq(r->p.status, c->expect_status, "%s %s (%s): exit status "
-			             "%d, expected %d; stderr: %s", c->name, c->slot, kind,
-			             r->p.status, c->expect_status, r->p.err.data);
-		cr_expect_geq(r->p.seconds, c->min_seconds, "%s %s (%s): pytop ended "
+		/* Attached, pytop ends with 0 at --duration or the target's end. */
+		int status = r->late > 0 ? 0 : c->expect_status;
+		double min_seconds = c->min_seconds - r->late;
+		int min_snaps = min_seconds / DELAY_S / 2 >= 1 ? (int)(min_seconds / DELAY_S / 2) : 1;
+		if (status >= 0)
+			cr_expect_eq(r->p.status, status, "%s %s (%s): exit status %d, "
+			             "expected %d; stderr: %s", c->name, c->slot, kind,
+			             r->p.status, status, r->p.err.data);
+		cr_expect_geq(r->p.seconds, min_seconds, "%s %s (%s): pytop ended "
 		              "after %.2f s", c->name, c->slot, kind, r->p.seconds);
 		expect_clean(kind, r->p.out.data, r->p.out.len, "\n");
 		check_rss(c, r);
 		check_none_stopped(c->name, r->p.pid);
 		if (!r->json) {
 			int n = count_prefix_lines(r->p.out.data, "Samples ");
-			cr_expect_geq(n, c->min_snaps, "%s %s (text): %d snapshots",
+			cr_expect_geq(n, min_snaps, "%s %s (text): %d snapshots",
 			              c->name, c->slot, n);
 			continue;
 		}
@@ -389,7 +433,7 @@ static void check_runs(struct hcase *c)
 		r->snaps = h_json_lines(r->p.out.data, &bad);
 		cr_assert_not_null(r->snaps, "%s %s: JSON line %d unreadable", c->name,
 		                   c->slot, bad);
-		cr_expect_geq(json_array_size(r->snaps), (size_t)c->min_snaps,
+		cr_expect_geq(json_array_size(r->snaps), (size_t)min_snaps,
 		              "%s %s: %zu snapshots", c->name, c->slot,
 		              json_array_size(r->snaps));
 		size_t k;
@@ -443,7 +487,7 @@ static void launch(struct hcase *c, const char *const extra[], const char *workl
 	for (int i = 0; args[i] != NULL && n < MAX_ARGS - 1; i++)
 		target[n++] = args[i];
 	target[n] = NULL;
-	run_both(c, extra, target);
+	run_both(c, extra, target, NULL);
 	free(wl);
 	check_runs(c);
 }
@@ -497,17 +541,18 @@ static void random_exit(const char *slot)
 	struct hcase c;
 	char delay[16], status[16];
 	unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
-	double at = 0.8 + (double)(rand_r(&seed) % 1700) / 1000.0; /* 0.8 .. 2.5 s */
+	/* 1.2 .. 2.7 s: after the text run attached (at the first snapshot,
+	 * 0.5 s), before --duration */
+	double at = 1.2 + (double)(rand_r(&seed) % 1500) / 1000.0;
 	int code = 3 + rand_r(&seed) % 120;
 	case_init(&c, "random_exit", slot);
 	snprintf(delay, sizeof delay, "%.3f", at);
 	snprintf(status, sizeof status, "%d", code);
 	c.expect_status = code;
 	c.min_seconds = at;
-	c.min_snaps = (int)(at / DELAY_S / 2);
 	launch(&c, NULL, "hostile_exit.py", (const char *[]){delay, status, NULL});
 	for (int i = 0; i < 2; i++)
-		cr_expect_lt(c.runs[i].p.seconds, RUN_S, "pytop (%s) did not end with "
+		cr_expect_lt(c.runs[i].p.seconds, RUN_S - c.runs[i].late, "pytop (%s) did not end with "
 		             "its target (%.2f s)", c.runs[i].json ? "json" : "text",
 		             c.runs[i].p.seconds);
 	json_t *last = last_snap(&c);
@@ -694,11 +739,9 @@ static void sources_changed(const char *slot)
 	case_init(&c, "sources", slot);
 	launch(&c, NULL, "hostile_sources.py",
 	       (const char *[]){"60", "@DIR", "0.7", "1.4", NULL});
-	for (int i = 0; i < 2; i++) {
-		char *deleted = h_path(c.runs[i].dir, "deleted");
-		cr_expect(access(deleted, F_OK) == 0, "the workload never deleted its source");
-		free(deleted);
-	}
+	char *deleted = h_path(c.target_dir, "deleted");
+	cr_expect(access(deleted, F_OK) == 0, "the workload never deleted its source");
+	free(deleted);
 	cr_expect_not_null(func_named(last_snap(&c), "hot"), "hot() not shown");
 	note_counts(&c, NULL);
 	case_free(&c);
@@ -729,7 +772,7 @@ static void in_namespace(const char *slot)
 	h_sleep(0.3); /* its interpreter up */
 	snprintf(pid, sizeof pid, "%d", (int)host);
 	c.expect_status = 0;
-	run_both(&c, NULL, (const char *[]){"-p", pid, NULL});
+	run_both(&c, NULL, NULL, pid);
 	check_runs(&c);
 	cr_expect(h_proc_state(host) != 'T' && h_proc_state(host) != 't',
 	          "the target is left stopped");

@@ -60,21 +60,19 @@
  * as it reaches a few KiB each (a planted 4 KiB per record is caught in
  * every case with samples). */
 #define RSS_GROWTH_KB 2048
-/* Where the target makes new code objects all the time, growth is by
- * design: a code's definition is kept 18 s after its last sample
- * (code_table_age, docs/architecture.md), longer than the run, at about
- * 1 KiB each, so a run's second half adds what the first did (1-2 MiB
- * measured under code churn). */
+/* Where the target makes new code objects all the time (code churn; each
+ * child of a fork storm under -s is a new process whose codes are new to
+ * pytop), growth is by design: a code's definition is kept 18 s after its
+ * last sample (code_table_age, docs/architecture.md), longer than the run,
+ * at about 1 KiB each, so a run's second half adds what the first did
+ * (1-2 MiB measured). */
 #define RSS_GROWTH_CODE_CHURN_KB 6144
-/* A fork storm under -s adds to that: each child is a new process whose
- * codes are new to pytop, with its own reader, rows and records, for up to
- * 32 processes sampled at once; growth measured up to 7 MiB on a loaded
- * machine (the ring's first lap included), and RSS never above 15 MiB.
- * Before main.c fixed malloc's mmap threshold, the readers' freed blocks
- * stayed resident: 21 to 60 MiB within the 4 s, growing by 2 to 25 MiB
- * from one half to the other. */
-#define RSS_GROWTH_FOLLOW_KB 12288
-#define RSS_MAX_FOLLOW_KB 24576
+/* A fork storm under -s: each child is a new process whose codes are new
+ * to pytop, with its own reader (up to 32 at once), rows and records; RSS
+ * measured at most 9.2 MiB on a loaded machine.  Before main.c fixed
+ * malloc's mmap threshold, the readers' freed blocks stayed resident:
+ * 19 to 28 MiB within the 4 s. */
+#define RSS_MAX_FOLLOW_KB 16384
 /* 2 048-frame samples (16 KiB records) touch the 16 MiB ring's pages for
  * the first time over its first lap, a second or more at 1 kHz, which on a
  * busy machine ends in the second half.  A bounded, one-time growth. */
@@ -537,7 +535,7 @@ static void fork_storm(const char *slot, bool follow)
 	struct hcase c;
 	case_init(&c, follow ? "fork_storm_s" : "fork_storm", slot);
 	if (follow) {
-		c.rss_growth_kb = RSS_GROWTH_FOLLOW_KB;
+		c.rss_growth_kb = RSS_GROWTH_CODE_CHURN_KB;
 		c.rss_max_kb = RSS_MAX_FOLLOW_KB;
 	}
 	launch(&c, follow ? (const char *[]){"-s", NULL} : NULL, "hostile_forks.py",

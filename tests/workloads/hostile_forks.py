@@ -1,9 +1,9 @@
 """hostile_forks.py SECONDS [RATE] - a fork storm: RATE (default 200)
 children a second for SECONDS, each a copy of this interpreter that burns
-a few milliseconds in Python and leaves with os._exit, so processes come
+2 ms in Python, sleeps 100 ms and leaves with os._exit, so processes come
 and go faster than anything following them can look them up.  At most
-MAX_ALIVE children live at once (the parent waits for one to end): on a
-busy machine CPU-bound children would otherwise pile up by the hundred."""
+MAX_ALIVE children live at once (the parent waits for one to end), so
+that a busy machine does not pile them up by the hundred."""
 import os
 import sys
 import time
@@ -14,10 +14,14 @@ MAX_ALIVE = 32  # as many as pytop -s samples at once (FOLLOW_MAX_SAMPLED)
 
 
 def child_work():
-    end = time.perf_counter() + 0.005
+    """2 ms of Python, then 100 ms asleep: a child sampled now and then,
+    alive long enough for pytop -s to follow a score of them at once,
+    without dozens of CPU-bound children starving a busy machine."""
+    end = time.perf_counter() + 0.002
     x = 0
     while time.perf_counter() < end:
         x += 1
+    time.sleep(0.1)
     return x
 
 

@@ -357,8 +357,13 @@ static void check_rss(const struct hcase *c, const struct hrun *r)
 	       "in the second (%+ld KiB; %d+%d readings over %.1f s)", c->name,
 	       c->slot, r->json ? "json" : "text", first, second, second - first, n1,
 	       n2, r->p.seconds);
-	/* Ten a second, unless the test itself gets no CPU. */
-	cr_assert(n1 >= 2 && n2 >= 2, "%s: too few RSS readings (%d, %d)", c->name, n1, n2);
+	/* Ten a second, unless the test itself got next to no CPU (a loaded
+	 * machine, a short run): then there is nothing to compare. */
+	if (n1 < 2 || n2 < 2) {
+		h_note("hostile %s %s (%s): RSS not compared, %d+%d readings", c->name,
+		       c->slot, r->json ? "json" : "text", n1, n2);
+		return;
+	}
 	if (c->rss_max_kb > 0)
 		cr_expect_leq(first > second ? first : second, c->rss_max_kb, "%s %s (%s): "
 		              "pytop's RSS reached %ld KiB", c->name, c->slot,
@@ -808,7 +813,7 @@ static void in_namespace(const char *slot)
 
 /* ---- the lines view of a source rewritten and deleted (TUI) ----------- */
 
-#define TUI_WORKLOAD_S "9"  /* rewritten at 3 s, deleted at 6 s (run.sh) */
+#define TUI_WORKLOAD_S "30" /* rewritten at 2 s, deleted when asked (run.sh) */
 #define TUI_WAIT_S 15.0
 #define TUI_LIFETIME_S 60
 
@@ -871,7 +876,7 @@ static void tui_sources(const char *slot)
 	char *script = h_path(u.dir, "run.sh");
 	FILE *f = fopen(script, "w");
 	cr_assert_not_null(f);
-	fprintf(f, "cd '%s'\n'%s' -- '%s' '%s' %s '%s' 3 6\necho $? > exit_status\n"
+	fprintf(f, "cd '%s'\n'%s' -- '%s' '%s' %s '%s' 2 asked\necho $? > exit_status\n"
 	        "echo PYTOP-DONE\nexec sleep %d\n", u.dir, h_pytop(), python, wl,
 	        TUI_WORKLOAD_S, u.dir, TUI_LIFETIME_S);
 	fclose(f);
@@ -895,6 +900,11 @@ static void tui_sources(const char *slot)
 	cr_expect_not_null(strstr(line, "bad "), "the line that is not UTF-8: %s", line);
 
 	tui_key(&u, "Left");
+	char *ask = h_path(u.dir, "delete-now");
+	FILE *a = fopen(ask, "w");
+	cr_assert_not_null(a);
+	fclose(a);
+	free(ask);
 	cr_assert(h_wait_file(deleted, TUI_WAIT_S), "the source was never deleted");
 	tui_key(&u, "Enter");
 	tui_see(&u, "source not available", "the lines view of a deleted file");
@@ -903,9 +913,8 @@ static void tui_sources(const char *slot)
 	char *status_path = h_path(u.dir, "exit_status"), *status = h_read_file(status_path);
 	char *pid_text = h_read_file(rewritten);
 	cr_assert(status && pid_text);
-	/* 0: the workload had ended; 143: pytop ended it (SIGTERM) on q. */
-	cr_expect(atoi(status) == 0 || atoi(status) == 128 + SIGTERM,
-	          "pytop's exit status %s", status);
+	/* pytop ended the workload (SIGTERM) on q. */
+	cr_expect_eq(atoi(status), 128 + SIGTERM, "pytop's exit status %s", status);
 	char state = h_proc_state((pid_t)atoi(pid_text));
 	cr_expect(state != 'T' && state != 't', "the target is left stopped");
 	h_note("hostile tui_sources %s: escapes shown as text, deleted source "

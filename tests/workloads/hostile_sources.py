@@ -1,11 +1,11 @@
-"""hostile_sources.py SECONDS DIR [REWRITE_AT DELETE_AT] - a module whose
+"""hostile_sources.py SECONDS DIR [REWRITE_AT [DELETE_AT]] - a module whose
 source file changes under the profiler: DIR/hostile_src_mod.py is written
 and imported, and its hot() runs for SECONDS.  After REWRITE_AT seconds
 (default a third of SECONDS) the file is rewritten with hostile text on the lines hot() ran on (terminal
 escapes that would clear the screen and move the cursor, a bell, a C1
 control, bytes that are not UTF-8, a 100 000-character line, fewer lines
-than before) and DIR/rewritten is created; after DELETE_AT (default two thirds) the file
-is deleted and DIR/deleted created."""
+than before) and DIR/rewritten is created; after DELETE_AT (default two thirds; "asked":
+once DIR/delete-now exists) the file is deleted and DIR/deleted created."""
 import importlib
 import os
 import sys
@@ -14,7 +14,7 @@ import time
 seconds = float(sys.argv[1])
 directory = sys.argv[2]
 rewrite_at = float(sys.argv[3]) if len(sys.argv) > 3 else seconds / 3
-delete_at = float(sys.argv[4]) if len(sys.argv) > 4 else 2 * seconds / 3
+delete_at = sys.argv[4] if len(sys.argv) > 4 else str(2 * seconds / 3)
 path = os.path.join(directory, "hostile_src_mod.py")
 
 ORIGINAL = (
@@ -45,6 +45,12 @@ def mark(name):
         f.write("%d\n" % os.getpid())
 
 
+def delete_due(elapsed):
+    if delete_at == "asked":
+        return os.path.exists(os.path.join(directory, "delete-now"))
+    return elapsed > float(delete_at)
+
+
 def main():
     with open(path, "w") as f:
         f.write(ORIGINAL)
@@ -60,7 +66,7 @@ def main():
                 f.write(HOSTILE)
             mark("rewritten")
             stage = 1
-        elif stage == 1 and elapsed > delete_at:
+        elif stage == 1 and delete_due(elapsed):
             os.unlink(path)
             mark("deleted")
             stage = 2

@@ -525,8 +525,10 @@ static void exec_other(const char *slot)
 {
 	struct hcase c;
 	case_init(&c, "exec_sleep", slot);
+	/* At 2 s: after the text run attached (a second pytop cannot attach
+	 * to sleep), with half the run left. */
 	launch(&c, NULL, "hostile_exec.py",
-	       (const char *[]){"1", "/bin/sleep", "60", NULL});
+	       (const char *[]){"2", "/bin/sleep", "60", NULL});
 	json_t *last = last_snap(&c);
 	cr_expect(json_is_true(json_object_get(last, "exec")),
 	          "exec into /bin/sleep not reported (\"exec\" false)");

@@ -169,6 +169,8 @@ struct aggregator {
 	struct strtab **retired;  /* owned: tables a failed rehome could not
 	                             free, kept until aggregator_free */
 	size_t nretired;
+	size_t threads_dropped;   /* aged out since the last rehome: their
+	                             names are still in strings */
 	struct code_table *codes; /* owned */
 	const char *empty;        /* interned "" */
 	const char *other;        /* interned "[other]" */
@@ -278,6 +280,9 @@ static uint64_t pair_key(uint32_t hi, uint32_t lo)
 #define AGG_SOFT_LINES 2048
 #define AGG_MAX_FUNCS 65536         /* beyond: the fewest-sampled fold */
 #define AGG_MAX_LINES 131072
+/* Threads aged out (AGG_KEEP_GONE_THREADS) before their names are worth a
+ * rehome of the string table. */
+#define AGG_REHOME_GONE_THREADS 1024
 #define AGG_SWEEP_NS 2000000000ull  /* a sweep every 2 s: idle = not
                                        sampled since the sweep before */
 #define AGG_CODE_IDLE_EPOCHS 10     /* codes go after 18 s unused: the
@@ -1441,6 +1446,7 @@ static void agg_rehome(struct aggregator *a)
 	          agg_reintern(to, &a->other, NULL) &&
 	          agg_rehome_rows(a, to) && agg_rehome_threads(a, to);
 	a->strings = to;
+	a->threads_dropped = 0;
 	hashmap_clear(&a->frame_cache); /* resolved under the old keys */
 	for (size_t i = 0; i < a->threads.n; i++) /* row keys are string ids */
 		agg_threads(a)[i].prev.valid = false;
@@ -1473,6 +1479,9 @@ static void agg_sweep(struct aggregator *a)
 		a->idle_serial = a->sweep_serial;
 		a->sweep_serial = a->serial;
 		dropped |= code_table_age(a->codes, AGG_CODE_IDLE_EPOCHS) > 0;
+		/* A thread per request and no code churn: only a rehome frees
+		 * the names of the threads aged out. */
+		dropped |= a->threads_dropped >= AGG_REHOME_GONE_THREADS;
 		/* Resolved frames skip code_table_use: start over, so that
 		 * each code still used is marked in the new epoch. */
 		hashmap_clear(&a->frame_cache);
@@ -1873,6 +1882,7 @@ static void agg_age_threads(struct aggregator *a)
 	for (size_t i = 0; i < a->threads.n; i++) {
 		if (drop[i]) {
 			split_queue_free(&t[i].queue);
+			a->threads_dropped++;
 			continue;
 		}
 		t[kept] = t[i];

@@ -102,7 +102,7 @@ static size_t round_in_use(struct aggregator *a, int round)
 
 Test(thread_churn_memory, names_of_gone_threads_are_freed, .timeout = 30)
 {
-	struct aggregator *a = aggregator_new();
+	struct aggregator *a = aggregator_new(true);
 	cr_assert_not_null(a);
 	define_code(a);
 	size_t first = round_in_use(a, 0);

@@ -193,26 +193,6 @@ check_dir() {
 		TOTAL_FAIL=$((TOTAL_FAIL + 1))
 	fi
 }
-	say "make check in $dir"
-	cd "$ROOT/$dir"
-	find . -path './pytop-*' -prune -o -name '*.trs' -exec rm -f {} +
-	rm -f test-suite.log
-	# One line per passing test case is noise; failures and the automake
-	# summary stay visible.
-	# Build the tests in parallel, run them one binary at a time: the
-	# end-to-end tests each keep a CPU-bound Python and pytop busy, and
-	# two at once on two cores would skew each other's sampling rates.
-	if ! make -j"$JOBS" --no-print-directory check TESTS= >build-tests.log 2>&1; then
-		tail -n 40 build-tests.log >&2
-		say "building the tests in $dir failed (see $dir/build-tests.log)"
-	fi
-	make --no-print-directory check ${tests:+"TESTS=$tests"} 2>&1 |
-		grep -v -e '^PASS: ' -e '^make.*: Nothing to be done' || true
-	if ! count_trs "$ROOT/$dir"; then
-		say "no test results in $dir: the build failed"
-		TOTAL_FAIL=$((TOTAL_FAIL + 1))
-	fi
-}
 
 # count_summary NAME LOG RC: add up a runner that ends its LOG with
 # "N passed, N failed" and exited with RC.  A non-zero RC with no failure

@@ -28,7 +28,8 @@
 
 /* Figures at the start of the current refresh window. */
 struct window_mark {
-	uint64_t wall_ns, cpu_ns, ticks, work_ns, gil_ticks, active_ticks;
+	uint64_t wall_ns, cpu_ns, ticks, work_ns, gil_ticks, runnable_ticks;
+	uint64_t run_ns, delay_ns;
 };
 
 struct session {
@@ -73,7 +74,9 @@ static struct window_mark take_mark(const struct session *s)
 		.ticks = atomic_load(&st->ticks),
 		.work_ns = atomic_load(&st->work_ns),
 		.gil_ticks = atomic_load(&st->gil_ticks),
-		.active_ticks = atomic_load(&st->active_ticks),
+		.runnable_ticks = atomic_load(&st->runnable_ticks),
+		.run_ns = atomic_load(&st->run_ns),
+		.delay_ns = atomic_load(&st->delay_ns),
 	};
 }
 
@@ -116,6 +119,22 @@ static void fill_following(const struct session *s, struct snapshot *out)
 	out->processes_unsampled = atomic_load(&fs->unsampled);
 }
 
+/* Runnable ticks divided into on a CPU and waiting for one by how the
+ * runnable threads' run time and run-queue delay grew in the window
+ * (without schedstat figures, runnable counts as on a CPU). */
+static void fill_active(const struct session *s, struct snapshot *out,
+                        const struct window_mark *now, uint64_t dticks)
+{
+	double runnable = dticks ? 100.0 * (double)(now->runnable_ticks - s->mark.runnable_ticks) /
+	                           (double)dticks : 0;
+	uint64_t run = now->run_ns - s->mark.run_ns, delay = now->delay_ns - s->mark.delay_ns;
+	double wait = run + delay ? (double)delay / (double)(run + delay) : 0;
+
+	out->runnable_pct = runnable;
+	out->active_pct = runnable * (1 - wait);
+	out->cpu_wait_pct = runnable * wait;
+}
+
 static void fill_header(struct session *s, struct snapshot *out, const struct window_mark *now)
 {
 	const struct sampler_stats *st = sampler_stats(s->sampler);
@@ -143,7 +162,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 		? (double)(now->work_ns - s->mark.work_ns) / 1e3 / (double)dticks : 0;
 	out->idle_mode = s->opts->idle;
 	out->gil_held_pct = dticks ? 100.0 * (double)(now->gil_ticks - s->mark.gil_ticks) / (double)dticks : 0;
-	out->active_pct = dticks ? 100.0 * (double)(now->active_ticks - s->mark.active_ticks) / (double)dticks : 0;
+	fill_active(s, out, now, dticks);
 	out->thread_filter = s->thread_filter;
 	out->split_off = s->opts->no_split;
 	out->native = s->merge != NULL;
@@ -208,7 +227,8 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		.mem_unattributed = atomic_load(&sampler_stats(s->sampler)->mem_unattributed),
 	};
 	family_cpu(out);
-	out->verdict = verdict_decide(g, out->active_pct, dt, out->verdict_reason, sizeof(out->verdict_reason));
+	out->verdict = verdict_decide_loaded(g, out->runnable_pct, out->cpu_wait_pct, dt,
+	                                     out->verdict_reason, sizeof(out->verdict_reason));
 	if (t != s->gauge_prev_ns) {
 		s->gauge_prev = r;
 		s->gauge_prev_ns = t;

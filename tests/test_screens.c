@@ -211,6 +211,8 @@ Test(table, sorts_by_each_column)
 		[PROFILE_COL_NAT] = { "hot", "warm", "Klass.cold" },
 		[PROFILE_COL_SYS] = { "hot", "warm", "Klass.cold" },
 		[PROFILE_COL_WAIT] = { "hot", "warm", "Klass.cold" },
+		[PROFILE_COL_CPUW] = { "hot", "warm", "Klass.cold" },
+		[PROFILE_COL_GILW] = { "hot", "warm", "Klass.cold" },
 		[PROFILE_COL_MEM] = { "hot", "warm", "Klass.cold" },
 		[PROFILE_COL_FAULTS] = { "hot", "warm", "Klass.cold" },
 		[PROFILE_COL_MAJFLT] = { "hot", "warm", "Klass.cold" },

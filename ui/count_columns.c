@@ -50,6 +50,13 @@ unsigned long count_hidden(const struct snapshot *s)
 {
 	unsigned long hidden = s->idle_mode ? 0 : 1UL << COUNT_WAIT;
 
+	/* A machine with CPUs to spare and a program without threads never
+	 * wait for either: two columns of zeros would only cost room. */
+	if (!(s->split.cpu_wait >= 0.05))
+		hidden |= 1UL << COUNT_CPUW;
+	if (!(s->split.gil_wait >= 0.05))
+		hidden |= 1UL << COUNT_GILW;
+
 	if (s->split_off)
 		for (int c = COUNT_PY; c <= COUNT_MAJFLT; c++)
 			hidden |= 1UL << c;
@@ -100,6 +107,8 @@ COUNT_CELL(fmt_py, c, format_pct(c->split.python, ctx, buf, size))
 COUNT_CELL(fmt_nat, c, format_pct(c->split.native, ctx, buf, size))
 COUNT_CELL(fmt_sys, c, format_pct(c->split.system, ctx, buf, size))
 COUNT_CELL(fmt_wait, c, format_pct(c->split.waiting, ctx, buf, size))
+COUNT_CELL(fmt_cpuw, c, format_pct(c->split.cpu_wait, ctx, buf, size))
+COUNT_CELL(fmt_gilw, c, format_pct(c->split.gil_wait, ctx, buf, size))
 COUNT_CELL(fmt_mem, c, count_format_bytes(c->split.mem_growth, buf, size))
 COUNT_CELL(fmt_majflt, c, count_format_number(c->split.majflt, buf, size))
 COUNT_CELL(fmt_own_time, c, count_format_seconds(c->own_s, buf, size))
@@ -130,6 +139,8 @@ static const struct table_column columns[COUNT_NCOLS] = {
 	[COUNT_NAT] = NUM("%Nat", 5, 1, 2, fmt_nat),
 	[COUNT_SYS] = NUM("%Sys", 5, 1, 3, fmt_sys),
 	[COUNT_WAIT] = NUM("%Wait", 6, 1, 4, fmt_wait),
+	[COUNT_CPUW] = NUM("%CPUw", 6, 1, 4, fmt_cpuw),
+	[COUNT_GILW] = NUM("%GILw", 6, 1, 4, fmt_gilw),
 	[COUNT_MEM] = NUM("Mem+", 5, 1, 6, fmt_mem),
 	[COUNT_FAULTS] = NUM("Faults", 7, 1, 7, fmt_faults),
 	[COUNT_MAJFLT] = NUM("MajFlt", 7, 1, 8, fmt_majflt),

@@ -18,8 +18,8 @@
 static const char *const function_help[] = {
 	"%Own %Total  samples with the innermost frame here / anywhere on "
 	"the stack",
-	"%Py %Nat %Sys %Wait  %Own split: bytecode, native code, kernel, "
-	"off CPU",
+	"%Py %Nat %Sys %CPUw %GILw %Wait  %Own split: bytecode, native, kernel, "
+	"CPU wait, GIL wait, off CPU",
 	"Mem+ Faults  RSS growth and page faults while here (! some were "
 	"major)",
 	"OwnTime TotalTime  sampled time (samples x interval); Heat: "

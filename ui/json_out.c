@@ -5,7 +5,9 @@
  *   rate_hz, requested_hz, threads_running, threads_total,
  *   native_missed (--native only: thread samples without a native stack),
  *   pytop_cpu (% of one CPU), sample_work_us (mean sampler CPU time per
- *   tick in the last window), gil_held_pct, active_pct (% of the last
+ *   tick in the last window), gil_held_pct, runnable_pct (some thread in
+ *   state R), active_pct (... on a CPU), cpu_wait_pct (... waiting in the
+ *   run queue for one; active + cpu_wait = runnable) (% of the last
  *   window's ticks), exited, exit_status (only when exited),
  *   functions: [{name, file, line, own, total, own_s, total_s, kind, module}]
  *              kind: "python" or "native" (--native); module: a native
@@ -33,8 +35,9 @@
  *              running_gil running gil_wait idle gone (unknown until the
  *              thread's first report); os_state the /proc letter or "";
  *              cpu_* % of one CPU and gil_pct % of the window's reports
- *   functions and lines also carry python, native, system, waiting
- *              (the own samples' split, in samples, to 0.1), mem_growth
+ *   functions and lines also carry python, native, system, cpu_wait,
+ *              gil_wait, waiting (the own samples' split, in samples, to
+ *              0.1; they add up to own), mem_growth
  *              (bytes) and minflt, majflt (page faults) charged to them
  *   gauges:    {rss, rss_peak, mem_limit (bytes), cpu_limit (CPUs the
  *              cgroup's quota allows, 0 = no quota), minflt, majflt
@@ -113,11 +116,13 @@ static json_t *jtenth(double d)
  * start, like its own and total.  Takes o; NULL on failure. */
 static json_t *with_split(json_t *o, const struct snap_split *sp)
 {
-	json_t *add = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	json_t *add = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 	                        "python", jtenth(sp->python),
 	                        "native", jtenth(sp->native),
 	                        "system", jtenth(sp->system),
 	                        "waiting", jtenth(sp->waiting),
+	                        "cpu_wait", jtenth(sp->cpu_wait),
+	                        "gil_wait", jtenth(sp->gil_wait),
 	                        "mem_growth", jcount(sp->mem_growth),
 	                        "minflt", jcount(sp->minflt),
 	                        "majflt", jcount(sp->majflt));
@@ -482,6 +487,8 @@ static json_t *snapshot_object(const struct snapshot *s)
 	                         json_integer(s->exit_status)) != 0) ||
 	    (s->native &&
 	     json_object_set_new(o, "native_missed", jcount(s->native_missed)) != 0) ||
+	    json_object_set_new(o, "runnable_pct", jreal(s->runnable_pct)) != 0 ||
+	    json_object_set_new(o, "cpu_wait_pct", jreal(s->cpu_wait_pct)) != 0 ||
 	    json_object_set_new(o, "functions",
 	                        profile_rows(s, PROFILE_FUNCTIONS)) != 0 ||
 	    json_object_set_new(o, "functions_folded", jcount(s->folded_funcs)) != 0 ||

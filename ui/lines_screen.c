@@ -83,7 +83,7 @@ static void fmt_source(const void *row, const void *ctx, int width,
 /* The figure columns the view shows, in order after Line. */
 static const enum count_col figures[] = {
 	COUNT_OWN, COUNT_TOTAL, COUNT_PY, COUNT_NAT, COUNT_SYS, COUNT_WAIT,
-	COUNT_MEM, COUNT_FAULTS, COUNT_MAJFLT,
+	COUNT_CPUW, COUNT_GILW, COUNT_MEM, COUNT_FAULTS, COUNT_MAJFLT,
 };
 
 /* Here the source needs the room: MajFlt, Faults and %Total (the heat bar

@@ -30,6 +30,8 @@ enum lines_col {
 	LINES_COL_NAT,
 	LINES_COL_SYS,
 	LINES_COL_WAIT,   /* with --idle only */
+	LINES_COL_CPUW,   /* once some sample had it */
+	LINES_COL_GILW,
 	LINES_COL_MEM,
 	LINES_COL_FAULTS,
 	LINES_COL_MAJFLT,

@@ -168,6 +168,8 @@ CMP_BY(cmp_py, double, python)
 CMP_BY(cmp_nat, double, native)
 CMP_BY(cmp_sys, double, system)
 CMP_BY(cmp_wait, double, waiting)
+CMP_BY(cmp_cpuw, double, cpu_wait)
+CMP_BY(cmp_gilw, double, gil_wait)
 CMP_BY(cmp_mem, u64, mem_growth)
 CMP_BY(cmp_majflt, u64, majflt)
 
@@ -191,6 +193,8 @@ static int (*const comparators[PROFILE_NCOLS])(const void *, const void *) = {
 	[PROFILE_COL_NAT] = cmp_nat,
 	[PROFILE_COL_SYS] = cmp_sys,
 	[PROFILE_COL_WAIT] = cmp_wait,
+	[PROFILE_COL_CPUW] = cmp_cpuw,
+	[PROFILE_COL_GILW] = cmp_gilw,
 	[PROFILE_COL_MEM] = cmp_mem,
 	[PROFILE_COL_FAULTS] = cmp_faults,
 	[PROFILE_COL_MAJFLT] = cmp_majflt,

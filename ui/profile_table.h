@@ -28,6 +28,8 @@ enum profile_col {
 	PROFILE_COL_NAT = COUNT_NAT,
 	PROFILE_COL_SYS = COUNT_SYS,
 	PROFILE_COL_WAIT = COUNT_WAIT,     /* shown with --idle only */
+	PROFILE_COL_CPUW = COUNT_CPUW,     /* shown once some sample had it */
+	PROFILE_COL_GILW = COUNT_GILW,     /* likewise */
 	PROFILE_COL_MEM = COUNT_MEM,
 	PROFILE_COL_FAULTS = COUNT_FAULTS,
 	PROFILE_COL_MAJFLT = COUNT_MAJFLT,

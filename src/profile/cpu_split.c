@@ -77,9 +77,37 @@ bool split_queue_due(struct split_queue *q, uint64_t user_ns, uint64_t sys_ns,
 	return true;
 }
 
+void split_queue_sched(struct split_queue *q, uint64_t run_ns, uint64_t delay_ns)
+{
+	if (run_ns == 0 && delay_ns == 0)
+		return;
+	if (!q->has_sched || run_ns < q->run || delay_ns < q->delay) {
+		q->has_sched = true;
+		q->base_run = run_ns;
+		q->base_delay = delay_ns;
+	}
+	q->run = run_ns;
+	q->delay = delay_ns;
+}
+
+double split_queue_wait_share(const struct split_queue *q)
+{
+	uint64_t dr = q->run - q->base_run, dd = q->delay - q->base_delay;
+
+	if (!q->has_sched)
+		return 0;
+	if (dr + dd == 0) {
+		dr = q->run;
+		dd = q->delay;
+	}
+	return dr + dd ? (double)dd / (double)(dr + dd) : 0;
+}
+
 void split_queue_clear(struct split_queue *q)
 {
 	q->n = q->n_native = 0;
+	q->base_run = q->run;
+	q->base_delay = q->delay;
 }
 
 void split_queue_free(struct split_queue *q)

@@ -10,7 +10,13 @@
  * calling, or code running without the GIL), and only what exceeds them
  * over the Python ones (page faults and signals hit bytecode too).  What
  * is not system stays the sample's own class.  Counters are cumulative, so
- * the error of one tick is repaid by the next: totals do not drift. */
+ * the error of one tick is repaid by the next: totals do not drift.
+ *
+ * A running sample is one of a thread in state R: on a CPU, or in the run
+ * queue waiting for one.  The scheduler's run time and run-queue delay
+ * (schedstat, ns) tell the two apart: of the queued samples, the fraction
+ * w = ddelay / (drun + ddelay) of the same span was waiting for a CPU,
+ * and only the rest is split as above. */
 #ifndef PYTOP_CPU_SPLIT_H
 #define PYTOP_CPU_SPLIT_H
 
@@ -24,6 +30,7 @@ struct split_item {
 	uint32_t func, line, callee;    /* global rows */
 	uint32_t tfunc, tline, tcallee; /* the thread's rows */
 	uint32_t pfunc, pline, pcallee; /* the process's rows */
+	uint32_t win;                   /* the caller's window it was counted in */
 	bool native;
 };
 
@@ -37,6 +44,9 @@ struct split_queue {
 	size_t n, cap, n_native;
 	bool has_last;
 	uint64_t last_user, last_sys; /* counters when the queue last emptied */
+	bool has_sched;
+	uint64_t base_run, base_delay; /* schedstat when the queue last emptied */
+	uint64_t run, delay;           /* ... and at the newest sample */
 };
 
 /* Samples queued beyond this (a thread whose counters never move) are
@@ -62,9 +72,19 @@ bool split_queue_push(struct split_queue *q, struct split_item item);
 bool split_queue_due(struct split_queue *q, uint64_t user_ns,
                      uint64_t sys_ns, double *f);
 
+/* The thread's schedstat counters at the newest sample (0, 0: unknown,
+ * ignored).  Counters that went backwards start afresh. */
+void split_queue_sched(struct split_queue *q, uint64_t run_ns, uint64_t delay_ns);
+
+/* The share of the queued samples that waited for a CPU: how the run-queue
+ * delay grew against the run time since the queue last emptied; when
+ * neither moved, the lifetime ratio; 0 when unknown. */
+double split_queue_wait_share(const struct split_queue *q);
+
 /* The lifetime system fraction: for settling what is left at the end. */
 double split_queue_lifetime(const struct split_queue *q);
 
+/* Empty the queue; its schedstat base moves to the newest counters. */
 void split_queue_clear(struct split_queue *q);
 void split_queue_free(struct split_queue *q);
 

@@ -118,6 +118,8 @@ void snap_split_add(struct snap_split *to, const struct snap_split *d)
 	to->native += d->native;
 	to->system += d->system;
 	to->waiting += d->waiting;
+	to->cpu_wait += d->cpu_wait;
+	to->gil_wait += d->gil_wait;
 	to->mem_growth += d->mem_growth;
 	to->minflt += d->minflt;
 	to->majflt += d->majflt;
@@ -142,6 +144,7 @@ const char *snapshot_verdict_word(enum snap_verdict v)
 	case VERDICT_SYSTEM: return "system-bound";
 	case VERDICT_MEMORY: return "memory-bound";
 	case VERDICT_WAITING: return "waiting";
+	case VERDICT_STARVED: return "starved";
 	case VERDICT_NONE: break;
 	}
 	return "";

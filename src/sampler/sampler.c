@@ -222,6 +222,8 @@ static void push_sample(struct sampler *s, struct sampler_proc *p,
 		.minflt = t->minflt > UINT32_MAX ? UINT32_MAX : (uint32_t)t->minflt,
 		.majflt = t->majflt > UINT32_MAX ? UINT32_MAX : (uint32_t)t->majflt,
 		.mem_growth = growth,
+		.run_ns = t->run_ns,
+		.delay_ns = t->delay_ns,
 	};
 	if (t->nframes > 0) /* a non-Python target's threads have no frames */
 		memcpy(r->frames, s->frames, t->nframes * sizeof(struct rec_frame));
@@ -357,6 +359,8 @@ struct tick_tally {
 	int threads, running;
 	bool gil;            /* some thread of the target held its GIL */
 	uint64_t errors;
+	uint64_t run_ns, delay_ns; /* the target's runnable threads' schedstat
+	                              growth since their previous read */
 };
 
 /* Whether p's program was replaced (exec) since it was first read: its
@@ -410,6 +414,10 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 
 		if (t->flags & SAMPLE_RUNNING)
 			tt->running++;
+		if (p == s->procs[0]) {
+			tt->run_ns += t->run_delta;
+			tt->delay_ns += t->delay_delta;
+		}
 		if ((t->flags & SAMPLE_HAS_GIL) && p == s->procs[0])
 			tt->gil = true;
 		if (t->status == PY_THREAD_ERROR)
@@ -483,7 +491,9 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 		if (!sample_proc(s, s->procs[i], now, interval, &tt))
 			drop_proc(s, i--); /* exited: the follower reports it */
 	atomic_fetch_add_explicit(&s->stats.gil_ticks, tt.gil, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->stats.active_ticks, tt.running > 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.runnable_ticks, tt.running > 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.run_ns, tt.run_ns, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.delay_ns, tt.delay_ns, memory_order_relaxed);
 	atomic_store_explicit(&s->stats.threads_total, tt.threads, memory_order_relaxed);
 	atomic_store_explicit(&s->stats.threads_running, tt.running, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->stats.errors, tt.errors, memory_order_relaxed);

@@ -80,6 +80,12 @@ struct rec_sample {
 	 * sample (the tick's growth is split over its running samples by
 	 * their minor faults). */
 	uint64_t mem_growth;
+	/* Running samples (state R): the thread's scheduler run time and
+	 * run-queue delay so far (/proc/.../schedstat, ns; both 0 when
+	 * unknown).  The aggregator shares a runnable sample between on a
+	 * CPU and waiting for one by how these moved. */
+	uint64_t run_ns;
+	uint64_t delay_ns;
 	struct rec_frame frames[];
 };
 

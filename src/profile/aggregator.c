@@ -561,13 +561,17 @@ static void agg_settle(struct aggregator *a, struct agg_thread *t, double f, dou
 	struct split_queue *q = &t->queue;
 	struct split_share nat, py;
 	double on_cpu = 1 - (w < 0 ? 0 : w > 1 ? 1 : w);
-	cpu_split_shares(q->n, q->n_native, f, &nat, &py);
+	cpu_split_shares(q->n - q->n_gil, q->n_native, f, &nat, &py);
 	for (size_t i = 0; i < q->n; i++) {
 		const struct split_share *sh = q->items[i].native ? &nat : &py;
-		struct snap_split d = { .python = sh->python * on_cpu,
-		                        .native = sh->native * on_cpu,
-		                        .system = sh->system * on_cpu,
-		                        .cpu_wait = 1 - on_cpu };
+		struct snap_split d = { .cpu_wait = 1 - on_cpu };
+		if (q->items[i].gil) {
+			d.gil_wait = on_cpu;
+		} else {
+			d.python = sh->python * on_cpu;
+			d.native = sh->native * on_cpu;
+			d.system = sh->system * on_cpu;
+		}
 		agg_split_apply(a, t, &q->items[i], &d);
 	}
 	split_queue_clear(q);
@@ -590,8 +594,10 @@ static void agg_provisional(struct aggregator *a, double sign)
 	for (size_t i = 0; i < a->threads.n; i++)
 		for (size_t k = 0; k < t[i].queue.n; k++) {
 			const struct split_item *it = &t[i].queue.items[k];
-			struct snap_split d = { .python = it->native ? 0 : sign,
-			                        .native = it->native ? sign : 0 };
+			struct snap_split d = {
+				.python = it->native || it->gil ? 0 : sign,
+				.native = it->native ? sign : 0,
+				.gil_wait = it->gil ? sign : 0 };
 			agg_split_apply(a, &t[i], it, &d);
 		}
 }
@@ -641,9 +647,10 @@ static bool agg_gil_wait(const struct rec_sample *s)
 	       !(s->flags & SAMPLE_IN_CALL);
 }
 
-/* Charge the sample's memory at once; classify its time: waiting for the
- * GIL, off CPU waiting for something else, or runnable, when it waits in
- * the thread's queue for its system and run-queue shares. */
+/* Charge the sample's memory at once; classify its time: off CPU it is
+ * waiting, for the GIL or something else; runnable, it waits in the
+ * thread's queue for its run-queue share (and on a CPU, but for a GIL
+ * waiter, its system share). */
 static void agg_split_sample(struct aggregator *a, struct agg_thread *t,
                              const struct rec_sample *s,
                              struct split_item it)
@@ -651,15 +658,18 @@ static void agg_split_sample(struct aggregator *a, struct agg_thread *t,
 	struct snap_split d = { .mem_growth = s->mem_growth,
 	                        .minflt = s->minflt, .majflt = s->majflt };
 	double f;
-	if (agg_gil_wait(s) || !(s->flags & SAMPLE_RUNNING)) {
-		*(agg_gil_wait(s) ? &d.gil_wait : &d.waiting) = 1;
+	it.gil = agg_gil_wait(s);
+	it.native = it.native && !it.gil;
+	if (!(s->flags & SAMPLE_RUNNING)) {
+		*(it.gil ? &d.gil_wait : &d.waiting) = 1;
 		agg_split_apply(a, t, &it, &d);
 		return;
 	}
 	agg_split_apply(a, t, &it, &d);
 	split_queue_sched(&t->queue, s->run_ns, s->delay_ns);
 	if (!split_queue_push(&t->queue, it)) {
-		d = (struct snap_split){ .python = !it.native, .native = it.native };
+		d = (struct snap_split){ .python = !it.native && !it.gil,
+		                         .native = it.native, .gil_wait = it.gil };
 		agg_split_apply(a, t, &it, &d);
 		return;
 	}

@@ -41,6 +41,7 @@ bool split_queue_push(struct split_queue *q, struct split_item item)
 	}
 	q->items[q->n++] = item;
 	q->n_native += item.native;
+	q->n_gil += item.gil;
 	return true;
 }
 
@@ -105,7 +106,7 @@ double split_queue_wait_share(const struct split_queue *q)
 
 void split_queue_clear(struct split_queue *q)
 {
-	q->n = q->n_native = 0;
+	q->n = q->n_native = q->n_gil = 0;
 	q->base_run = q->run;
 	q->base_delay = q->delay;
 }

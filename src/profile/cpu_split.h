@@ -16,7 +16,9 @@
  * queue waiting for one.  The scheduler's run time and run-queue delay
  * (schedstat, ns) tell the two apart: of the queued samples, the fraction
  * w = ddelay / (drun + ddelay) of the same span was waiting for a CPU,
- * and only the rest is split as above. */
+ * and only the rest is split as above.  A runnable sample of a thread
+ * waiting for the GIL takes its share of the run-queue wait too; the rest
+ * of it stays a GIL wait. */
 #ifndef PYTOP_CPU_SPLIT_H
 #define PYTOP_CPU_SPLIT_H
 
@@ -32,6 +34,8 @@ struct split_item {
 	uint32_t pfunc, pline, pcallee; /* the process's rows */
 	uint32_t win;                   /* the caller's window it was counted in */
 	bool native;
+	bool gil;  /* waiting for the GIL: runnable, so it may wait for a CPU
+	              too, but none of the thread's CPU time is shared to it */
 };
 
 /* What one sample of each class becomes: fractions of one sample. */
@@ -41,7 +45,7 @@ struct split_share {
 
 struct split_queue {
 	struct split_item *items; /* owned */
-	size_t n, cap, n_native;
+	size_t n, cap, n_native, n_gil;
 	bool has_last;
 	uint64_t last_user, last_sys; /* counters when the queue last emptied */
 	bool has_sched;

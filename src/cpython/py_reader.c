@@ -1183,8 +1183,6 @@ static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
 		t->out.rss_bytes = st.rss_bytes;
 		t->out.run_ns = st.run_ns;
 		t->out.delay_ns = st.delay_ns;
-		t->out.run_delta = st.run_delta;
-		t->out.delay_delta = st.delay_delta;
 		if (st.state == 'R')
 			t->out.flags |= SAMPLE_RUNNING;
 		if (gil_address(r) != 0)

@@ -582,7 +582,7 @@ static void agg_settle_lifetime(struct aggregator *a, struct agg_thread *t)
 {
 	if (t->queue.n > 0)
 		agg_settle(a, t, split_queue_lifetime(&t->queue),
-		           split_queue_wait_share(&t->queue));
+		           split_queue_take_wait(&t->queue));
 }
 
 /* Count every queued sample as its class (sign +1), or take that back
@@ -674,7 +674,7 @@ static void agg_split_sample(struct aggregator *a, struct agg_thread *t,
 		return;
 	}
 	if (split_queue_due(&t->queue, s->cpu_user_ns, s->cpu_sys_ns, &f))
-		agg_settle(a, t, f, split_queue_wait_share(&t->queue));
+		agg_settle(a, t, f, split_queue_take_wait(&t->queue));
 }
 
 /* ---- ingest ------------------------------------------------------------ */
@@ -2010,7 +2010,7 @@ static void agg_reset_threads(struct aggregator *a)
 	hashmap_clear(&a->thread_by_tid);
 	for (size_t i = 0; i < a->threads.n; i++) {
 		/* Queued samples point at rows whose counts are going. */
-		split_queue_clear(&t[i].queue);
+		split_queue_drop(&t[i].queue);
 		if (!agg_thread_listed(a, &t[i])) {
 			split_queue_free(&t[i].queue);
 			continue;

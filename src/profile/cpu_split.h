@@ -14,9 +14,13 @@
  *
  * A running sample is one of a thread in state R: on a CPU, or in the run
  * queue waiting for one.  The scheduler's run time and run-queue delay
- * (schedstat, ns) tell the two apart: of the queued samples, the fraction
- * w = ddelay / (drun + ddelay) of the same span was waiting for a CPU,
- * and only the rest is split as above.  A runnable sample of a thread
+ * (schedstat, ns) tell the two apart, but late: the kernel adds a wait
+ * when it ends, so one span's figures may hold another span's wait.  So
+ * the share is kept right over the thread's life instead: its runnable
+ * samples so far, times delay / (run + delay) since the first of them,
+ * is how many of them waited for a CPU; each settling gives the queued
+ * samples what that figure grew by (w each), and only the rest of each
+ * is split as above.  A runnable sample of a thread
  * waiting for the GIL takes its share of the run-queue wait too; the rest
  * of it stays a GIL wait. */
 #ifndef PYTOP_CPU_SPLIT_H
@@ -49,8 +53,10 @@ struct split_queue {
 	bool has_last;
 	uint64_t last_user, last_sys; /* counters when the queue last emptied */
 	bool has_sched;
-	uint64_t base_run, base_delay; /* schedstat when the queue last emptied */
-	uint64_t run, delay;           /* ... and at the newest sample */
+	uint64_t base_run, base_delay; /* schedstat at the first runnable sample */
+	uint64_t run, delay;           /* ... and at the newest one */
+	double seen;                   /* runnable samples since the first */
+	double waited;                 /* the CPU wait given to them so far */
 };
 
 /* Samples queued beyond this (a thread whose counters never move) are
@@ -80,16 +86,20 @@ bool split_queue_due(struct split_queue *q, uint64_t user_ns,
  * ignored).  Counters that went backwards start afresh. */
 void split_queue_sched(struct split_queue *q, uint64_t run_ns, uint64_t delay_ns);
 
-/* The share of the queued samples that waited for a CPU: how the run-queue
- * delay grew against the run time since the queue last emptied; when
- * neither moved, the lifetime ratio; 0 when unknown. */
-double split_queue_wait_share(const struct split_queue *q);
+/* The share w of each queued sample that waited for a CPU (see above),
+ * booked as given: call once per settling, before split_queue_clear.
+ * 0 when unknown. */
+double split_queue_take_wait(struct split_queue *q);
 
 /* The lifetime system fraction: for settling what is left at the end. */
 double split_queue_lifetime(const struct split_queue *q);
 
-/* Empty the queue; its schedstat base moves to the newest counters. */
+/* Empty the queue (its samples settled). */
 void split_queue_clear(struct split_queue *q);
+
+/* Empty the queue of samples that will never settle (their counts were
+ * reset): they leave the runnable samples seen too. */
+void split_queue_drop(struct split_queue *q);
 void split_queue_free(struct split_queue *q);
 
 #endif

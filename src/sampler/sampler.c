@@ -363,6 +363,25 @@ struct tick_tally {
 	                              growth since their previous read */
 };
 
+/* How much the target's runnable thread t ran and waited for a CPU since
+ * its previous runnable sample (counters that went back: a reused TID). */
+static void tally_sched(struct sampler_proc *p, const struct py_thread_sample *t,
+                        struct tick_tally *tt)
+{
+	struct known_thread *k;
+
+	if (t->run_ns == 0 && t->delay_ns == 0)
+		return;
+	k = sampler_proc_thread(p, t->tid);
+	if (k->sched_seen && t->run_ns >= k->run_ns && t->delay_ns >= k->delay_ns) {
+		tt->run_ns += t->run_ns - k->run_ns;
+		tt->delay_ns += t->delay_ns - k->delay_ns;
+	}
+	k->sched_seen = true;
+	k->run_ns = t->run_ns;
+	k->delay_ns = t->delay_ns;
+}
+
 /* Whether p's program was replaced (exec) since it was first read: its
  * main thread's stack moved, and the reader's addresses are stale.  Its
  * /proc stat is read for this a few times a second. */
@@ -414,10 +433,8 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 
 		if (t->flags & SAMPLE_RUNNING)
 			tt->running++;
-		if (p == s->procs[0]) {
-			tt->run_ns += t->run_delta;
-			tt->delay_ns += t->delay_delta;
-		}
+		if (p == s->procs[0])
+			tally_sched(p, t, tt);
 		if ((t->flags & SAMPLE_HAS_GIL) && p == s->procs[0])
 			tt->gil = true;
 		if (t->status == PY_THREAD_ERROR)

@@ -20,8 +20,6 @@ struct thread_fd {
 	int fd;
 	int sys_fd;              /* its syscall file, -1 until first asked */
 	int sched_fd;            /* its schedstat file, -1 until first running */
-	bool sched_once;         /* run_ns/delay_ns below are from a real read */
-	uint64_t run_ns, delay_ns; /* schedstat at the previous read */
 	bool touched;
 	bool read_once;          /* minflt/majflt below are from a real read */
 	bool dead;               /* its last read failed: the thread exited */
@@ -201,14 +199,6 @@ static void read_schedstat(struct proc_threads *pt, struct thread_fd *t,
 	out->sched_known = true;
 	out->run_ns = run;
 	out->delay_ns = delay;
-	/* Counters that went backwards name another thread now. */
-	if (t->sched_once && run >= t->run_ns && delay >= t->delay_ns) {
-		out->run_delta = run - t->run_ns;
-		out->delay_delta = delay - t->delay_ns;
-	}
-	t->run_ns = run;
-	t->delay_ns = delay;
-	t->sched_once = true;
 }
 
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)

@@ -26,16 +26,14 @@ struct proc_thread_stat {
 	/* State R only (runnable: on a CPU or in the run queue waiting for
 	 * one), from /proc/PID/task/TID/schedstat: the time the thread has
 	 * run and the time it has waited in the run queue, cumulative, in
-	 * ns, and their growth since this thread's previous R read (0 at the
-	 * first).  The kernel adds run-queue delay when the wait ends. */
+	 * ns.  The kernel adds run-queue delay when the wait ends. */
 	bool sched_known;
 	uint64_t run_ns, delay_ns;
-	uint64_t run_delta, delay_delta;
 };
 
 /* Read thread tid's /proc stat: one pread on a kept descriptor, and a
- * second one of its schedstat when it is runnable.  Fault and schedstat
- * deltas assume one reader per thread (the sampler). */
+ * second one of its schedstat when it is runnable.  Fault deltas assume
+ * one reader per thread (the sampler). */
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out);
 
 /* The fields of one /proc/.../stat line that proc_threads_read uses, in

@@ -120,7 +120,7 @@ struct agg_thread {
 	                         a thread that lived between two reports is
 	                         gone once its process reports again */
 	char os_state;        /* at that report */
-	uint8_t flags;        /* SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT, likewise */
+	uint8_t flags;        /* rec_thread_state.flags, likewise */
 	struct agg_cpu cpu;
 	struct split_queue queue;           /* running samples awaiting their
 	                                       system share (cpu_split.h) */
@@ -1625,9 +1625,15 @@ static enum snap_thread_state agg_thread_state(const struct aggregator *a,
 		return agg_thread_gone(a, t) ? THREAD_GONE : THREAD_UNKNOWN;
 	if (!agg_thread_listed(a, t))
 		return THREAD_GONE;
-	if (t->os_state == 'R')
+	/* Runnable without the GIL and not in a call that released it:
+	 * woken to take the GIL, not running native code. */
+	bool gil_waiter = (t->flags & SAMPLE_GIL_KNOWN) &&
+	                  !(t->flags & (SAMPLE_HAS_GIL | SAMPLE_IN_CALL));
+	if (t->os_state == 'R' && !gil_waiter)
 		return (t->flags & SAMPLE_HAS_GIL) ? THREAD_RUNNING_GIL
 		                                   : THREAD_RUNNING;
+	if (t->os_state == 'R')
+		return THREAD_GIL_WAIT;
 	return (t->flags & SAMPLE_GIL_WAIT) ? THREAD_GIL_WAIT : THREAD_IDLE;
 }
 

@@ -93,7 +93,8 @@ enum snap_thread_state {
 	THREAD_UNKNOWN = 0,
 	THREAD_RUNNING_GIL,   /* on a CPU, holding the GIL: running Python */
 	THREAD_RUNNING,       /* on a CPU without the GIL: native code */
-	THREAD_GIL_WAIT,      /* off CPU, waiting for the GIL */
+	THREAD_GIL_WAIT,      /* waiting for the GIL: asleep on it, or runnable
+	                         without it and not in a call that released it */
 	THREAD_IDLE,          /* off CPU: sleeping, I/O, lock */
 	THREAD_GONE,          /* no longer in the interpreter's thread list */
 };

@@ -247,13 +247,15 @@ static void push_thread_states(struct sampler *s, struct sampler_proc *p, int n,
 	};
 	for (int i = 0; i < n; i++) {
 		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
-		uint8_t flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT));
+		uint8_t flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT |
+		                                      SAMPLE_IN_CALL | SAMPLE_GIL_KNOWN));
 
 		if (p->reports % NAMES_EVERY_REPORTS == 0 && t->tid > 0)
 			announce_thread(s, p, t->tid);
 		/* Here, not per sample: the question costs a read per thread
 		 * off CPU, and only the reports carry the answer. */
-		if (t->state != 'R' && flags == 0 && sampler_proc_gil_wait(p, t->tid))
+		if (t->state != 'R' && !(flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT)) &&
+		    sampler_proc_gil_wait(p, t->tid))
 			flags |= SAMPLE_GIL_WAIT;
 		r->threads[i] = (struct rec_thread_state){
 			.tid = t->tid, .state = t->state, .flags = flags,

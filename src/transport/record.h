@@ -102,7 +102,8 @@ struct rec_thread {
 struct rec_thread_state {
 	int32_t tid;
 	char state;        /* /proc scheduler state letter: R S D T Z ..., 0 unknown */
-	uint8_t flags;     /* SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT */
+	uint8_t flags;     /* SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT | SAMPLE_IN_CALL |
+	                      SAMPLE_GIL_KNOWN */
 	uint16_t pad;
 	uint64_t utime_ns; /* user CPU time since the thread started */
 	uint64_t stime_ns; /* system CPU time since the thread started */

@@ -86,6 +86,7 @@ static void fuzz_text(int which, char *s, size_t len)
 		break;
 	case P_MEMORY_MAX:
 		(void)proc_gauges_parse_max(s);
+		(void)proc_gauges_parse_throttled(s);
 		break;
 	case P_CMDLINE:
 		proc_children_join_cmdline(s, len);

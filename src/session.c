@@ -25,6 +25,7 @@
 #define RING_BYTES (16u << 20)
 #define TARGET_EXIT_GRACE_NS 2000000000ull
 #define ORDERS_BYTES (1u << 20) /* follower -> sampler: ~200 runtimes */
+#define SCHED_HORIZON 4
 
 /* Figures at the start of the current refresh window. */
 struct window_mark {
@@ -48,12 +49,18 @@ struct session {
 	size_t rec_cap;
 	uint64_t start_ns;
 	struct window_mark mark;
+	/* The window starts of the last SCHED_HORIZON windows, oldest at
+	 * sched_next: the horizon of the runnable time's split. */
+	struct window_mark sched_marks[SCHED_HORIZON];
+	size_t sched_next;
 	pid_t thread_filter;        /* 0 = all threads */
 	struct proc_gauges *gauges; /* owned */
 	struct proc_gauge_read gauge_prev; /* at the previous snapshot */
 	uint64_t gauge_prev_ns;     /* when it was read; 0 = never */
 	uint64_t mem_limit;
 	double cpu_limit;
+	uint64_t throttled_prev;    /* the cgroup's throttled ns at the previous
+	                               snapshot */
 	pid_t process_filter;       /* 0 = all processes */
 	struct pytop_error sandbox; /* why the seccomp filter is off; code 0: on */
 };
@@ -120,19 +127,24 @@ static void fill_following(const struct session *s, struct snapshot *out)
 }
 
 /* Runnable ticks divided into on a CPU and waiting for one by how the
- * runnable threads' run time and run-queue delay grew in the window
- * (without schedstat figures, runnable counts as on a CPU). */
-static void fill_active(const struct session *s, struct snapshot *out,
+ * runnable threads' run time and run-queue delay grew.  The kernel books
+ * a wait when it ends, so one window's growth may hold the wait of the
+ * window before: the ratio is taken over the last SCHED_HORIZON windows.
+ * Neither grew: no runnable thread got a CPU, so all of it was waiting. */
+static void fill_active(struct session *s, struct snapshot *out,
                         const struct window_mark *now, uint64_t dticks)
 {
+	const struct window_mark *old = &s->sched_marks[s->sched_next];
 	double runnable = dticks ? 100.0 * (double)(now->runnable_ticks - s->mark.runnable_ticks) /
 	                           (double)dticks : 0;
-	uint64_t run = now->run_ns - s->mark.run_ns, delay = now->delay_ns - s->mark.delay_ns;
-	double wait = run + delay ? (double)delay / (double)(run + delay) : 0;
+	uint64_t run = now->run_ns - old->run_ns, delay = now->delay_ns - old->delay_ns;
+	double wait = run + delay ? (double)delay / (double)(run + delay) : 1;
 
 	out->runnable_pct = runnable;
 	out->active_pct = runnable * (1 - wait);
 	out->cpu_wait_pct = runnable * wait;
+	s->sched_marks[s->sched_next] = s->mark;
+	s->sched_next = (s->sched_next + 1) % SCHED_HORIZON;
 }
 
 static void fill_header(struct session *s, struct snapshot *out, const struct window_mark *now)
@@ -227,6 +239,11 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		.mem_unattributed = atomic_load(&sampler_stats(s->sampler)->mem_unattributed),
 	};
 	family_cpu(out);
+	uint64_t throttled = proc_gauges_cpu_throttled(s->target.pid);
+	if (throttled > s->throttled_prev && dt > 0)
+		g->cpu_throttled_pct = 100.0 * (double)(throttled - s->throttled_prev) / 1e9 / dt;
+	if (throttled != 0)
+		s->throttled_prev = throttled;
 	out->verdict = verdict_decide_loaded(g, out->runnable_pct, out->cpu_wait_pct, dt,
 	                                     out->verdict_reason, sizeof(out->verdict_reason));
 	if (t != s->gauge_prev_ns) {

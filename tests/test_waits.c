@@ -10,6 +10,8 @@
  *    CPU-bound competitor the test pins there too): CPU wait within
  *    ACCURACY_PP of the thread's run-queue share, "active" (on a CPU)
  *    within ACTIVE_PP of its CPU share, and the verdict says starved.
+ *  - CPU quota (the same workload in a cgroup allowed 5% of a CPU): CPU
+ *    wait likewise, and the verdict says throttled.
  *  - A thread-per-request server (workloads/thread_per_request.py,
  *    handlers that live a few ms), with and without --native: on every
  *    function and line row of every snapshot the kinds add up to %Own.
@@ -21,16 +23,21 @@
 #endif
 
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 
 #define ACCURACY_PP 3.0   /* issue 11: within 3 points of the truth */
 #define ACTIVE_PP 5.0     /* header's active %, a per-window figure */
+#define STEADY_S 1.6      /* the windows of spin's last seconds */
 #define NATIVE_MAX_PCT 3.0
 #define ROUNDING 0.35     /* six kinds, each rounded to 0.1 in JSON */
 #define TIMEOUT_S 40.0
@@ -209,12 +216,17 @@ static void starvation(const char *slot)
 	json_t *f = func_row(last_snapshot(), "spin");
 	double cpuw = kind_pct(f, "cpu_wait"), nat = kind_pct(f, "native");
 
-	/* The header's figures, over the windows of the run proper (not the
-	 * last one, which holds the exit). */
+	/* The header's figures, over the windows of the last seconds of
+	 * spin (the interpreter's start-up comes before it; the last
+	 * snapshot holds the exit). */
 	size_t n = json_array_size(g_run.lines), windows = 0, starved = 0;
 	double active = 0;
+	cr_assert_geq(n, 3, "%s: too few snapshots", slot);
+	double until = h_num(json_array_get(g_run.lines, n - 2), "elapsed");
 	for (size_t i = 1; i + 1 < n; i++) {
 		json_t *s = json_array_get(g_run.lines, i);
+		if (h_num(s, "elapsed") < until - STEADY_S)
+			continue;
 		const char *v = json_string_value(json_object_get(
 		        json_object_get(s, "gauges"), "verdict"));
 		windows++;
@@ -239,6 +251,64 @@ static void starvation(const char *slot)
 		cr_expect_geq(2 * starved, windows,
 		              "%s: starved in %zu of %zu windows", slot, starved,
 		              windows);
+}
+
+/* ---- CPU quota -------------------------------------------------------- */
+
+#define QUOTA_US "5000" /* of a 100 ms period: 5% of a CPU */
+
+/* A cgroup with a CPU quota (v2 cpu.max, else v1's cpu controller), or
+ * skips the test saying why it cannot make one. */
+static void quota_cgroup(char *dir, size_t size)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+	bool v2 = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
+
+	if (geteuid() != 0)
+		cr_skip_test("creating a cgroup needs root");
+	snprintf(dir, size, v2 ? "/sys/fs/cgroup/pytop-waits-%d"
+	                       : "/sys/fs/cgroup/cpu/pytop-waits-%d", (int)getpid());
+	if (v2 && (f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "w")) != NULL) {
+		fputs("+cpu", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/%s", dir, v2 ? "cpu.max" : "cpu.cfs_quota_us");
+	if (mkdir(dir, 0755) != 0 || (f = fopen(path, "w")) == NULL)
+		cr_skip_test("cannot make a cgroup with a CPU quota in %s", dir);
+	fputs(v2 ? QUOTA_US " 100000" : QUOTA_US, f);
+	if (fclose(f) != 0)
+		cr_skip_test("cannot set a CPU quota in %s", dir);
+}
+
+static void quota(const char *slot)
+{
+	char dir[PATH_MAX];
+	quota_cgroup(dir, sizeof dir);
+	const char *const wargs[] = {"--cgroup", dir, NULL};
+	run_workload(slot, "starved.py", "3", NULL, wargs);
+	for (int i = 0; i < 100 && rmdir(dir) != 0 && errno == EBUSY; i++)
+		h_sleep(0.02);
+
+	json_t *t = json_object_get(g_run.truth, "spin");
+	double cpu_s = h_num(t, "cpu"), delay = h_num(t, "run_delay");
+	double truth_wait = 100.0 * delay / (cpu_s + delay);
+	double cpuw = kind_pct(func_row(last_snapshot(), "spin"), "cpu_wait");
+	size_t n = json_array_size(g_run.lines), windows = 0, throttled = 0;
+	for (size_t i = 1; i + 1 < n; i++) {
+		const char *v = json_string_value(json_object_get(json_object_get(
+		        json_array_get(g_run.lines, i), "gauges"), "verdict"));
+		windows++;
+		throttled += v != NULL && strcmp(v, "throttled") == 0;
+	}
+	h_note("waits quota (%s): spin CPU wait %.1f%% (truth %.1f%% of its "
+	       "runnable time); throttled in %zu of %zu windows", slot, cpuw,
+	       truth_wait, throttled, windows);
+	cr_expect_leq(fabs(cpuw - truth_wait), ACCURACY_PP,
+	              "%s: CPU wait %.1f%%, run-queue share %.1f%%", slot, cpuw,
+	              truth_wait);
+	cr_expect_geq(2 * throttled, windows, "%s: throttled in %zu of %zu windows",
+	              slot, throttled, windows);
 }
 
 /* ---- the split adds up -------------------------------------------------- */
@@ -303,6 +373,7 @@ ON(gil_contention, py311_debian)
 ON(gil_contention, py315_sid)
 ON(starvation, py311_debian)
 ON(starvation, py314_sid)
+ON(quota, py311_debian)
 ON(split_adds_up_python, py311_debian)
 ON(split_adds_up_python, py315_sid)
 ON(split_adds_up_native, py311_debian)

@@ -44,7 +44,9 @@
  *              (cumulative), minflt_rate, majflt_rate (per second),
  *              cpu_user, cpu_system (seconds), cpu_user_pct,
  *              cpu_system_pct (% of one CPU, last window), threads,
- *              mem_unattributed (bytes), verdict (word, "" = none yet),
+ *              mem_unattributed (bytes), cpu_throttled_pct (the last
+ *              window's time the cgroup's CPU quota held the target back,
+ *              summed over CPUs, %), verdict (word, "" = none yet),
  *              verdict_reason}; null until /proc was first read
  *   processes: [{pid, ppid, depth, command, python, state, os_state,
  *                cpu_user, cpu_sys, rss, samples, top}] the followed family
@@ -377,10 +379,11 @@ static json_t *thread_rows(const struct snapshot *s)
 static json_t *gauges_json(const struct snapshot *s)
 {
 	const struct snap_gauges *g = &s->gauges;
+	json_t *o;
 
 	if (!g->valid)
 		return json_null();
-	return json_pack(
+	o = json_pack(
 		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i,"
 		" s:o, s:s, s:o}",
 		"rss", jcount(g->rss), "rss_peak", jcount(g->rss_peak),
@@ -396,6 +399,12 @@ static json_t *gauges_json(const struct snapshot *s)
 		"mem_unattributed", jcount(g->mem_unattributed),
 		"verdict", snapshot_verdict_word(s->verdict),
 		"verdict_reason", jstr(s->verdict_reason));
+	if (o != NULL && json_object_set_new(o, "cpu_throttled_pct",
+	                                     jreal(g->cpu_throttled_pct)) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	return o;
 }
 
 static const char *process_state_name(enum snap_process_state st)

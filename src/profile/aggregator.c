@@ -585,21 +585,26 @@ static void agg_settle_lifetime(struct aggregator *a, struct agg_thread *t)
 		           split_queue_take_wait(&t->queue));
 }
 
-/* Count every queued sample as its class (sign +1), or take that back
- * (-1): so that a snapshot's kinds add up to its own samples while the
- * system and run-queue shares of the newest samples are not known yet. */
+/* Count every queued sample as its class, less the run-queue share the
+ * thread's counters tell so far (sign +1), or take that back (-1): so
+ * that a snapshot's kinds add up to its own samples while the system and
+ * run-queue shares of the newest samples are not settled yet. */
 static void agg_provisional(struct aggregator *a, double sign)
 {
 	struct agg_thread *t = agg_threads(a);
-	for (size_t i = 0; i < a->threads.n; i++)
+	for (size_t i = 0; i < a->threads.n; i++) {
+		double w = split_queue_wait_share(&t[i].queue);
+		double rest = sign * (1 - w);
 		for (size_t k = 0; k < t[i].queue.n; k++) {
 			const struct split_item *it = &t[i].queue.items[k];
 			struct snap_split d = {
-				.python = it->native || it->gil ? 0 : sign,
-				.native = it->native ? sign : 0,
-				.gil_wait = it->gil ? sign : 0 };
+				.python = it->native || it->gil ? 0 : rest,
+				.native = it->native ? rest : 0,
+				.gil_wait = it->gil ? rest : 0,
+				.cpu_wait = sign * w };
 			agg_split_apply(a, &t[i], it, &d);
 		}
+	}
 }
 
 /* The thread's row index behind a global row's cache, if it is tid's. */

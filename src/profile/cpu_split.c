@@ -96,7 +96,7 @@ void split_queue_sched(struct split_queue *q, uint64_t run_ns, uint64_t delay_ns
 	q->delay = delay_ns;
 }
 
-double split_queue_take_wait(struct split_queue *q)
+double split_queue_wait_share(const struct split_queue *q)
 {
 	uint64_t dr = q->run - q->base_run, dd = q->delay - q->base_delay;
 	double ratio, w;
@@ -109,7 +109,13 @@ double split_queue_take_wait(struct split_queue *q)
 	}
 	ratio = dr + dd ? (double)dd / (double)(dr + dd) : 0;
 	w = (ratio * q->seen - q->waited) / (double)q->n;
-	w = w < 0 ? 0 : w > 1 ? 1 : w;
+	return w < 0 ? 0 : w > 1 ? 1 : w;
+}
+
+double split_queue_take_wait(struct split_queue *q)
+{
+	double w = split_queue_wait_share(q);
+
 	q->waited += w * (double)q->n;
 	return w;
 }

@@ -87,8 +87,11 @@ bool split_queue_due(struct split_queue *q, uint64_t user_ns,
 void split_queue_sched(struct split_queue *q, uint64_t run_ns, uint64_t delay_ns);
 
 /* The share w of each queued sample that waited for a CPU (see above),
- * booked as given: call once per settling, before split_queue_clear.
- * 0 when unknown. */
+ * as far as the counters tell so far; 0 when unknown. */
+double split_queue_wait_share(const struct split_queue *q);
+
+/* The same, booked as given: call once per settling, before
+ * split_queue_clear. */
 double split_queue_take_wait(struct split_queue *q);
 
 /* The lifetime system fraction: for settling what is left at the end. */

@@ -145,6 +145,7 @@ const char *snapshot_verdict_word(enum snap_verdict v)
 	case VERDICT_MEMORY: return "memory-bound";
 	case VERDICT_WAITING: return "waiting";
 	case VERDICT_STARVED: return "starved";
+	case VERDICT_THROTTLED: return "throttled";
 	case VERDICT_NONE: break;
 	}
 	return "";

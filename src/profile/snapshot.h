@@ -120,6 +120,8 @@ struct snap_gauges {
 	uint64_t mem_limit;         /* bytes: the cgroup's memory.max if set,
 	                               else the machine's RAM */
 	double cpu_limit;           /* CPUs the cgroup's quota allows, 0 = none */
+	double cpu_throttled_pct;   /* the window's time the cgroup's CPU quota
+	                               held it back (summed over CPUs), % */
 	uint64_t minflt, majflt;    /* cumulative, whole process */
 	double minflt_rate, majflt_rate; /* per second */
 	double cpu_user, cpu_system;     /* seconds, cumulative */
@@ -136,6 +138,7 @@ enum snap_verdict {
 	VERDICT_MEMORY,     /* major faults, or RSS near the memory limit */
 	VERDICT_WAITING,    /* mostly off CPU: sleeping, I/O, locks */
 	VERDICT_STARVED,    /* runnable, but mostly waiting for a CPU */
+	VERDICT_THROTTLED,  /* ... held back by its cgroup's CPU quota */
 };
 
 /* A process of the followed family (-s).  Values match rec_process_state. */

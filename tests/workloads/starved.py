@@ -1,7 +1,8 @@
-"""starved.py - one pure-Python thread that would use a whole CPU, pinned
-(os.sched_setaffinity) to the CPU given with --cpu, where the test runs a
-CPU-bound competitor: the thread is runnable all the time and on a CPU
-about half of it.
+"""starved.py - one pure-Python thread that would use a whole CPU, held
+back: pinned (os.sched_setaffinity) to the CPU given with --cpu, where the
+test runs a CPU-bound competitor, or moved into the cgroup given with
+--cgroup, whose CPU quota the test sets.  The thread is runnable all the
+time and on a CPU only part of it.
 
 The loop's leaf is spin itself (a call to perf_counter only every 20000
 additions).  The thread measures, over the whole of spin, its wall time,
@@ -36,10 +37,16 @@ def spin(until):
 
 
 def main():
-    args = wc.parse_args(__doc__.splitlines()[0],
-                         extra=lambda ap: ap.add_argument("--cpu", type=int,
-                                                          default=0))
-    os.sched_setaffinity(0, {args.cpu})
+    def options(ap):
+        ap.add_argument("--cpu", type=int, default=-1)
+        ap.add_argument("--cgroup", metavar="DIR")
+
+    args = wc.parse_args(__doc__.splitlines()[0], extra=options)
+    if args.cpu >= 0:
+        os.sched_setaffinity(0, {args.cpu})
+    if args.cgroup:
+        with open(os.path.join(args.cgroup, "cgroup.procs"), "w") as f:
+            f.write("%d\n" % os.getpid())
     start = perf_counter()
     truth = {"workload": "starved", "spin": wc.code_info(spin),
              "reason": "deadline"}

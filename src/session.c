@@ -130,7 +130,9 @@ static void fill_following(const struct session *s, struct snapshot *out)
  * runnable threads' run time and run-queue delay grew.  The kernel books
  * a wait when it ends, so one window's growth may hold the wait of the
  * window before: the ratio is taken over the last SCHED_HORIZON windows.
- * Neither grew: no runnable thread got a CPU, so all of it was waiting. */
+ * Neither grew: no runnable thread got a CPU, so all of it was waiting
+ * (unless the kernel has no schedstat at all: then runnable is all
+ * pytop can tell, and counts as on a CPU). */
 static void fill_active(struct session *s, struct snapshot *out,
                         const struct window_mark *now, uint64_t dticks)
 {
@@ -138,7 +140,8 @@ static void fill_active(struct session *s, struct snapshot *out,
 	double runnable = dticks ? 100.0 * (double)(now->runnable_ticks - s->mark.runnable_ticks) /
 	                           (double)dticks : 0;
 	uint64_t run = now->run_ns - old->run_ns, delay = now->delay_ns - old->delay_ns;
-	double wait = run + delay ? (double)delay / (double)(run + delay) : 1;
+	bool known = now->run_ns + now->delay_ns > 0;
+	double wait = run + delay ? (double)delay / (double)(run + delay) : known;
 
 	out->runnable_pct = runnable;
 	out->active_pct = runnable * (1 - wait);

@@ -312,3 +312,44 @@ Test(split_adds_up, thread_that_ends_before_its_counters_move)
 	snapshot_free(&snap);
 	aggregator_free(s.a);
 }
+
+/* The kernel books a run-queue wait when it ends: here each 30 ms wait
+ * shows in the counters only at the sample after it, so any one stretch
+ * between two settlings may hold another stretch's wait.  Over the
+ * thread's life its samples' CPU wait must still be delay / (run + delay)
+ * of them. */
+Test(split_adds_up, cpu_wait_follows_the_life_ratio_when_waits_book_late)
+{
+	struct aggregator *a = aggregator_new();
+	struct rec_sample *r = (struct rec_sample *)buf;
+	uint64_t user = 0, run = 1000, delay = 0;
+	def_code(a, 1);
+	for (int i = 0; i < 400; i++) {
+		if (i % 10 == 3)
+			user += 10 * MS; /* the tick that settles the queue */
+		if (i % 10 == 7)
+			delay += 30 * MS; /* a wait that ended */
+		run += MS;
+		memset(buf, 0, sizeof buf);
+		*r = (struct rec_sample){
+			.h = { REC_SAMPLE, sizeof *r + sizeof(struct rec_frame) },
+			.interval_ns = 1000000, .tid = 5, .nframes = 1, .pid = 1,
+			.flags = SAMPLE_RUNNING | SAMPLE_HAS_GIL | SAMPLE_GIL_KNOWN,
+			.cpu_user_ns = user, .run_ns = run, .delay_ns = delay };
+		r->frames[0] = (struct rec_frame){ 1, 0 };
+		aggregator_ingest(a, r, r->h.size);
+	}
+	aggregator_settle(a);
+	struct snapshot snap;
+	memset(&snap, 0, sizeof snap);
+	aggregator_snapshot(a, &snap);
+	/* The first sample is the base: 399 ms run and 1200 ms waited after
+	 * it, over 400 samples. */
+	double want = 400.0 * 1200.0 / (399.0 + 1200.0);
+	cr_assert(fabs(snap.funcs[0].c.split.cpu_wait - want) < 1.0,
+	          "cpu_wait %.2f of 400 samples, the life ratio gives %.2f",
+	          snap.funcs[0].c.split.cpu_wait, want);
+	cr_assert(adds_up(kinds(&snap.funcs[0].c.split), 400));
+	snapshot_free(&snap);
+	aggregator_free(a);
+}

@@ -79,12 +79,14 @@ static void fuzz_text(int which, char *s, size_t len)
 		break;
 	case P_SYSCALL:
 		(void)proc_threads_parse_syscall(s, &uaddr);
+		(void)proc_threads_parse_schedstat(s, &uaddr, &uaddr);
 		break;
 	case P_CHILD_STAT:
 		(void)proc_children_parse_stat(children, 4242, s, &child);
 		break;
 	case P_MEMORY_MAX:
 		(void)proc_gauges_parse_max(s);
+		(void)proc_gauges_parse_throttled(s);
 		break;
 	case P_CMDLINE:
 		proc_children_join_cmdline(s, len);

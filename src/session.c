@@ -37,10 +37,12 @@
  * view's sleep between polls costs little then (100 ms dropped 5 times as
  * many 2 048-frame samples at -r 10000). */
 #define POLL_BUDGET_NS 250000000ull
+#define SCHED_HORIZON 4
 
 /* Figures at the start of the current refresh window. */
 struct window_mark {
-	uint64_t wall_ns, cpu_ns, ticks, work_ns, gil_ticks, active_ticks;
+	uint64_t wall_ns, cpu_ns, ticks, work_ns, gil_ticks, runnable_ticks;
+	uint64_t run_ns, delay_ns;
 };
 
 struct session {
@@ -59,6 +61,10 @@ struct session {
 	size_t rec_cap;
 	uint64_t start_ns;
 	struct window_mark mark;
+	/* The window starts of the last SCHED_HORIZON windows, oldest at
+	 * sched_next: the horizon of the runnable time's split. */
+	struct window_mark sched_marks[SCHED_HORIZON];
+	size_t sched_next;
 	pid_t thread_filter;        /* 0 = all threads */
 	struct proc_gauges *gauges; /* owned */
 	struct proc_gauge_read gauge_prev; /* at the previous snapshot */
@@ -69,6 +75,8 @@ struct session {
 	                               final figures */
 	uint64_t mem_limit;
 	double cpu_limit;
+	uint64_t throttled_prev;    /* the cgroup's throttled ns at the previous
+	                               snapshot */
 	pid_t process_filter;       /* 0 = all processes */
 	struct pytop_error sandbox; /* why the seccomp filter is off; code 0: on */
 };
@@ -89,7 +97,9 @@ static struct window_mark take_mark(const struct session *s)
 		.ticks = atomic_load(&st->ticks),
 		.work_ns = atomic_load(&st->work_ns),
 		.gil_ticks = atomic_load(&st->gil_ticks),
-		.active_ticks = atomic_load(&st->active_ticks),
+		.runnable_ticks = atomic_load(&st->runnable_ticks),
+		.run_ns = atomic_load(&st->run_ns),
+		.delay_ns = atomic_load(&st->delay_ns),
 	};
 }
 
@@ -135,6 +145,30 @@ static void fill_following(const struct session *s, struct snapshot *out)
 	out->processes_unsampled = atomic_load(&fs->unsampled);
 }
 
+/* Runnable ticks divided into on a CPU and waiting for one by how the
+ * runnable threads' run time and run-queue delay grew.  The kernel books
+ * a wait when it ends, so one window's growth may hold the wait of the
+ * window before: the ratio is taken over the last SCHED_HORIZON windows.
+ * Neither grew: no runnable thread got a CPU, so all of it was waiting
+ * (unless the kernel has no schedstat at all: then runnable is all
+ * pytop can tell, and counts as on a CPU). */
+static void fill_active(struct session *s, struct snapshot *out,
+                        const struct window_mark *now, uint64_t dticks)
+{
+	const struct window_mark *old = &s->sched_marks[s->sched_next];
+	double runnable = dticks ? 100.0 * (double)(now->runnable_ticks - s->mark.runnable_ticks) /
+	                           (double)dticks : 0;
+	uint64_t run = now->run_ns - old->run_ns, delay = now->delay_ns - old->delay_ns;
+	bool known = now->run_ns + now->delay_ns > 0;
+	double wait = run + delay ? (double)delay / (double)(run + delay) : known;
+
+	out->runnable_pct = runnable;
+	out->active_pct = runnable * (1 - wait);
+	out->cpu_wait_pct = runnable * wait;
+	s->sched_marks[s->sched_next] = s->mark;
+	s->sched_next = (s->sched_next + 1) % SCHED_HORIZON;
+}
+
 static void fill_header(struct session *s, struct snapshot *out, const struct window_mark *now)
 {
 	const struct sampler_stats *st = sampler_stats(s->sampler);
@@ -162,7 +196,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 		? (double)(now->work_ns - s->mark.work_ns) / 1e3 / (double)dticks : 0;
 	out->idle_mode = s->opts->idle;
 	out->gil_held_pct = dticks ? 100.0 * (double)(now->gil_ticks - s->mark.gil_ticks) / (double)dticks : 0;
-	out->active_pct = dticks ? 100.0 * (double)(now->active_ticks - s->mark.active_ticks) / (double)dticks : 0;
+	fill_active(s, out, now, dticks);
 	out->thread_filter = s->thread_filter;
 	out->split_off = s->opts->no_split;
 	out->native = s->merge != NULL;
@@ -249,7 +283,13 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 		s->rss_growth_per_min = rss_rate_update(&s->rss_rate, t, r.rss);
 	g->rss_growth_per_min = s->rss_growth_per_min;
 	family_cpu(out);
-	out->verdict = verdict_decide(g, out->active_pct, dt, out->verdict_reason, sizeof(out->verdict_reason));
+	uint64_t throttled = proc_gauges_cpu_throttled(s->target.pid);
+	if (throttled > s->throttled_prev && dt > 0)
+		g->cpu_throttled_pct = 100.0 * (double)(throttled - s->throttled_prev) / 1e9 / dt;
+	if (throttled != 0)
+		s->throttled_prev = throttled;
+	out->verdict = verdict_decide_loaded(g, out->runnable_pct, out->cpu_wait_pct, dt,
+	                                     out->verdict_reason, sizeof(out->verdict_reason));
 	if (t != s->gauge_prev_ns) {
 		s->gauge_prev = r;
 		s->gauge_prev_ns = t;

@@ -195,6 +195,8 @@ Test(table, sorts_by_each_column)
 		[COUNT_NAT] = { "hot", "warm", "Klass.cold" },
 		[COUNT_SYS] = { "hot", "warm", "Klass.cold" },
 		[COUNT_WAIT] = { "hot", "warm", "Klass.cold" },
+		[COUNT_CPUW] = { "hot", "warm", "Klass.cold" },
+		[COUNT_GILW] = { "hot", "warm", "Klass.cold" },
 		[COUNT_MEM] = { "hot", "warm", "Klass.cold" },
 		[COUNT_NET] = { "hot", "warm", "Klass.cold" },
 		[COUNT_KEPT] = { "hot", "warm", "Klass.cold" },

@@ -70,6 +70,13 @@ unsigned long count_hidden(const struct snapshot *s)
 {
 	unsigned long hidden = s->idle_mode ? 0 : 1UL << COUNT_WAIT;
 
+	/* A machine with CPUs to spare and a program without threads never
+	 * wait for either: two columns of zeros would only cost room. */
+	if (!(s->split.cpu_wait >= 0.05))
+		hidden |= 1UL << COUNT_CPUW;
+	if (!(s->split.gil_wait >= 0.05))
+		hidden |= 1UL << COUNT_GILW;
+
 	if (s->split_off)
 		for (int c = COUNT_PY; c <= COUNT_MAJFLT; c++)
 			hidden |= 1UL << c;
@@ -120,6 +127,8 @@ COUNT_CELL(fmt_py, c, format_pct(c->split.python, ctx, buf, size))
 COUNT_CELL(fmt_nat, c, format_pct(c->split.native, ctx, buf, size))
 COUNT_CELL(fmt_sys, c, format_pct(c->split.system, ctx, buf, size))
 COUNT_CELL(fmt_wait, c, format_pct(c->split.waiting, ctx, buf, size))
+COUNT_CELL(fmt_cpuw, c, format_pct(c->split.cpu_wait, ctx, buf, size))
+COUNT_CELL(fmt_gilw, c, format_pct(c->split.gil_wait, ctx, buf, size))
 COUNT_CELL(fmt_mem, c, count_format_bytes(c->split.mem_growth, buf, size))
 COUNT_CELL(fmt_net, c, count_format_signed_bytes(snap_mem_net(&c->split), buf, size))
 COUNT_CELL(fmt_kept, c, count_format_signed_bytes(c->mem_kept, buf, size))
@@ -173,6 +182,10 @@ static int compare_figure(enum count_col col, const struct snap_counts *a,
 		return desc_double(a->split.system, b->split.system);
 	case COUNT_WAIT:
 		return desc_double(a->split.waiting, b->split.waiting);
+	case COUNT_CPUW:
+		return desc_double(a->split.cpu_wait, b->split.cpu_wait);
+	case COUNT_GILW:
+		return desc_double(a->split.gil_wait, b->split.gil_wait);
 	case COUNT_MEM:
 		return desc_u64(a->split.mem_growth, b->split.mem_growth);
 	case COUNT_NET:
@@ -246,6 +259,8 @@ static const struct table_column columns[COUNT_NCOLS] = {
 	[COUNT_NAT] = NUM("%Nat", 5, 1, 2, fmt_nat),
 	[COUNT_SYS] = NUM("%Sys", 5, 1, 3, fmt_sys),
 	[COUNT_WAIT] = NUM("%Wait", 6, 1, 4, fmt_wait),
+	[COUNT_CPUW] = NUM("%CPUw", 6, 1, 4, fmt_cpuw),
+	[COUNT_GILW] = NUM("%GILw", 6, 1, 4, fmt_gilw),
 	[COUNT_MEM] = NUM("Mem+", 5, 1, 9, fmt_mem),
 	[COUNT_NET] = NUM("Net", 5, 1, 8, fmt_net),
 	[COUNT_KEPT] = NUM("Kept", 5, 1, 6, fmt_kept),
@@ -258,8 +273,8 @@ static const struct table_column columns[COUNT_NCOLS] = {
 const char *const count_column_help[] = {
 	"%Own %Total  samples with the innermost frame here / anywhere on "
 	"the stack",
-	"%Py %Nat %Sys %Wait  %Own split: bytecode, native code, kernel, "
-	"off CPU",
+	"%Py %Nat %Sys %CPUw %GILw %Wait  %Own split: bytecode, native, kernel, "
+	"CPU wait, GIL wait, off CPU",
 	"Mem+ Net Kept  RSS growth; - shrink; net of last minute  Faults "
 	"(! major)",
 	"OwnTime TotalTime  sampled time (samples x interval); Heat: "

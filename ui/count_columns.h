@@ -1,5 +1,6 @@
 /* count_columns.h - the figure columns every profile view shares: shares
- * of the samples (%Own, %Total and the split %Py %Nat %Sys %Wait),
+ * of the samples (%Own, %Total and the split %Py %Nat %Sys %Wait %CPUw
+ * %GILw),
  * sampled times, memory growth and page faults.  This is the one
  * declaration of that column set: the function / line table (and batch
  * text through it) and the lines view take every column of enum
@@ -9,7 +10,7 @@
  *
  * Every percentage is of all the samples the table counts (the line above
  * the titles names them), so a column adds up across rows like %Own, and
- * a row's %Py + %Nat + %Sys (+ %Wait) is its %Own. */
+ * a row's %Py + %Nat + %Sys + %CPUw + %GILw (+ %Wait) is its %Own. */
 #ifndef PYTOP_UI_COUNT_COLUMNS_H
 #define PYTOP_UI_COUNT_COLUMNS_H
 
@@ -26,6 +27,8 @@ enum count_col {
 	COUNT_NAT,        /* split.native */
 	COUNT_SYS,        /* split.system */
 	COUNT_WAIT,       /* split.waiting: only with --idle */
+	COUNT_CPUW,       /* split.cpu_wait: shown once some sample had it */
+	COUNT_GILW,       /* split.gil_wait: likewise */
 	COUNT_MEM,        /* split.mem_growth, bytes */
 	COUNT_NET,        /* snap_mem_net(split): growth - shrink, bytes */
 	COUNT_KEPT,       /* mem_kept: net growth over the last minute */
@@ -82,8 +85,8 @@ void count_format_number(uint64_t n, char *buf, size_t size);
 void count_format_seconds(double s, char *buf, size_t size);
 
 /* The columns a snapshot has no figures for, as a table's hidden mask
- * (bit i = enum count_col i): %Wait without --idle; the split and memory
- * columns with --no-split. */
+ * (bit i = enum count_col i): %Wait without --idle; %CPUw and %GILw while
+ * no sample had any; the split and memory columns with --no-split. */
 unsigned long count_hidden(const struct snapshot *s);
 
 /* All faults of a split (minor + major). */

@@ -5,7 +5,9 @@
  *   rate_hz, requested_hz, threads_running, threads_total,
  *   native_missed (--native only: thread samples without a native stack),
  *   pytop_cpu (% of one CPU), sample_work_us (mean sampler CPU time per
- *   tick in the last window), gil_held_pct, active_pct (% of the last
+ *   tick in the last window), gil_held_pct, runnable_pct (some thread in
+ *   state R), active_pct (... on a CPU), cpu_wait_pct (... waiting in the
+ *   run queue for one; active + cpu_wait = runnable) (% of the last
  *   window's ticks), exited, exit_status (only when exited),
  *   functions: [{name, file, line, own, total, own_s, total_s, kind, module}]
  *              kind: "python" or "native" (--native); module: a native
@@ -33,18 +35,20 @@
  *              running_gil running gil_wait idle gone (unknown until the
  *              thread's first report); os_state the /proc letter or "";
  *              cpu_* % of one CPU and gil_pct % of the window's reports
- *   functions and lines also carry python, native, system, waiting
- *              (the own samples' split, in samples, to 0.1), mem_growth,
- *              mem_shrink, mem_net (growth - shrink) and mem_kept (net
- *              over the last minute) in bytes, and minflt, majflt (page
- *              faults) charged to them
+ *   functions and lines also carry python, native, system, cpu_wait,
+ *              gil_wait, waiting (the own samples' split, in samples, to
+ *              0.1; they add up to own), mem_growth, mem_shrink, mem_net
+ *              (growth - shrink) and mem_kept (net over the last minute) in
+ *              bytes, and minflt, majflt (page faults) charged to them
  *   gauges:    {rss, rss_peak, mem_limit (bytes), rss_growth_per_min
  *              (bytes per minute over the last minute), cpu_limit (CPUs the
  *              cgroup's quota allows, 0 = no quota), minflt, majflt
  *              (cumulative), minflt_rate, majflt_rate (per second),
  *              cpu_user, cpu_system (seconds), cpu_user_pct,
  *              cpu_system_pct (% of one CPU, last window), threads,
- *              mem_unattributed (bytes), verdict (word, "" = none yet),
+ *              mem_unattributed (bytes), cpu_throttled_pct (the last
+ *              window's time the cgroup's CPU quota held the target back,
+ *              summed over CPUs, %), verdict (word, "" = none yet),
  *              verdict_reason}; null until /proc was first read
  *   processes: [{pid, ppid, depth, command, python, state, os_state,
  *                cpu_user, cpu_sys, rss, samples, top}] the followed family
@@ -118,11 +122,13 @@ static json_t *jtenth(double d)
 static json_t *with_split(json_t *o, const struct snap_counts *c)
 {
 	const struct snap_split *sp = &c->split;
-	json_t *add = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}",
+	json_t *add = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}",
 	                        "python", jtenth(sp->python),
 	                        "native", jtenth(sp->native),
 	                        "system", jtenth(sp->system),
 	                        "waiting", jtenth(sp->waiting),
+	                        "cpu_wait", jtenth(sp->cpu_wait),
+	                        "gil_wait", jtenth(sp->gil_wait),
 	                        "mem_growth", jcount(sp->mem_growth),
 	                        "mem_shrink", jcount(sp->mem_shrink),
 	                        "mem_net", (json_int_t)snap_mem_net(sp),
@@ -380,10 +386,11 @@ static json_t *thread_rows(const struct snapshot *s)
 static json_t *gauges_json(const struct snapshot *s)
 {
 	const struct snap_gauges *g = &s->gauges;
+	json_t *o;
 
 	if (!g->valid)
 		return json_null();
-	return json_pack(
+	o = json_pack(
 		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i,"
 		" s:o, s:s, s:o}",
 		"rss", jcount(g->rss), "rss_peak", jcount(g->rss_peak),
@@ -400,6 +407,12 @@ static json_t *gauges_json(const struct snapshot *s)
 		"mem_unattributed", jcount(g->mem_unattributed),
 		"verdict", snapshot_verdict_word(s->verdict),
 		"verdict_reason", jstr(s->verdict_reason));
+	if (o != NULL && json_object_set_new(o, "cpu_throttled_pct",
+	                                     jreal(g->cpu_throttled_pct)) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	return o;
 }
 
 static const char *process_state_name(enum snap_process_state st)
@@ -491,6 +504,8 @@ static json_t *snapshot_object(const struct snapshot *s)
 	                         json_integer(s->exit_status)) != 0) ||
 	    (s->native &&
 	     json_object_set_new(o, "native_missed", jcount(s->native_missed)) != 0) ||
+	    json_object_set_new(o, "runnable_pct", jreal(s->runnable_pct)) != 0 ||
+	    json_object_set_new(o, "cpu_wait_pct", jreal(s->cpu_wait_pct)) != 0 ||
 	    json_object_set_new(o, "functions",
 	                        profile_rows(s, PROFILE_FUNCTIONS)) != 0 ||
 	    json_object_set_new(o, "functions_folded", jcount(s->folded_funcs)) != 0 ||

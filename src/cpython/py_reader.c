@@ -1181,6 +1181,8 @@ static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
 		t->out.minflt = st.minflt;
 		t->out.majflt = st.majflt;
 		t->out.rss_bytes = st.rss_bytes;
+		t->out.run_ns = st.run_ns;
+		t->out.delay_ns = st.delay_ns;
 		if (st.state == 'R')
 			t->out.flags |= SAMPLE_RUNNING;
 		if (gil_address(r) != 0)

@@ -68,6 +68,9 @@ struct py_thread_sample {
 	uint64_t utime_ns, stime_ns; /* the thread's CPU time so far */
 	uint64_t minflt, majflt;     /* its faults since the previous tick */
 	uint64_t rss_bytes;          /* the process's resident set */
+	/* State R only: scheduler run time and run-queue delay so far
+	 * (proc_thread_stat). */
+	uint64_t run_ns, delay_ns;
 	enum py_thread_status status;
 	uint16_t flags;        /* enum rec_sample_flags */
 	uint32_t nframes;

@@ -130,7 +130,7 @@ struct agg_thread {
 	                         a thread that lived between two reports is
 	                         gone once its process reports again */
 	char os_state;        /* at that report */
-	uint8_t flags;        /* SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT, likewise */
+	uint8_t flags;        /* rec_thread_state.flags, likewise */
 	struct agg_cpu cpu;
 	struct split_queue queue;           /* running samples awaiting their
 	                                       system share (cpu_split.h) */
@@ -224,6 +224,7 @@ struct aggregator {
 	uint64_t samples, samples_win;
 	struct snap_split split, split_win; /* of every sample with a stack */
 	struct mem_kept_clock kept_clock; /* every row's kept-memory boundaries */
+	uint32_t win;             /* snapshots taken: the window's number */
 	uint64_t bad;
 };
 
@@ -562,56 +563,100 @@ static void agg_kept_mark_all(struct aggregator *a)
 
 /* ---- the Python / native / system split ------------------------------- */
 
-static void agg_counts_split(struct agg_counts *c, const struct snap_split *d)
+static void agg_counts_split(struct agg_counts *c, const struct snap_split *d, bool win)
 {
 	snap_split_add(&c->split, d);
-	snap_split_add(&c->split_win, d);
+	if (win)
+		snap_split_add(&c->split_win, d);
 }
 
 /* d to row i of a per-thread (or per-process) table, if it has one. */
 static void agg_trow_split(struct agg_vec *v, uint32_t i,
-                           const struct snap_split *d)
+                           const struct snap_split *d, bool win)
 {
 	if (i < v->n)
-		agg_counts_split(&agg_trows(v)[i].c, d);
+		agg_counts_split(&agg_trows(v)[i].c, d, win);
 }
 
-/* Add d to every row the sample of `it` fed, its thread and the total. */
+/* Add d to every row the sample of `it` fed, its thread and the total;
+ * to the window's figures too when the sample counted in this window
+ * (a sample settled after its window closed changes only the totals). */
 static void agg_split_apply(struct aggregator *a, struct agg_thread *t,
                             const struct split_item *it,
                             const struct snap_split *d)
 {
-	agg_counts_split(&agg_funcs(a)[it->func].c, d);
+	bool win = it->win == a->win;
+
+	agg_counts_split(&agg_funcs(a)[it->func].c, d, win);
 	if (it->line != AGG_NO_LINE)
-		agg_counts_split(&agg_lines(a)[it->line].c, d);
+		agg_counts_split(&agg_lines(a)[it->line].c, d, win);
 	if (it->callee < a->callees.n)
-		agg_counts_split(&agg_callees(a)[it->callee].c, d);
-	agg_trow_split(&a->tfuncs, it->tfunc, d);
-	agg_trow_split(&a->tlines, it->tline, d);
-	agg_trow_split(&a->tcallees, it->tcallee, d);
-	agg_trow_split(&a->pfuncs, it->pfunc, d);
-	agg_trow_split(&a->plines, it->pline, d);
-	agg_trow_split(&a->pcallees, it->pcallee, d);
+		agg_counts_split(&agg_callees(a)[it->callee].c, d, win);
+	agg_trow_split(&a->tfuncs, it->tfunc, d, win);
+	agg_trow_split(&a->tlines, it->tline, d, win);
+	agg_trow_split(&a->tcallees, it->tcallee, d, win);
+	agg_trow_split(&a->pfuncs, it->pfunc, d, win);
+	agg_trow_split(&a->plines, it->pline, d, win);
+	agg_trow_split(&a->pcallees, it->pcallee, d, win);
 	snap_split_add(&t->split, d);
-	snap_split_add(&t->split_win, d);
 	snap_split_add(&a->split, d);
-	snap_split_add(&a->split_win, d);
+	if (win) {
+		snap_split_add(&t->split_win, d);
+		snap_split_add(&a->split_win, d);
+	}
 }
 
-/* Share system fraction f out over the thread's queued samples. */
-static void agg_settle(struct aggregator *a, struct agg_thread *t, double f)
+/* Share system fraction f and run-queue fraction w out over the thread's
+ * queued samples. */
+static void agg_settle(struct aggregator *a, struct agg_thread *t, double f, double w)
 {
 	struct split_queue *q = &t->queue;
 	struct split_share nat, py;
-	cpu_split_shares(q->n, q->n_native, f, &nat, &py);
+	double on_cpu = 1 - (w < 0 ? 0 : w > 1 ? 1 : w);
+	cpu_split_shares(q->n - q->n_gil, q->n_native, f, &nat, &py);
 	for (size_t i = 0; i < q->n; i++) {
 		const struct split_share *sh = q->items[i].native ? &nat : &py;
-		struct snap_split d = { .python = sh->python,
-		                        .native = sh->native,
-		                        .system = sh->system };
+		struct snap_split d = { .cpu_wait = 1 - on_cpu };
+		if (q->items[i].gil) {
+			d.gil_wait = on_cpu;
+		} else {
+			d.python = sh->python * on_cpu;
+			d.native = sh->native * on_cpu;
+			d.system = sh->system * on_cpu;
+		}
 		agg_split_apply(a, t, &q->items[i], &d);
 	}
 	split_queue_clear(q);
+}
+
+/* What is still queued, with the thread's lifetime ratios. */
+static void agg_settle_lifetime(struct aggregator *a, struct agg_thread *t)
+{
+	if (t->queue.n > 0)
+		agg_settle(a, t, split_queue_lifetime(&t->queue),
+		           split_queue_take_wait(&t->queue));
+}
+
+/* Count every queued sample as its class, less the run-queue share the
+ * thread's counters tell so far (sign +1), or take that back (-1): so
+ * that a snapshot's kinds add up to its own samples while the system and
+ * run-queue shares of the newest samples are not settled yet. */
+static void agg_provisional(struct aggregator *a, double sign)
+{
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++) {
+		double w = split_queue_wait_share(&t[i].queue);
+		double rest = sign * (1 - w);
+		for (size_t k = 0; k < t[i].queue.n; k++) {
+			const struct split_item *it = &t[i].queue.items[k];
+			struct snap_split d = {
+				.python = it->native || it->gil ? 0 : rest,
+				.native = it->native ? rest : 0,
+				.gil_wait = it->gil ? rest : 0,
+				.cpu_wait = sign * w };
+			agg_split_apply(a, &t[i], it, &d);
+		}
+	}
 }
 
 /* The thread's row index behind a global row's cache, if it is tid's. */
@@ -634,9 +679,8 @@ static struct split_item agg_split_item(const struct aggregator *a,
 		.pfunc = agg_tindex(&f->ptc, s->pid),
 		.tline = AGG_NO_ROW, .pline = AGG_NO_ROW,
 		.tcallee = AGG_NO_ROW, .pcallee = AGG_NO_ROW,
-		.native = (s->flags & SAMPLE_IN_CALL) ||
-		          ((s->flags & SAMPLE_GIL_KNOWN) &&
-		           !(s->flags & SAMPLE_HAS_GIL)),
+		.win = a->win,
+		.native = (s->flags & SAMPLE_IN_CALL) != 0,
 	};
 	if (line != AGG_NO_LINE) {
 		it.tline = agg_tindex(&agg_lines(a)[line].tc, s->tid);
@@ -729,8 +773,21 @@ static void agg_charge_shrink(struct aggregator *a, struct agg_thread *t,
 	t->prev = agg_prev_of(a, it);
 }
 
+/* Waiting for the GIL: the interpreter says the thread asked for it, or
+ * the thread runs bytecode (not in a call, which may have released it)
+ * without holding it, whether it is woken and spinning or asleep. */
+static bool agg_gil_wait(const struct rec_sample *s)
+{
+	if (s->flags & SAMPLE_GIL_WAIT)
+		return true;
+	return (s->flags & SAMPLE_GIL_KNOWN) && !(s->flags & SAMPLE_HAS_GIL) &&
+	       !(s->flags & SAMPLE_IN_CALL);
+}
+
 /* Charge the sample's memory at once; classify its time: off CPU it is
- * waiting, on CPU it waits in the thread's queue for the system share. */
+ * waiting, for the GIL or something else; runnable, it waits in the
+ * thread's queue for its run-queue share (and on a CPU, but for a GIL
+ * waiter, its system share). */
 static void agg_split_sample(struct aggregator *a, struct agg_thread *t,
                              const struct rec_sample *s,
                              struct split_item it)
@@ -738,23 +795,27 @@ static void agg_split_sample(struct aggregator *a, struct agg_thread *t,
 	struct snap_split d = { .mem_growth = s->mem_growth,
 	                        .minflt = s->minflt, .majflt = s->majflt };
 	double f;
+	it.gil = agg_gil_wait(s);
+	it.native = it.native && !it.gil;
 
 	if (mem_kept_due(&a->kept_clock, s->time_ns))
 		agg_kept_mark_all(a);
 	agg_charge_shrink(a, t, s, &it);
 	if (!(s->flags & SAMPLE_RUNNING)) {
-		d.waiting = 1;
+		*(it.gil ? &d.gil_wait : &d.waiting) = 1;
 		agg_split_apply(a, t, &it, &d);
 		return;
 	}
 	agg_split_apply(a, t, &it, &d);
+	split_queue_sched(&t->queue, s->run_ns, s->delay_ns);
 	if (!split_queue_push(&t->queue, it)) {
-		d = (struct snap_split){ .python = !it.native, .native = it.native };
+		d = (struct snap_split){ .python = !it.native && !it.gil,
+		                         .native = it.native, .gil_wait = it.gil };
 		agg_split_apply(a, t, &it, &d);
 		return;
 	}
 	if (split_queue_due(&t->queue, s->cpu_user_ns, s->cpu_sys_ns, &f))
-		agg_settle(a, t, f);
+		agg_settle(a, t, f, split_queue_take_wait(&t->queue));
 }
 
 /* ---- ingest ------------------------------------------------------------ */
@@ -1714,9 +1775,15 @@ static enum snap_thread_state agg_thread_state(const struct aggregator *a,
 		return agg_thread_gone(a, t) ? THREAD_GONE : THREAD_UNKNOWN;
 	if (!agg_thread_listed(a, t))
 		return THREAD_GONE;
-	if (t->os_state == 'R')
+	/* Runnable without the GIL and not in a call that released it:
+	 * woken to take the GIL, not running native code. */
+	bool gil_waiter = (t->flags & SAMPLE_GIL_KNOWN) &&
+	                  !(t->flags & (SAMPLE_HAS_GIL | SAMPLE_IN_CALL));
+	if (t->os_state == 'R' && !gil_waiter)
 		return (t->flags & SAMPLE_HAS_GIL) ? THREAD_RUNNING_GIL
 		                                   : THREAD_RUNNING;
+	if (t->os_state == 'R')
+		return THREAD_GIL_WAIT;
 	return (t->flags & SAMPLE_GIL_WAIT) ? THREAD_GIL_WAIT : THREAD_IDLE;
 }
 
@@ -1881,6 +1948,7 @@ static void agg_age_threads(struct aggregator *a)
 	hashmap_clear(&a->thread_names);
 	for (size_t i = 0; i < a->threads.n; i++) {
 		if (drop[i]) {
+			agg_settle_lifetime(a, &t[i]);
 			split_queue_free(&t[i].queue);
 			a->threads_dropped++;
 			continue;
@@ -2038,10 +2106,22 @@ static void agg_snap_strings(struct snapshot *out)
 	out->nthreads = out->nprocesses = 0;
 }
 
+/* A thread that is gone moves its counters no more: what it left queued
+ * is settled with its lifetime ratios now, not at the end of the run. */
+static void agg_settle_gone(struct aggregator *a)
+{
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++)
+		if (t[i].queue.n > 0 && agg_thread_state(a, &t[i]) == THREAD_GONE)
+			agg_settle_lifetime(a, &t[i]);
+}
+
 void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 {
 	struct agg_view fv = { NULL }, lv = { NULL }, cv = { NULL };
 	agg_sweep(a);
+	agg_settle_gone(a);
+	agg_provisional(a, 1);
 	/* Without memory for the filter's map, show no rows rather than
 	 * the wrong ones. */
 	bool ok = agg_filtered_views(a, &fv, &lv, &cv);
@@ -2063,6 +2143,9 @@ void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 	free(lv.by_row);
 	free(cv.by_row);
 	agg_snap_samples(a, out);
+	/* The windows are closed: the queued samples' windows too. */
+	a->win++;
+	agg_provisional(a, -1);
 	agg_snap_threads(a, out);
 	for (size_t i = 0; i < out->nfuncs; i++)
 		if (out->funcs[i].other)
@@ -2084,7 +2167,7 @@ static void agg_reset_threads(struct aggregator *a)
 	hashmap_clear(&a->thread_by_tid);
 	for (size_t i = 0; i < a->threads.n; i++) {
 		/* Queued samples point at rows whose counts are going. */
-		split_queue_clear(&t[i].queue);
+		split_queue_drop(&t[i].queue);
 		if (!agg_thread_listed(a, &t[i])) {
 			split_queue_free(&t[i].queue);
 			continue;
@@ -2145,8 +2228,7 @@ void aggregator_settle(struct aggregator *a)
 {
 	struct agg_thread *t = agg_threads(a);
 	for (size_t i = 0; i < a->threads.n; i++)
-		if (t[i].queue.n > 0)
-			agg_settle(a, &t[i], split_queue_lifetime(&t[i].queue));
+		agg_settle_lifetime(a, &t[i]);
 }
 
 void aggregator_filter_thread(struct aggregator *a, pid_t tid)

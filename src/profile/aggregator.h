@@ -31,8 +31,9 @@
  *    first sample, REC_THREAD or REC_THREADS; its name is the latest
  *    REC_THREAD's.
  *  - A thread's state is its entry in the latest REC_THREADS (R + GIL:
- *    running with the GIL; R: running without; else GIL wait if it waits
- *    for it, idle otherwise); left out of the latest one: gone (the row
+ *    running with the GIL; R without it, in a call: running without; R
+ *    without it, not in a call, or off CPU waiting for it: GIL wait; idle
+ *    otherwise); left out of the latest one: gone (the row
  *    stays, with its counts); not reported yet: unknown.  CPU % (of one
  *    CPU) and GIL % (share of the window's reports holding it) are per
  *    snapshot window, which starts at the previous window's last report
@@ -41,13 +42,18 @@
  *  - Per-thread function and line counts follow the same rules as the
  *    global ones (see aggregator_filter_thread).
  *  - The split (snap_split) belongs to the leaf's function and line.  A
- *    sample off CPU is waiting.  On CPU it is native when its leaf frame
- *    is in a call instruction or its thread runs without the GIL, else
- *    Python; it is queued until its thread's CPU counters move, and then
- *    the system share of that movement is taken from the queued samples,
- *    native ones first (cpu_split.h).  Memory growth and faults are
- *    charged at once.  aggregator_settle() shares out what is still
- *    queued (at the end of a run).
+ *    sample of a thread that waits for the GIL (it asked for it, or runs
+ *    bytecode without it: not in a call) is GIL wait; other samples off
+ *    CPU are waiting.  A runnable sample is native when its leaf frame is
+ *    in a call instruction, else Python (or GIL wait); it is queued until
+ *    its thread's CPU counters move, and then takes its share of the
+ *    thread's run-queue delay (CPU wait) and the system share of that
+ *    movement, native ones first (cpu_split.h).  Until then a snapshot
+ *    counts it as its class, so every row's kinds add up to its own
+ *    samples; a thread that is gone settles with its lifetime figures at
+ *    the next snapshot.  Memory growth and faults are charged at once.
+ *    aggregator_settle() shares out what is still queued (at the end of a
+ *    run).
  */
 #ifndef PYTOP_AGGREGATOR_H
 #define PYTOP_AGGREGATOR_H

@@ -41,7 +41,9 @@ bool split_queue_push(struct split_queue *q, struct split_item item)
 		q->cap = ncap;
 	}
 	q->items[q->n++] = item;
+	q->seen += q->has_sched;
 	q->n_native += item.native;
+	q->n_gil += item.gil;
 	return true;
 }
 
@@ -78,9 +80,56 @@ bool split_queue_due(struct split_queue *q, uint64_t user_ns, uint64_t sys_ns,
 	return true;
 }
 
+void split_queue_sched(struct split_queue *q, uint64_t run_ns, uint64_t delay_ns)
+{
+	if (run_ns == 0 && delay_ns == 0)
+		return;
+	if (!q->has_sched || run_ns < q->run || delay_ns < q->delay) {
+		/* First sight, or another thread behind the TID: its queued
+		 * samples are the first of the new life. */
+		q->has_sched = true;
+		q->base_run = run_ns;
+		q->base_delay = delay_ns;
+		q->seen = (double)q->n;
+		q->waited = 0;
+	}
+	q->run = run_ns;
+	q->delay = delay_ns;
+}
+
+double split_queue_wait_share(const struct split_queue *q)
+{
+	uint64_t dr = q->run - q->base_run, dd = q->delay - q->base_delay;
+	double ratio, w;
+
+	if (!q->has_sched || q->n == 0)
+		return 0;
+	if (dr + dd == 0) { /* not moved yet: its life so far */
+		dr = q->run;
+		dd = q->delay;
+	}
+	ratio = dr + dd ? (double)dd / (double)(dr + dd) : 0;
+	w = (ratio * q->seen - q->waited) / (double)q->n;
+	return w < 0 ? 0 : w > 1 ? 1 : w;
+}
+
+double split_queue_take_wait(struct split_queue *q)
+{
+	double w = split_queue_wait_share(q);
+
+	q->waited += w * (double)q->n;
+	return w;
+}
+
 void split_queue_clear(struct split_queue *q)
 {
-	q->n = q->n_native = 0;
+	q->n = q->n_native = q->n_gil = 0;
+}
+
+void split_queue_drop(struct split_queue *q)
+{
+	q->seen = q->seen > (double)q->n ? q->seen - (double)q->n : 0;
+	split_queue_clear(q);
 }
 
 void split_queue_free(struct split_queue *q)

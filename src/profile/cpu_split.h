@@ -10,7 +10,19 @@
  * calling, or code running without the GIL), and only what exceeds them
  * over the Python ones (page faults and signals hit bytecode too).  What
  * is not system stays the sample's own class.  Counters are cumulative, so
- * the error of one tick is repaid by the next: totals do not drift. */
+ * the error of one tick is repaid by the next: totals do not drift.
+ *
+ * A running sample is one of a thread in state R: on a CPU, or in the run
+ * queue waiting for one.  The scheduler's run time and run-queue delay
+ * (schedstat, ns) tell the two apart, but late: the kernel adds a wait
+ * when it ends, so one span's figures may hold another span's wait.  So
+ * the share is kept right over the thread's life instead: its runnable
+ * samples so far, times delay / (run + delay) since the first of them,
+ * is how many of them waited for a CPU; each settling gives the queued
+ * samples what that figure grew by (w each), and only the rest of each
+ * is split as above.  A runnable sample of a thread
+ * waiting for the GIL takes its share of the run-queue wait too; the rest
+ * of it stays a GIL wait. */
 #ifndef PYTOP_CPU_SPLIT_H
 #define PYTOP_CPU_SPLIT_H
 
@@ -24,7 +36,10 @@ struct split_item {
 	uint32_t func, line, callee;    /* global rows */
 	uint32_t tfunc, tline, tcallee; /* the thread's rows */
 	uint32_t pfunc, pline, pcallee; /* the process's rows */
+	uint32_t win;                   /* the caller's window it was counted in */
 	bool native;
+	bool gil;  /* waiting for the GIL: runnable, so it may wait for a CPU
+	              too, but none of the thread's CPU time is shared to it */
 };
 
 /* What one sample of each class becomes: fractions of one sample. */
@@ -34,9 +49,14 @@ struct split_share {
 
 struct split_queue {
 	struct split_item *items; /* owned */
-	size_t n, cap, n_native;
+	size_t n, cap, n_native, n_gil;
 	bool has_last;
 	uint64_t last_user, last_sys; /* counters when the queue last emptied */
+	bool has_sched;
+	uint64_t base_run, base_delay; /* schedstat at the first runnable sample */
+	uint64_t run, delay;           /* ... and at the newest one */
+	double seen;                   /* runnable samples since the first */
+	double waited;                 /* the CPU wait given to them so far */
 };
 
 /* Samples queued beyond this (a thread whose counters never move) are
@@ -62,10 +82,27 @@ bool split_queue_push(struct split_queue *q, struct split_item item);
 bool split_queue_due(struct split_queue *q, uint64_t user_ns,
                      uint64_t sys_ns, double *f);
 
+/* The thread's schedstat counters at the newest sample (0, 0: unknown,
+ * ignored).  Counters that went backwards start afresh. */
+void split_queue_sched(struct split_queue *q, uint64_t run_ns, uint64_t delay_ns);
+
+/* The share w of each queued sample that waited for a CPU (see above),
+ * as far as the counters tell so far; 0 when unknown. */
+double split_queue_wait_share(const struct split_queue *q);
+
+/* The same, booked as given: call once per settling, before
+ * split_queue_clear. */
+double split_queue_take_wait(struct split_queue *q);
+
 /* The lifetime system fraction: for settling what is left at the end. */
 double split_queue_lifetime(const struct split_queue *q);
 
+/* Empty the queue (its samples settled). */
 void split_queue_clear(struct split_queue *q);
+
+/* Empty the queue of samples that will never settle (their counts were
+ * reset): they leave the runnable samples seen too. */
+void split_queue_drop(struct split_queue *q);
 void split_queue_free(struct split_queue *q);
 
 #endif

@@ -120,6 +120,8 @@ void snap_split_add(struct snap_split *to, const struct snap_split *d)
 	to->native += d->native;
 	to->system += d->system;
 	to->waiting += d->waiting;
+	to->cpu_wait += d->cpu_wait;
+	to->gil_wait += d->gil_wait;
 	to->mem_growth += d->mem_growth;
 	to->mem_shrink += d->mem_shrink;
 	to->minflt += d->minflt;
@@ -151,6 +153,8 @@ const char *snapshot_verdict_word(enum snap_verdict v)
 	case VERDICT_SYSTEM: return "system-bound";
 	case VERDICT_MEMORY: return "memory-bound";
 	case VERDICT_WAITING: return "waiting";
+	case VERDICT_STARVED: return "starved";
+	case VERDICT_THROTTLED: return "throttled";
 	case VERDICT_NONE: break;
 	}
 	return "";

@@ -16,22 +16,31 @@
 #include <sys/types.h>
 
 /* What the own samples of a row were doing, and what memory they cost.
- * The four classes split the row's own samples (fractions of a sample:
- * a thread's system time is only known per clock tick, so it is shared
- * out over the samples it spans; see aggregator.h):
- *  python  - on a CPU, running bytecode;
- *  native  - on a CPU in user mode, in native code called from Python
- *            (the leaf frame is in a call, or the thread runs without the
- *            GIL);
- *  system  - on a CPU in the kernel on the thread's behalf;
- *  waiting - off CPU (only counted with --idle).
- * python + native + system + waiting == own (up to rounding).
+ * The kinds split the row's own samples (fractions of a sample: a
+ * thread's system time is only known per clock tick and its run-queue
+ * time when the wait ends, so both are shared out over the samples they
+ * span; see aggregator.h):
+ *  python   - on a CPU, running bytecode;
+ *  native   - on a CPU in user mode, in native code called from Python
+ *             (the leaf frame is in a call);
+ *  system   - on a CPU in the kernel on the thread's behalf;
+ *  cpu_wait - runnable (state R) but in the run queue, waiting for a CPU
+ *             (the scheduler's run-queue delay, schedstat);
+ *  gil_wait - waiting for the GIL: the thread neither holds it nor is in
+ *             a call that released it (on a CPU or not);
+ *  waiting  - off CPU otherwise: sleeping, I/O, locks (only counted with
+ *             --idle).
+ * python + native + system + cpu_wait + gil_wait + waiting == own (up to
+ * rounding), at every snapshot: samples whose system and run-queue
+ * shares are not known yet count as their class (python or native) until
+ * they are.
  * mem_growth: bytes of RSS growth charged to these samples, mem_shrink
  * bytes of RSS shrink charged the same way (their difference is the net
  * growth, snap_mem_net); minflt and majflt: the sampled threads' page
  * faults charged to them. */
 struct snap_split {
 	double python, native, system, waiting;
+	double cpu_wait, gil_wait;
 	uint64_t mem_growth, mem_shrink;
 	uint64_t minflt, majflt;
 };
@@ -92,7 +101,8 @@ enum snap_thread_state {
 	THREAD_UNKNOWN = 0,
 	THREAD_RUNNING_GIL,   /* on a CPU, holding the GIL: running Python */
 	THREAD_RUNNING,       /* on a CPU without the GIL: native code */
-	THREAD_GIL_WAIT,      /* off CPU, waiting for the GIL */
+	THREAD_GIL_WAIT,      /* waiting for the GIL: asleep on it, or runnable
+	                         without it and not in a call that released it */
 	THREAD_IDLE,          /* off CPU: sleeping, I/O, lock */
 	THREAD_GONE,          /* no longer in the interpreter's thread list */
 };
@@ -120,6 +130,8 @@ struct snap_gauges {
 	uint64_t mem_limit;         /* bytes: the cgroup's memory.max if set,
 	                               else the machine's RAM */
 	double cpu_limit;           /* CPUs the cgroup's quota allows, 0 = none */
+	double cpu_throttled_pct;   /* the window's time the cgroup's CPU quota
+	                               held it back (summed over CPUs), % */
 	uint64_t minflt, majflt;    /* cumulative, whole process */
 	double minflt_rate, majflt_rate; /* per second */
 	double cpu_user, cpu_system;     /* seconds, cumulative */
@@ -135,6 +147,8 @@ enum snap_verdict {
 	VERDICT_SYSTEM,     /* a large share of the CPU time is in the kernel */
 	VERDICT_MEMORY,     /* major faults, or RSS near the memory limit */
 	VERDICT_WAITING,    /* mostly off CPU: sleeping, I/O, locks */
+	VERDICT_STARVED,    /* runnable, but mostly waiting for a CPU */
+	VERDICT_THROTTLED,  /* ... held back by its cgroup's CPU quota */
 };
 
 /* A process of the followed family (-s).  Values match rec_process_state. */
@@ -185,7 +199,11 @@ struct snapshot {
 	double sample_work_us;    /* mean sampler work per tick, last window */
 	bool idle_mode;           /* --idle: off-CPU samples counted */
 	double gil_held_pct;      /* ticks some thread held the GIL, last window */
-	double active_pct;        /* ticks some thread was on a CPU, last window */
+	/* Of the last window's ticks: some thread of the target runnable
+	 * (/proc state R), and that runnable time divided into on a CPU
+	 * (active) and in the run queue waiting for one (cpu_wait) by how
+	 * the runnable threads' schedstat run time and delay grew. */
+	double runnable_pct, active_pct, cpu_wait_pct;
 	/* 0 = all threads.  Else funcs and lines count only this tid's
 	 * samples, and samples / samples_win are that thread's samples with a
 	 * Python stack, so percentages are shares of the thread's samples. */

@@ -38,3 +38,24 @@ enum snap_verdict verdict_decide(const struct snap_gauges *g, double active_pct,
 	         100.0 * g->cpu_user_pct / cpu, cpu / 100.0);
 	return VERDICT_CPU;
 }
+
+enum snap_verdict verdict_decide_loaded(const struct snap_gauges *g, double runnable_pct,
+                                        double cpu_wait_pct, double window_s, char *reason,
+                                        size_t size)
+{
+	enum snap_verdict v = verdict_decide(g, runnable_pct, window_s, reason, size);
+	double share = runnable_pct > 0 ? cpu_wait_pct / runnable_pct : 0;
+	/* Runnable, yet "waiting": its CPU time was too small to see. */
+	bool would_run = v == VERDICT_CPU || v == VERDICT_SYSTEM ||
+	                 (v == VERDICT_WAITING && runnable_pct >= VERDICT_ACTIVE_PCT);
+
+	if (!would_run || share < VERDICT_STARVED_SHARE)
+		return v;
+	if (g->cpu_throttled_pct >= VERDICT_THROTTLED_PCT) {
+		snprintf(reason, size, "CPU quota: held back %.0f%% of the time, waiting %.0f%% "
+		         "of runnable time", g->cpu_throttled_pct, 100.0 * share);
+		return VERDICT_THROTTLED;
+	}
+	snprintf(reason, size, "waiting for a CPU %.0f%% of runnable time", 100.0 * share);
+	return VERDICT_STARVED;
+}

@@ -40,6 +40,7 @@ static void describe(struct py_thread_sample *t, pid_t tid, struct proc_threads 
 	proc_threads_read(pt, tid, &st);
 	*t = (struct py_thread_sample){
 		.tid = tid, .state = st.state, .utime_ns = st.utime_ns, .stime_ns = st.stime_ns,
+		.run_ns = st.run_ns, .delay_ns = st.delay_ns,
 	};
 	if (st.state == 'R')
 		t->flags |= SAMPLE_RUNNING;

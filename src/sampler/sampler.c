@@ -253,6 +253,8 @@ static void push_sample(struct sampler *s, struct sampler_proc *p,
 		.majflt = t->majflt > UINT32_MAX ? UINT32_MAX : (uint32_t)t->majflt,
 		.mem_growth = mem.growth,
 		.mem_shrink = mem.shrink,
+		.run_ns = t->run_ns,
+		.delay_ns = t->delay_ns,
 	};
 	if (t->nframes > 0) /* a non-Python target's threads have no frames */
 		memcpy(r->frames, s->frames, t->nframes * sizeof(struct rec_frame));
@@ -276,13 +278,15 @@ static void push_thread_states(struct sampler *s, struct sampler_proc *p, int n,
 	};
 	for (int i = 0; i < n; i++) {
 		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
-		uint8_t flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT));
+		uint8_t flags = (uint8_t)(t->flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT |
+		                                      SAMPLE_IN_CALL | SAMPLE_GIL_KNOWN));
 
 		if (p->reports % NAMES_EVERY_REPORTS == 0 && t->tid > 0)
 			announce_thread(s, p, t->tid);
 		/* Here, not per sample: the question costs a read per thread
 		 * off CPU, and only the reports carry the answer. */
-		if (t->state != 'R' && flags == 0 && sampler_proc_gil_wait(p, t->tid))
+		if (t->state != 'R' && !(flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT)) &&
+		    sampler_proc_gil_wait(p, t->tid))
 			flags |= SAMPLE_GIL_WAIT;
 		r->threads[i] = (struct rec_thread_state){
 			.tid = t->tid, .state = t->state, .flags = flags,
@@ -411,7 +415,28 @@ struct tick_tally {
 	int threads, running;
 	bool gil;            /* some thread of the target held its GIL */
 	uint64_t errors;
+	uint64_t run_ns, delay_ns; /* the target's runnable threads' schedstat
+	                              growth since their previous read */
 };
+
+/* How much the target's runnable thread t ran and waited for a CPU since
+ * its previous runnable sample (counters that went back: a reused TID). */
+static void tally_sched(struct sampler_proc *p, const struct py_thread_sample *t,
+                        struct tick_tally *tt)
+{
+	struct known_thread *k;
+
+	if (t->run_ns == 0 && t->delay_ns == 0)
+		return;
+	k = sampler_proc_thread(p, t->tid);
+	if (k->sched_seen && t->run_ns >= k->run_ns && t->delay_ns >= k->delay_ns) {
+		tt->run_ns += t->run_ns - k->run_ns;
+		tt->delay_ns += t->delay_ns - k->delay_ns;
+	}
+	k->sched_seen = true;
+	k->run_ns = t->run_ns;
+	k->delay_ns = t->delay_ns;
+}
 
 /* Whether p's program was replaced (exec) since it was first read: its
  * main thread's stack moved, and the reader's addresses are stale.  Its
@@ -463,6 +488,8 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 
 		if (t->flags & SAMPLE_RUNNING)
 			tt->running++;
+		if (p == s->procs[0])
+			tally_sched(p, t, tt);
 		if ((t->flags & SAMPLE_HAS_GIL) && p == s->procs[0])
 			tt->gil = true;
 		if (t->status == PY_THREAD_ERROR)
@@ -537,7 +564,9 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 		if (!sample_proc(s, s->procs[i], now, interval, &tt))
 			drop_proc(s, i--); /* exited: the follower reports it */
 	atomic_fetch_add_explicit(&s->stats.gil_ticks, tt.gil, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->stats.active_ticks, tt.running > 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.runnable_ticks, tt.running > 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.run_ns, tt.run_ns, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.delay_ns, tt.delay_ns, memory_order_relaxed);
 	atomic_store_explicit(&s->stats.threads_total, tt.threads, memory_order_relaxed);
 	atomic_store_explicit(&s->stats.threads_running, tt.running, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->stats.errors, tt.errors, memory_order_relaxed);

@@ -23,7 +23,13 @@ struct sampler_stats {
 	                                   scaled: the clock costs a system call) */
 	atomic_uint_fast64_t late;      /* ticks that started a whole period late */
 	atomic_uint_fast64_t gil_ticks;    /* ticks at which some thread held the GIL */
-	atomic_uint_fast64_t active_ticks; /* ticks at which some thread was on a CPU */
+	atomic_uint_fast64_t runnable_ticks; /* ticks at which some thread of the
+	                                   target was runnable (state R: on a
+	                                   CPU or waiting for one) */
+	atomic_uint_fast64_t run_ns;    /* its runnable threads' scheduler run
+	                                   time and run-queue delay seen grow
+	                                   (schedstat), summed: how runnable */
+	atomic_uint_fast64_t delay_ns;  /* time divides into on and off CPU */
 	atomic_int threads_total;       /* Python threads at the last tick, all
 	                                   sampled processes */
 	atomic_int threads_running;     /* ... of which on a CPU */

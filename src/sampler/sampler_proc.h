@@ -26,6 +26,8 @@ struct known_thread {
 	pid_t tid;
 	bool named;
 	char name[16];
+	bool sched_seen;
+	uint64_t run_ns, delay_ns; /* schedstat at its previous R sample */
 };
 
 struct sampler_proc {

@@ -297,3 +297,51 @@ double proc_gauges_cpu_limit(pid_t pid)
 
 	return isinf(cpus) ? 0 : cpus;
 }
+
+uint64_t proc_gauges_parse_throttled(const char *text)
+{
+	static const struct { const char *key; uint64_t ns; } keys[] = {
+		{ "throttled_usec ", 1000 }, /* v2 */
+		{ "throttled_time ", 1 },    /* v1, in ns */
+	};
+
+	for (const char *line = text; line != NULL && *line != '\0';) {
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			size_t n = strlen(keys[i].key);
+			unsigned long long v;
+
+			if (strncmp(line, keys[i].key, n) == 0 &&
+			    sscanf(line + n, "%llu", &v) == 1 && v <= UINT64_MAX / keys[i].ns)
+				return (uint64_t)v * keys[i].ns;
+		}
+		line = strchr(line, '\n');
+		line = line != NULL ? line + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The throttled time of one cgroup, negated: the walker keeps the
+ * smallest value of the cgroup and its ancestors (a limit), and here the
+ * most throttled is wanted.  A cgroup without cpu.stat counts for none. */
+static double throttled_negated(const char *dir)
+{
+	char path[PATH_MAX + 64], buf[1024];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cpu.stat", dir);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return NO_LIMIT;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return -(double)proc_gauges_parse_throttled(buf);
+}
+
+uint64_t proc_gauges_cpu_throttled(pid_t pid)
+{
+	double v = cgroup_limit(pid, "cpu", throttled_negated, throttled_negated);
+
+	return isinf(v) || v >= 0 ? 0 : (uint64_t)-v;
+}

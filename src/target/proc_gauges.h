@@ -47,11 +47,19 @@ uint64_t proc_gauges_mem_limit(pid_t pid);
  * when no quota is set.  Read once, like the memory limit. */
 double proc_gauges_cpu_limit(pid_t pid);
 
+/* How long the CPU quota of the process's cgroup (or of an ancestor: the
+ * most throttled) has held it back so far, in ns summed over CPUs (v2
+ * cpu.stat throttled_usec, v1 throttled_time); 0 without a quota.  Reads
+ * /proc/PID/cgroup each time: a process moved into a cgroup is seen. */
+uint64_t proc_gauges_cpu_throttled(pid_t pid);
+
 /* The parsers behind the reads above (for tests and fuzzing): VmHWM of a
  * /proc/PID/status text in bytes (0 when absent), and a cgroup memory
  * limit file's text (memory.max, memory.limit_in_bytes) in bytes
  * (UINT64_MAX for "max" or garbage). */
 uint64_t proc_gauges_parse_hwm(FILE *status);
 uint64_t proc_gauges_parse_max(const char *text);
+/* A cpu.stat text's throttled time in ns (0 when absent). */
+uint64_t proc_gauges_parse_throttled(const char *text);
 
 #endif

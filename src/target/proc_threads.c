@@ -24,6 +24,7 @@ struct thread_fd {
 	pid_t tid;
 	int fd;
 	int sys_fd;              /* its syscall file, -1 until first asked */
+	int sched_fd;            /* its schedstat file, -1 until first running */
 	bool touched;
 	bool read_once;          /* minflt/majflt below are from a real read */
 	bool dead;               /* its last read failed: the thread exited */
@@ -72,6 +73,8 @@ static void close_thread(struct thread_fd *t)
 	close(t->fd);
 	if (t->sys_fd >= 0)
 		close(t->sys_fd);
+	if (t->sched_fd >= 0)
+		close(t->sched_fd);
 }
 
 void proc_threads_free(struct proc_threads *pt)
@@ -108,7 +111,8 @@ static struct thread_fd *lookup(struct proc_threads *pt, pid_t tid)
 		pt->v = nv;
 		pt->cap = ncap;
 	}
-	pt->v[pt->n] = (struct thread_fd){ .tid = tid, .fd = fd, .sys_fd = -1 };
+	pt->v[pt->n] = (struct thread_fd){ .tid = tid, .fd = fd, .sys_fd = -1,
+	                                     .sched_fd = -1 };
 	return &pt->v[pt->n++];
 }
 
@@ -161,6 +165,47 @@ bool proc_threads_parse_stat(const char *line, struct proc_stat_line *out)
 	return true;
 }
 
+bool proc_threads_parse_schedstat(const char *line, uint64_t *run_ns, uint64_t *delay_ns)
+{
+	char *end;
+
+	if (*line < '0' || *line > '9')
+		return false;
+	*run_ns = strtoull(line, &end, 10);
+	if (*end != ' ' || end[1] < '0' || end[1] > '9')
+		return false;
+	*delay_ns = strtoull(end + 1, &end, 10);
+	return *end == ' ' || *end == '\n' || *end == '\0';
+}
+
+/* The scheduler's run time and run-queue delay of a runnable thread: a
+ * second pread, only for threads in state R (the others neither run nor
+ * wait for a CPU), from a descriptor kept like the stat one. */
+static void read_schedstat(struct proc_threads *pt, struct thread_fd *t,
+                           struct proc_thread_stat *out)
+{
+	char path[64], buf[96];
+	ssize_t n;
+	uint64_t run, delay;
+
+	if (t->sched_fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pt->pid,
+		         (int)t->tid);
+		t->sched_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (t->sched_fd < 0)
+			return;
+	}
+	n = pread(t->sched_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (!proc_threads_parse_schedstat(buf, &run, &delay))
+		return;
+	out->sched_known = true;
+	out->run_ns = run;
+	out->delay_ns = delay;
+}
+
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
 {
 	struct thread_fd *t = lookup(pt, tid);
@@ -197,6 +242,8 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 	t->minflt = line.minflt;
 	t->majflt = line.majflt;
 	t->read_once = true;
+	if (line.state == 'R')
+		read_schedstat(pt, t, out);
 }
 
 /* ---- thread IDs across PID namespaces ------------------------------------

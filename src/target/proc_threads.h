@@ -23,10 +23,17 @@ struct proc_thread_stat {
 	uint64_t rss_bytes;      /* the whole process's resident set */
 	uint64_t start_stack;    /* where the program's stack starts: an exec
 	                            (a new program) moves it */
+	/* State R only (runnable: on a CPU or in the run queue waiting for
+	 * one), from /proc/PID/task/TID/schedstat: the time the thread has
+	 * run and the time it has waited in the run queue, cumulative, in
+	 * ns.  The kernel adds run-queue delay when the wait ends. */
+	bool sched_known;
+	uint64_t run_ns, delay_ns;
 };
 
-/* Read thread tid's /proc stat: one pread on a kept descriptor.  Fault
- * deltas assume one reader per thread (the sampler). */
+/* Read thread tid's /proc stat: one pread on a kept descriptor, and a
+ * second one of its schedstat when it is runnable.  Fault deltas assume
+ * one reader per thread (the sampler). */
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out);
 
 /* The fields of one /proc/.../stat line that proc_threads_read uses, in
@@ -43,6 +50,10 @@ struct proc_stat_line {
  * false when malformed; out->state is kept when the line is only
  * malformed after it, as proc_threads_read reports it. */
 bool proc_threads_parse_stat(const char *line, struct proc_stat_line *out);
+
+/* Parse a schedstat line ("run_ns delay_ns timeslices"): false when
+ * malformed. */
+bool proc_threads_parse_schedstat(const char *line, uint64_t *run_ns, uint64_t *delay_ns);
 
 /* Whether thread tid is blocked in futex(2), and on which word (*uaddr),
  * from /proc/PID/task/TID/syscall through a kept descriptor.  Meant for

@@ -86,6 +86,12 @@ struct rec_sample {
 	 * sample, shared the same way (memory given back: with mem_growth,
 	 * what stays). */
 	uint64_t mem_shrink;
+	/* Running samples (state R): the thread's scheduler run time and
+	 * run-queue delay so far (/proc/.../schedstat, ns; both 0 when
+	 * unknown).  The aggregator shares a runnable sample between on a
+	 * CPU and waiting for one by how these moved. */
+	uint64_t run_ns;
+	uint64_t delay_ns;
 	struct rec_frame frames[];
 };
 
@@ -102,7 +108,8 @@ struct rec_thread {
 struct rec_thread_state {
 	int32_t tid;
 	char state;        /* /proc scheduler state letter: R S D T Z ..., 0 unknown */
-	uint8_t flags;     /* SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT */
+	uint8_t flags;     /* SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT | SAMPLE_IN_CALL |
+	                      SAMPLE_GIL_KNOWN */
 	uint16_t pad;
 	uint64_t utime_ns; /* user CPU time since the thread started */
 	uint64_t stime_ns; /* system CPU time since the thread started */

@@ -24,6 +24,8 @@ second or two sees the same shares as the whole run.
 Truth (JSON, see workload_common.write_truth):
   phases: {qualname: {wall, user, sys, file, line, hot_line[, bytecode]}}
   grown:  bytes kept by grow_memory
+  cpu_wait_share: of the main thread's runnable time over the rounds, the
+          share it waited in the run queue for a CPU (schedstat)
 """
 import time
 
@@ -151,6 +153,16 @@ def thread_cpu():
     return r.ru_utime, r.ru_stime
 
 
+def schedstat():
+    """(seconds on a CPU, seconds runnable waiting for one) of this thread."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            run, delay = f.read().split()[:2]
+        return int(run) / 1e9, int(delay) / 1e9
+    except (OSError, ValueError):
+        return 0.0, 0.0
+
+
 def run_rounds(plan, seconds, spent):
     """Run each phase for its budget, round after round, until `seconds`
     have passed; spent[name] accumulates [wall, user, sys]."""
@@ -218,10 +230,13 @@ def main():
     spent = {name: [0.0, 0.0, 0.0] for name, _, _ in plan}
     wc.announce_ready(args)
     reason = "deadline"
+    run0, delay0 = schedstat()
     try:
         run_rounds(plan, args.seconds, spent)
     except wc.Stop:
         reason = "sigterm"
+    run1, delay1 = schedstat()
+    ran, waited = run1 - run0, delay1 - delay0
     out = {}
     for fn in phases:
         info = wc.code_info(fn)
@@ -235,6 +250,8 @@ def main():
         "reason": reason,
         "phases": out,
         "grown": len(KEPT) * 65536,
+        # The share of its runnable time the thread waited for a CPU.
+        "cpu_wait_share": waited / (ran + waited) if ran + waited > 0 else 0.0,
         "wall": perf_counter() - T0,
     })
     wc.finish(args)

@@ -217,7 +217,7 @@ static void check_snapshot(struct sim *s, uint64_t seed, int step)
 static void run_stream(uint64_t seed, int steps)
 {
 	struct sim s = { .rng = seed * 2654435761u + 1, .next_tid = 1000 };
-	s.a = aggregator_new();
+	s.a = aggregator_new(true);
 	cr_assert_not_null(s.a);
 	for (uint32_t id = 1; id <= NCODES; id++)
 		def_code(s.a, id);
@@ -279,7 +279,7 @@ Test(split_adds_up, on_every_row_of_random_streams)
 Test(split_adds_up, thread_that_ends_before_its_counters_move)
 {
 	struct sim s = { .rng = 7, .next_tid = 1000 };
-	s.a = aggregator_new();
+	s.a = aggregator_new(true);
 	def_code(s.a, 1);
 	sim_thread_start(&s, 0);
 	sim_thread_start(&s, 1);
@@ -320,7 +320,7 @@ Test(split_adds_up, thread_that_ends_before_its_counters_move)
  * of them. */
 Test(split_adds_up, cpu_wait_follows_the_life_ratio_when_waits_book_late)
 {
-	struct aggregator *a = aggregator_new();
+	struct aggregator *a = aggregator_new(true);
 	struct rec_sample *r = (struct rec_sample *)buf;
 	uint64_t user = 0, run = 1000, delay = 0;
 	def_code(a, 1);

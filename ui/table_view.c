@@ -110,10 +110,10 @@ void table_view_row(const struct crt *crt, int y, const struct table *t,
 void table_view_titles(const struct crt *crt, int y, const struct table *t,
                        int sort_col)
 {
-	struct table_span spans[16];
+	struct table_span spans[TABLE_MAX_COLS];
 	char line[TABLE_VIEW_LINE];
 
-	if (t->ncols > sizeof spans / sizeof spans[0])
+	if (t->ncols > TABLE_MAX_COLS)
 		return;
 	table_format_title(t, COLS, line, sizeof line, spans);
 	crt_fill(crt, y, 0, CRT_TITLE);

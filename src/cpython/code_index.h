@@ -1,0 +1,42 @@
+/* code_index.h - the code cache's index from a code object's address in
+ * the target to its slot: looked up once per frame per tick, the
+ * sampler's hottest lookup.
+ *
+ * Why not src/hashmap.h: its murmur finalizer, right for the aggregator's
+ * dense ids and (id << 32 | n) keys, costs more than the whole probe here.
+ * Code addresses are heap pointers, already spread; one Fibonacci
+ * multiply spreads them enough.  Measured on this machine with 400-frame
+ * stacks (min of 15 rounds): 2.57 ns a lookup here against 2.86 ns
+ * through hashmap.h with 2000 codes, 1.41 against 2.83 ns with 50.
+ * Address 0 is never stored (it marks an empty slot; the reader never
+ * looks up a pointer that fails plausible_ptr). */
+#ifndef PYTOP_CODE_INDEX_H
+#define PYTOP_CODE_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct code_index_slot {
+	uintptr_t addr; /* 0 = empty */
+	uint32_t id;
+};
+
+struct code_index {
+	struct code_index_slot *slots; /* owned; cap entries */
+	size_t cap;                    /* power of two, kept at least twice count */
+	size_t count;
+};
+
+int code_index_init(struct code_index *ix);
+void code_index_destroy(struct code_index *ix);
+
+/* true and *id set when addr is indexed. */
+bool code_index_get(const struct code_index *ix, uintptr_t addr, uint32_t *id);
+/* Point addr at id, replacing what it pointed at.  -1 (index unchanged)
+ * when growing failed. */
+int code_index_put(struct code_index *ix, uintptr_t addr, uint32_t id);
+/* Empty it, keeping its memory. */
+void code_index_clear(struct code_index *ix);
+
+#endif

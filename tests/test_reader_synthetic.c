@@ -22,7 +22,7 @@
 #include "cpython/py_reader.h"
 #include "target/remote_mem.h"
 
-#define READER_MAX_THREADS 1024 /* py_reader.c's bound on a thread list */
+#define READER_MAX_THREADS 1024 /* thread_list.h's bound on a thread list */
 #define MAX_VERSIONS 16
 
 /* ---- fixture ----------------------------------------------------------- */

@@ -23,7 +23,9 @@
  *     chosen by version where the aggregator decodes (src/profile/
  *     code_table.c), which then needs the version in REC_CODE_DEF
  *     (src/transport/record.h);
- *   - src/cpython/py_runtime.c, whose version check asks py_offsets_for().
+ *   - src/cpython/py_runtime.c: fill_version() reads Py_Version, which
+ *     exists from 3.11 on; an older runtime's version must come from
+ *     elsewhere (the library's name, as its error message does already).
  * The thread list (thread_list.c), code checks (code_check.c), strings
  * (py_strings.c) and the reader itself (py_reader.c) stay as they are. */
 #ifndef PYTOP_FRAME_WALKER_H

@@ -69,6 +69,7 @@ struct chunk_thread {
 	struct speculation spec;
 	struct copy copies[MAX_COPIES];
 	size_t ncopies;
+	uint64_t guessed_tick;    /* the tick queue_guess last ran for this slot */
 };
 
 static void *chunk_new_state(const struct py_offsets *o)
@@ -90,6 +91,7 @@ static void chunk_queue_guess(const struct walk_ctx *cx, void *state, size_t slo
 	struct chunk_thread *ct = (struct chunk_thread *)state + slot;
 	struct speculation *sp = &ct->spec;
 
+	ct->guessed_tick = cx->tick;
 	sp->read = false;
 	ct->nextra = 0;
 	if (sp->chunk == 0 || sp->tstate != t->tstate ||
@@ -221,6 +223,14 @@ static void chunk_read_stacks(const struct walk_ctx *cx, void *state,
 		struct chunk_thread *ct = &cts[i];
 		int k;
 
+		if (ct->guessed_tick != cx->tick) {
+			/* A slot the list gained when it was walked again: what
+			 * its guess read lies in memory later ticks reused,
+			 * and may describe a thread that has exited since. */
+			ct->spec.read = false;
+			ct->nextra = 0;
+			ct->nnext = 0;
+		}
 		ct->ncopies = 0;
 		ct->frame_ptr = o->ts_current_frame ? rd64(t->buf, o->ts_current_frame) : 0;
 		if (t->out.status != PY_THREAD_OK) {

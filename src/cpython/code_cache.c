@@ -217,8 +217,8 @@ static struct py_code *code_read(struct code_cache *cc, uintptr_t addr, uint64_t
 	return code_store(cc, &tmp, old != NULL ? (int64_t)old->id : -1);
 }
 
-struct py_code *code_cache_resolve(struct code_cache *cc, uintptr_t code_addr,
-                                   int64_t off, uint64_t tick)
+struct py_code *code_cache_resolve_slow(struct code_cache *cc, uintptr_t code_addr,
+                                        int64_t off, uint64_t tick)
 {
 	struct py_code *c = lookup(cc, code_addr);
 

@@ -76,8 +76,26 @@ struct py_code *code_cache_get(struct code_cache *cc, uint32_t id);
  * bytecode, read now if it is not cached, no longer valid, or too short
  * for `off` (then the address holds another code).  NULL when it is not a
  * readable code object or `off` lies outside it.  Marks it seen at tick. */
-struct py_code *code_cache_resolve(struct code_cache *cc, uintptr_t code_addr,
-                                   int64_t off, uint64_t tick);
+struct py_code *code_cache_resolve_slow(struct code_cache *cc, uintptr_t code_addr,
+                                        int64_t off, uint64_t tick);
+/* Inline for the common case, a valid cached code (once per frame per
+ * tick); everything else goes to code_cache_resolve_slow. */
+static inline struct py_code *code_cache_resolve(struct code_cache *cc,
+                                                 uintptr_t code_addr,
+                                                 int64_t off, uint64_t tick)
+{
+	uint32_t id;
+
+	if (code_index_get(&cc->index, code_addr, &id)) {
+		struct py_code *c = &cc->codes[id];
+
+		if (c->valid && off >= -2 && off < c->code_bytes) {
+			c->seen_tick = tick;
+			return c;
+		}
+	}
+	return code_cache_resolve_slow(cc, code_addr, off, tick);
+}
 
 /* Every CODE_FORGET_PERIOD_S, forget codes not seen for
  * PY_READER_CODE_IDLE_S: no thread's check list or current frames can

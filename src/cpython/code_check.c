@@ -24,14 +24,6 @@ void code_checks_destroy(struct code_checks *ck)
 	ck->n = 0;
 }
 
-void code_checks_list(struct thread_slot *t, struct py_code *c, uint64_t tick)
-{
-	if (c->listed_tick != tick && t->ncheck < MAX_CHECK) {
-		c->listed_tick = tick;
-		t->check_ids[t->ncheck++] = c->id;
-	}
-}
-
 void code_checks_queue(struct code_checks *ck, struct code_cache *cc,
                        struct thread_slot *t, uint64_t tick,
                        struct tick_arena *arena, struct scatter *s)

@@ -32,8 +32,16 @@ struct code_checks {
 int code_checks_init(struct code_checks *ck);
 void code_checks_destroy(struct code_checks *ck);
 
-/* Put code c on thread t's list, checked next tick (once per tick). */
-void code_checks_list(struct thread_slot *t, struct py_code *c, uint64_t tick);
+/* Put code c on thread t's list, checked next tick (once per tick).
+ * Inline: once per frame per tick. */
+static inline void code_checks_list(struct thread_slot *t, struct py_code *c,
+                                    uint64_t tick)
+{
+	if (c->listed_tick != tick && t->ncheck < MAX_CHECK) {
+		c->listed_tick = tick;
+		t->check_ids[t->ncheck++] = c->id;
+	}
+}
 
 /* Queue into s the fingerprint reads of the codes on t's list, and empty
  * the list. */

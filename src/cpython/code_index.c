@@ -10,18 +10,11 @@
 
 #define CODE_INDEX_MIN_CAP 1024
 
-static size_t slot_of(size_t cap, uintptr_t addr)
-{
-	uint64_t h = (uint64_t)addr * 0x9E3779B97F4A7C15ull;
-
-	return (size_t)(h >> 20) & (cap - 1);
-}
-
 /* The slot holding addr, or the empty one where it would go. */
 static struct code_index_slot *probe(struct code_index_slot *slots, size_t cap,
                                      uintptr_t addr)
 {
-	size_t i = slot_of(cap, addr);
+	size_t i = code_index_slot_of(cap, addr);
 
 	while (slots[i].addr != 0 && slots[i].addr != addr)
 		i = (i + 1) & (cap - 1);
@@ -54,19 +47,6 @@ void code_index_destroy(struct code_index *ix)
 {
 	free(ix->slots);
 	*ix = (struct code_index){ 0 };
-}
-
-bool code_index_get(const struct code_index *ix, uintptr_t addr, uint32_t *id)
-{
-	const struct code_index_slot *s;
-
-	if (ix->cap == 0 || addr == 0)
-		return false;
-	s = probe(ix->slots, ix->cap, addr);
-	if (s->addr == 0)
-		return false;
-	*id = s->id;
-	return true;
 }
 
 int code_index_put(struct code_index *ix, uintptr_t addr, uint32_t id)

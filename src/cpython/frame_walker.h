@@ -37,6 +37,7 @@
 #include <sys/types.h>
 
 #include "cpython/code_cache.h"
+#include "cpython/code_check.h"
 #include "cpython/py_offsets.h"
 #include "cpython/scatter.h"
 #include "cpython/thread_list.h"
@@ -89,7 +90,18 @@ const struct py_frame_walker *py_frame_walker_for(const struct py_offsets *o);
  * into its bytecode, as a record frame.  Reads the code if it is new,
  * lists it on t for next tick's check.  false when it is not a readable
  * code object or `off` lies outside it. */
-bool walk_frame_record(const struct walk_ctx *cx, struct thread_slot *t,
-                       uintptr_t code_addr, int64_t off, struct rec_frame *out);
+static inline bool walk_frame_record(const struct walk_ctx *cx, struct thread_slot *t,
+                                     uintptr_t code_addr, int64_t off,
+                                     struct rec_frame *out)
+{
+	struct py_code *c = code_cache_resolve(cx->codes, code_addr, off, cx->tick);
+
+	if (c == NULL)
+		return false;
+	code_checks_list(t, c, cx->tick);
+	out->code_id = c->id;
+	out->instr_offset = (int32_t)off;
+	return true;
+}
 
 #endif

@@ -1,4 +1,5 @@
-/* fuzz_reader.c - libFuzzer target for the stack reader (src/cpython/py_reader.c):
+/* fuzz_reader.c - libFuzzer target for the stack reader (src/cpython/py_reader.c
+ * and the files it runs, FUZZ_READER_FILES in Makefile.am):
  * thread list, frame chains, data-stack chunks, code objects, strings and
  * line tables, for every built-in version's layout and, on 3.13+, for a
  * layout taken from a (fuzzed) _Py_DebugOffsets table.

@@ -22,7 +22,7 @@
 #include "cpython/py_reader.h"
 #include "target/remote_mem.h"
 
-#define READER_MAX_THREADS 1024 /* py_reader.c's bound on a thread list */
+#define READER_MAX_THREADS 1024 /* thread_list.h's bound on a thread list */
 #define MAX_VERSIONS 16
 
 /* ---- fixture ----------------------------------------------------------- */
@@ -814,6 +814,54 @@ VERSION_TEST(threads_come_and_go)
 		cr_assert_eq(ctx_sample(&c), 1);
 		cr_assert_eq(thread_at(&c, 0)->tstate, t2.tstate);
 		expect_frames(&c, 0, (struct want[]){ { &b, 2 } }, 1);
+	}
+	ctx_end(&c);
+}
+
+/* A thread exits, and a later one gets its freed thread state and data-
+ * stack chunk back, running other code.  The reader's guess about the old
+ * thread's stack (read in the tick that noticed the exit, into memory
+ * reused by every tick since) must not stand in for the new thread's. */
+VERSION_TEST(new_thread_in_an_exited_threads_memory)
+{
+	struct ctx c;
+	struct fake_thread t1, t2;
+	struct code_ref a, b, d;
+	uintptr_t frame;
+
+	ctx_init(&c, *vi);
+	ctx_thread(&c, &t1);
+	ctx_thread(&c, &t2);
+	a = mk_code(&c, "a", "/a.py", 1);
+	b = mk_code(&c, "old_thread_code", "/old.py", 1);
+	d = mk_code(&c, "new_thread_code", "/new.py", 1);
+	fake_push(&c.im, &t1, a.addr, 0);
+	frame = fake_push(&c.im, &t2, b.addr, 2);
+	ctx_publish(&c);
+	for (int tick = 0; tick < 2; tick++) {
+		cr_assert_eq(ctx_sample(&c), 2);
+		expect_frames(&c, 1, (struct want[]){ { &b, 2 } }, 1);
+	}
+
+	/* The second thread leaves the list; its memory stays readable. */
+	fake_w64(t1.tstate + c.o->ts_next, 0);
+	ctx_publish(&c);
+	for (int tick = 0; tick < 2; tick++) {
+		cr_assert_eq(ctx_sample(&c), 1);
+		expect_frames(&c, 0, (struct want[]){ { &a, 0 } }, 1);
+	}
+
+	/* A new thread in the same thread state and chunk, its one frame
+	 * where the old one's was, running other code. */
+	t2.top = frame;
+	t2.current = 0;
+	fake_push(&c.im, &t2, d.addr, 4);
+	fake_w64(t1.tstate + c.o->ts_next, t2.tstate);
+	ctx_publish(&c);
+	for (int tick = 0; tick < 2; tick++) {
+		cr_assert_eq(ctx_sample(&c), 2);
+		expect_frames(&c, 0, (struct want[]){ { &a, 0 } }, 1);
+		expect_frames(&c, 1, (struct want[]){ { &d, 4 } }, 1);
 	}
 	ctx_end(&c);
 }

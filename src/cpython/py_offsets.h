@@ -1,7 +1,9 @@
 /* py_offsets.h - all CPython-version knowledge, as data: where the fields
  * pytop reads live in each supported version's structures (x86_64, default
- * GIL build, release).  Adding a version means adding a table in
- * py_offsets.c, nothing else. */
+ * GIL build, release).  Adding a version whose frames are kept like 3.11+
+ * (data-stack chunks) means adding a table in py_offsets.c, nothing else;
+ * another frame model also needs a frame walker (frame_walker.h lists the
+ * files). */
 #ifndef PYTOP_PY_OFFSETS_H
 #define PYTOP_PY_OFFSETS_H
 

@@ -12,6 +12,20 @@
  * fingerprint (size, first line, and the pointers to its constants, names,
  * file name and line table) is read again, in the same scatter read as the
  * thread states for the codes the thread ran last tick, and compared.
+ *
+ * The reader runs the tick; each job is a file of its own in src/cpython/:
+ *   thread_list.c        the cached thread-state list, the GIL holder
+ *   frame_walker.c/.h    the frame model per version family (the one
+ *                        family today: frame_walk_chunks.c, 3.11+);
+ *                        frame_walker.h lists what a new family touches
+ *   code_cache.c         code objects read once, fingerprints, forgetting
+ *   code_index.c         the cache's address -> slot index
+ *   code_check.c         re-checking cached codes every tick
+ *   py_strings.c         str and bytes objects, checked
+ *   scatter.c            one scatter read filled by all of the above
+ *   tick_arena.h         the tick's scratch memory
+ *   raw_fields.h         fields out of copied bytes, pointer checks
+ *   py_offsets.c         the structure layouts per version, as data
  */
 #ifndef PYTOP_PY_READER_H
 #define PYTOP_PY_READER_H
@@ -21,39 +35,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "target/proc_threads.h"
+#include "cpython/code_cache.h"
 #include "cpython/py_runtime.h"
+#include "target/proc_threads.h"
 #include "transport/record.h"
 
 #define PY_READER_MAX_FRAMES 2048
-/* A code object not seen on any stack for this long is forgotten (code
- * churn: exec'd and compiled code comes and goes); seen again, it is read
- * afresh and gets a new slot, whose `sent` is false, so the sampler
- * defines it again under a new session id (code_table.h says why the
- * aggregator may then drop the old one). */
-#define PY_READER_CODE_IDLE_S 10
-#define PY_CODE_FP_WORDS 8
-
-/* A code object as read once from the target.  Owned by the reader. */
-struct py_code {
-	uintptr_t addr;
-	uint32_t id;           /* index into the reader; a forgotten code's
-	                          slot is reused (with sent = false) */
-	bool sent;             /* its REC_CODE_DEF reached the ring */
-	bool valid;            /* false once superseded at the same address */
-	int firstlineno;
-	int32_t code_bytes;    /* size of the bytecode, for offset checks */
-	uint64_t fp[PY_CODE_FP_WORDS]; /* fingerprint, see code_fingerprint() */
-	uint64_t verified_tick;        /* tick of the last check queued */
-	uint64_t listed_tick;          /* tick it was last listed for a check */
-	uint64_t seen_tick;            /* tick it was last on any stack */
-	char *qualname;        /* owned, UTF-8 */
-	char *filename;        /* owned, UTF-8 */
-	uint8_t *linetable;    /* owned */
-	uint32_t linetable_len;
-	uint8_t *call_bits;    /* owned: bit i set = code unit i (byte offset
-	                          2i) is a call instruction; NULL = unknown */
-};
 
 enum py_thread_status {
 	PY_THREAD_SKIPPED = 0, /* not sampled this tick (idle, not --idle) */
@@ -83,6 +70,8 @@ struct py_thread_sample {
 
 struct py_reader;
 
+/* NULL when out of memory, or (errno EPROTONOSUPPORT) when no frame walker
+ * knows rt's version. */
 struct py_reader *py_reader_new(pid_t pid, const struct py_runtime *rt);
 void py_reader_free(struct py_reader *r);
 /* Whether to find which instructions are calls (SAMPLE_IN_CALL; costs a

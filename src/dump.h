@@ -1,0 +1,62 @@
+/* dump.h - `pytop dump`: every thread's current Python stack, taken once
+ * from a running process without stopping it, as text or one JSON object.
+ * The model below is what one look found; the printers only format it. */
+#ifndef PYTOP_DUMP_H
+#define PYTOP_DUMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "errors.h"
+#include "options.h"
+
+struct dump_local {
+	char *name;     /* owned */
+	char *repr;     /* owned: the value as Python would repr it */
+	bool argument;  /* an argument, not a local variable */
+};
+
+struct dump_frame {
+	char *function; /* owned: the qualified name */
+	char *file;     /* owned */
+	int line;       /* 0 when the code has no line for the instruction */
+	char *source;   /* owned, escaped; NULL when the file is unreadable */
+	struct dump_local *locals; /* owned, --locals only */
+	size_t nlocals;
+	const char *locals_error;  /* static text: why there are none */
+};
+
+struct dump_thread {
+	pid_t tid;
+	char os_name[64];  /* escaped (escape.h) */
+	char *name;        /* owned: threading.Thread's name; NULL unknown */
+	const char *state; /* "running_gil", "running", "gil_wait", "idle" */
+	bool truncated;    /* deeper than the reader's frame limit */
+	const char *error; /* static text when the stack could not be read */
+	struct dump_frame *frames; /* owned, outermost first */
+	size_t nframes;
+};
+
+struct dump {
+	pid_t pid;
+	char command[1024]; /* escaped */
+	char python_version[16];
+	bool locals;
+	struct dump_thread *threads; /* owned */
+	size_t nthreads;
+};
+
+/* Attach to o->pid, read every thread's stack once (o->locals: with
+ * locals) into *out.  0, or -1 with *err (not Python, gone, exited during
+ * the dump, permission). */
+int dump_take(const struct options *o, struct dump *out, struct pytop_error *err);
+void dump_free(struct dump *d);
+
+/* Text: one block per thread, frames innermost last as in a traceback. */
+void dump_print_text(const struct dump *d, FILE *out);
+/* One JSON object (schema: man pytop, DUMP).  0, or -1 on a write error. */
+int dump_print_json(const struct dump *d, FILE *out);
+
+#endif

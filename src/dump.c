@@ -14,6 +14,8 @@
 
 #include "escape.h"
 #include "cpython/linetable.h"
+#include "cpython/py_locals.h"
+#include "cpython/py_objects.h"
 #include "cpython/py_reader.h"
 #include "cpython/py_runtime.h"
 #include "sandbox.h"
@@ -32,6 +34,8 @@ struct dump_ctx {
 	struct py_reader *reader;
 	struct proc_threads *pt;
 	struct source_lines *sources;
+	struct py_object_layout layout; /* --locals */
+	struct py_mem mem;              /* --locals: the target's memory */
 	struct dump *out;
 	size_t cap;        /* out->threads' room */
 };
@@ -65,11 +69,7 @@ static void free_frame(struct dump_frame *f)
 	free(f->function);
 	free(f->file);
 	free(f->source);
-	for (size_t i = 0; i < f->nlocals; i++) {
-		free(f->locals[i].name);
-		free(f->locals[i].repr);
-	}
-	free(f->locals);
+	py_frame_locals_free(&f->locals);
 }
 
 static void free_thread(struct dump_thread *t)
@@ -112,6 +112,32 @@ static bool fill_frame(struct dump_ctx *c, const struct rec_frame *rf, struct du
 	return true;
 }
 
+static void add_locals(struct dump_ctx *c, const struct py_thread_sample *s,
+                       struct dump_thread *t)
+{
+	size_t n = t->nframes;
+	uintptr_t *codes = calloc(n ? n : 1, sizeof(*codes));
+	struct py_frame_locals *fl = calloc(n ? n : 1, sizeof(*fl));
+
+	for (size_t i = 0; codes != NULL && i < n; i++) {
+		struct py_code *code = py_reader_code(c->reader, s->frames[i].code_id);
+
+		codes[i] = code != NULL ? code->addr : 0;
+	}
+	if (codes != NULL && fl != NULL &&
+	    py_locals_read(&c->mem, &c->layout, s->tstate, codes, n, fl) == 0) {
+		/* fl is innermost first, the dump's frames outermost first */
+		for (size_t i = 0; i < n; i++)
+			t->frames[n - 1 - i].locals = fl[i];
+	} else {
+		for (size_t i = 0; i < n; i++)
+			t->frames[i].locals.error = "unreadable (the thread ran on while they "
+			                            "were read)";
+	}
+	free(codes);
+	free(fl);
+}
+
 static bool fill_thread(struct dump_ctx *c, const struct py_thread_sample *s, struct dump_thread *t)
 {
 	*t = (struct dump_thread){ .tid = s->tid, .state = thread_state(c, s),
@@ -128,6 +154,8 @@ static bool fill_thread(struct dump_ctx *c, const struct py_thread_sample *s, st
 		}
 		t->nframes++;
 	}
+	if (c->o->locals)
+		add_locals(c, s, t);
 	return true;
 }
 
@@ -239,6 +267,12 @@ int dump_take(const struct options *o, struct dump *out, struct pytop_error *err
 	    target_find_python(&target, &c.rt, err) != 0)
 		return -1;
 	c.rt.off = &c.rt.offsets;
+	c.mem = (struct py_mem){ py_mem_remote, &out->pid };
+	if (o->locals && py_objects_layout(o->pid, &c.rt, &c.layout) != 0) {
+		error_set(err, PYTOP_ERR_UNSUPPORTED, "the object layout of process %d's "
+		          "Python %s is not readable; drop --locals", (int)o->pid, c.rt.version);
+		return -1;
+	}
 	/* One look only reads; the filter makes sure of it.  Without it (no
 	 * seccomp) the dump still works, as the live view does. */
 	sandbox_install(o->pid, &sandbox);

@@ -9,23 +9,17 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "cpython/py_locals.h"
 #include "errors.h"
 #include "options.h"
-
-struct dump_local {
-	char *name;     /* owned */
-	char *repr;     /* owned: the value as Python would repr it */
-	bool argument;  /* an argument, not a local variable */
-};
 
 struct dump_frame {
 	char *function; /* owned: the qualified name */
 	char *file;     /* owned */
 	int line;       /* 0 when the code has no line for the instruction */
 	char *source;   /* owned, escaped; NULL when the file is unreadable */
-	struct dump_local *locals; /* owned, --locals only */
-	size_t nlocals;
-	const char *locals_error;  /* static text: why there are none */
+	struct py_frame_locals locals; /* --locals: arguments and locals, each
+	                                  value as Python would repr it */
 };
 
 struct dump_thread {

@@ -24,13 +24,15 @@ static const char *state_text(const char *state)
 
 static void print_locals_text(const struct dump_frame *f, FILE *out)
 {
-	if (f->locals_error != NULL) {
-		fprintf(out, "        (locals %s)\n", f->locals_error);
+	const struct py_frame_locals *l = &f->locals;
+
+	if (l->error != NULL) {
+		fprintf(out, "        (locals %s)\n", l->error);
 		return;
 	}
-	for (size_t i = 0; i < f->nlocals; i++)
-		fprintf(out, "        %s %s = %s\n", f->locals[i].argument ? "arg" : "local",
-		        f->locals[i].name, f->locals[i].repr);
+	for (size_t i = 0; i < l->nvars; i++)
+		fprintf(out, "        %-5s %s = %s\n", l->vars[i].argument ? "arg" : "local",
+		        l->vars[i].name, l->vars[i].repr);
 }
 
 static void print_thread_text(const struct dump *d, const struct dump_thread *t, FILE *out)
@@ -80,11 +82,11 @@ static json_t *locals_json(const struct dump_frame *f)
 {
 	json_t *arr = json_array();
 
-	for (size_t i = 0; i < f->nlocals; i++)
+	for (size_t i = 0; i < f->locals.nvars; i++)
 		json_array_append_new(arr, json_pack("{s:o, s:s, s:o}",
-			"name", str_or_null(f->locals[i].name),
-			"kind", f->locals[i].argument ? "argument" : "local",
-			"repr", str_or_null(f->locals[i].repr)));
+			"name", str_or_null(f->locals.vars[i].name),
+			"kind", f->locals.vars[i].argument ? "argument" : "local",
+			"repr", str_or_null(f->locals.vars[i].repr)));
 	return arr;
 }
 
@@ -96,8 +98,8 @@ static json_t *frame_json(const struct dump *d, const struct dump_frame *f)
 		"source", str_or_null(f->source));
 
 	if (j != NULL && d->locals) {
-		json_object_set_new(j, "locals", f->locals_error != NULL ? json_null() : locals_json(f));
-		json_object_set_new(j, "locals_error", str_or_null(f->locals_error));
+		json_object_set_new(j, "locals", f->locals.error != NULL ? json_null() : locals_json(f));
+		json_object_set_new(j, "locals_error", str_or_null(f->locals.error));
 	}
 	return j;
 }

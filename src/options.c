@@ -300,8 +300,8 @@ static bool check_target(const struct options *o)
 	return true;
 }
 
-/* `pytop dump`: one look at a running process, so only -p, --json and
- * --locals apply; the live view's --locals makes no sense. */
+/* `pytop dump`: one look at a running process, so it needs -p; --locals
+ * is its alone.  --native and -s are the live view's only (for now). */
 static bool check_dump(const struct options *o)
 {
 	if (!o->dump) {

@@ -38,9 +38,9 @@ def park_here():
 
 
 def spin_with_gil(limit):
-    count = 0
+    count = 3
     PARKED[threading.get_ident()] = (sys._getframe().f_code, sys._getframe().f_lineno + 1)
-    while limit: count += 1
+    while limit: count += 0
 
 
 def wait_on_lock(numbers, label="waiter"):

@@ -17,6 +17,7 @@
 #include "cpython/py_locals.h"
 #include "cpython/py_objects.h"
 #include "cpython/py_reader.h"
+#include "cpython/py_thread_names.h"
 #include "cpython/py_runtime.h"
 #include "sandbox.h"
 #include "target/proc_threads.h"
@@ -34,8 +35,10 @@ struct dump_ctx {
 	struct py_reader *reader;
 	struct proc_threads *pt;
 	struct source_lines *sources;
-	struct py_object_layout layout; /* --locals */
-	struct py_mem mem;              /* --locals: the target's memory */
+	struct py_object_layout layout; /* for locals and thread names */
+	bool have_layout;
+	struct py_mem mem;              /* the target's memory, for both */
+	uintptr_t threading_globals;    /* found on a Thread._bootstrap frame */
 	struct dump *out;
 	size_t cap;        /* out->threads' room */
 };
@@ -138,6 +141,39 @@ static void add_locals(struct dump_ctx *c, const struct py_thread_sample *s,
 	free(fl);
 }
 
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), e = strlen(end);
+
+	return n >= e && strcmp(s + n - e, end) == 0;
+}
+
+/* A thread threading started runs Thread._bootstrap outermost. */
+static void add_name(struct dump_ctx *c, const struct py_thread_sample *s, struct dump_thread *t)
+{
+	size_t n = s->nframes;
+	struct py_code *outer = n > 0 ? py_reader_code(c->reader, s->frames[n - 1].code_id) : NULL;
+	uintptr_t *codes, *frames;
+
+	if (!c->have_layout || outer == NULL || (s->flags & SAMPLE_TRUNCATED) ||
+	    strcmp(outer->qualname, "Thread._bootstrap") != 0 ||
+	    !ends_with(outer->filename, "/threading.py"))
+		return;
+	codes = calloc(n, sizeof(*codes));
+	frames = calloc(n, sizeof(*frames));
+	for (size_t i = 0; codes != NULL && i < n; i++) {
+		struct py_code *code = py_reader_code(c->reader, s->frames[i].code_id);
+
+		codes[i] = code != NULL ? code->addr : 0;
+	}
+	if (codes != NULL && frames != NULL &&
+	    py_frames_walk(&c->mem, &c->layout, s->tstate, codes, n, frames))
+		t->name = py_thread_name_bootstrap(&c->mem, &c->layout, frames[n - 1],
+		                                   &c->threading_globals);
+	free(codes);
+	free(frames);
+}
+
 static bool fill_thread(struct dump_ctx *c, const struct py_thread_sample *s, struct dump_thread *t)
 {
 	*t = (struct dump_thread){ .tid = s->tid, .state = thread_state(c, s),
@@ -156,6 +192,7 @@ static bool fill_thread(struct dump_ctx *c, const struct py_thread_sample *s, st
 	}
 	if (c->o->locals)
 		add_locals(c, s, t);
+	add_name(c, s, t);
 	return true;
 }
 
@@ -255,6 +292,16 @@ static int read_all(struct dump_ctx *c, struct pytop_error *err)
 	return 0; /* threads still torn say so in their error */
 }
 
+/* The main thread (its TID is the PID) has no Thread frame; threading's
+ * globals, found on another thread's, name it. */
+static void name_main_thread(struct dump_ctx *c)
+{
+	struct dump_thread *t = find(c->out, c->o->pid);
+
+	if (t != NULL && t->name == NULL && c->threading_globals != 0)
+		t->name = py_thread_name_main(&c->mem, &c->layout, c->threading_globals);
+}
+
 int dump_take(const struct options *o, struct dump *out, struct pytop_error *err)
 {
 	struct target target;
@@ -268,7 +315,8 @@ int dump_take(const struct options *o, struct dump *out, struct pytop_error *err
 		return -1;
 	c.rt.off = &c.rt.offsets;
 	c.mem = (struct py_mem){ py_mem_remote, &out->pid };
-	if (o->locals && py_objects_layout(o->pid, &c.rt, &c.layout) != 0) {
+	c.have_layout = py_objects_layout(o->pid, &c.rt, &c.layout) == 0;
+	if (o->locals && !c.have_layout) {
 		error_set(err, PYTOP_ERR_UNSUPPORTED, "the object layout of process %d's "
 		          "Python %s is not readable; drop --locals", (int)o->pid, c.rt.version);
 		return -1;
@@ -289,6 +337,8 @@ int dump_take(const struct options *o, struct dump *out, struct pytop_error *err
 		error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
 	else
 		rc = read_all(&c, err);
+	if (rc == 0)
+		name_main_thread(&c);
 	if (rc == 0 && out->nthreads == 0 && !target_poll_exit(&target) &&
 	    proc_threads_ended(o->pid))
 		rc = gone_error(o, ESRCH, err);

@@ -201,6 +201,8 @@ static void check_dump(const struct parked *p, json_t *dump, bool locals)
 
 		cr_assert_not_null(got, "%s: thread %s (%lld) missing", p->slot, str(want, "name"),
 		                   (long long)tid);
+		cr_expect_str_eq(str(got, "name"), str(want, "name"), "%s: thread %lld is named %s, "
+		                 "not %s", p->slot, (long long)tid, str(got, "name"), str(want, "name"));
 		cr_expect_str_eq(str(got, "state"), tid == spinner ? "running_gil" : "idle",
 		                 "%s: thread %s is %s", p->slot, str(want, "name"), str(got, "state"));
 		check_frames(p, want, got, locals);

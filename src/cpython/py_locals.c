@@ -50,8 +50,8 @@ static bool current_frame(const struct py_mem *m, const struct py_object_layout 
 /* The innermost n Python frames (as the reader keeps them: shims left
  * out) into frames[], innermost first; false unless their code objects
  * are codes[]. */
-static bool walk(const struct py_mem *m, const struct py_object_layout *l, uintptr_t tstate,
-                 const uintptr_t *codes, size_t n, uintptr_t *frames)
+bool py_frames_walk(const struct py_mem *m, const struct py_object_layout *l, uintptr_t tstate,
+                    const uintptr_t *codes, size_t n, uintptr_t *frames)
 {
 	uint8_t b[256];
 	uint64_t f;
@@ -179,7 +179,7 @@ int py_locals_read(const struct py_mem *m, const struct py_object_layout *l,
 	struct code_vars *cv = malloc(sizeof(*cv));
 	int rc = -1;
 
-	if (frames != NULL && cv != NULL && n > 0 && walk(m, l, tstate, codes, n, frames)) {
+	if (frames != NULL && cv != NULL && n > 0 && py_frames_walk(m, l, tstate, codes, n, frames)) {
 		for (size_t i = 0; i < n; i++)
 			frame_locals(m, l, frames[i], codes[i], cv, &out[i]);
 		rc = 0;

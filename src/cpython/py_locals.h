@@ -34,6 +34,11 @@ int py_locals_read(const struct py_mem *m, const struct py_object_layout *l,
                    uintptr_t tstate, const uintptr_t *codes, size_t n,
                    struct py_frame_locals *out);
 
+/* The addresses of those n frames (innermost first) into frames[]: false
+ * when the walk finds other frames. */
+bool py_frames_walk(const struct py_mem *m, const struct py_object_layout *l, uintptr_t tstate,
+                    const uintptr_t *codes, size_t n, uintptr_t *frames);
+
 void py_frame_locals_free(struct py_frame_locals *f);
 
 #endif

@@ -27,7 +27,14 @@ static const struct py_object_layout common = {
 	.set_used = 24, .set_mask = 32, .set_table = 40,
 	.cell_ref = 16,
 	.co_flags = 48, .co_localsplusnames = 96, .co_localspluskinds = 104,
+	.tp_basicsize = 32, .tp_flags = 168,
 };
+
+/* sizeof(PyTypeObject): 408 in 3.11, 416 from 3.12 (tp_watched), 424 in
+ * 3.15; the heap type's as_async, as_number, as_mapping, as_sequence,
+ * as_buffer, ht_name, ht_slots and ht_qualname (464 bytes) come before
+ * ht_cached_keys. */
+#define HT_CACHED_KEYS_AFTER_TYPE 464
 
 int py_objects_builtin(unsigned minor, struct py_object_layout *out)
 {
@@ -47,6 +54,11 @@ int py_objects_builtin(unsigned minor, struct py_object_layout *out)
 	/* 3.14 caches the tuple's hash before its items. */
 	out->tuple_items = minor >= 14 ? 32 : 24;
 	out->stackref_tagged = minor >= 14;
+	out->ht_cached_keys = (minor == 11 ? 408 : minor == 15 ? 424 : 416) +
+	                      HT_CACHED_KEYS_AFTER_TYPE;
+	/* 3.11: f_func, then f_globals; 3.12+: f_code/f_executable, previous,
+	 * f_funcobj, then f_globals. */
+	out->if_globals = minor == 11 ? 8 : 24;
 	return 0;
 }
 
@@ -56,6 +68,7 @@ int py_objects_builtin(unsigned minor, struct py_object_layout *out)
 struct debug_positions {
 	unsigned minor;
 	uint32_t size;
+	uint32_t type_size; /* sizeof(PyTypeObject) */
 	uint32_t argcount, localsplusnames, localspluskinds, ob_type, tp_name;
 	uint32_t tuple_items, tuple_size, list_items, list_size;
 	uint32_t set_used, set_table, set_mask, dict_keys, dict_values;
@@ -64,11 +77,11 @@ struct debug_positions {
 };
 
 static const struct debug_positions positions[] = {
-	{ 13, 584, 320, 328, 336, 360, 376, 408, 416, 432, 440, 0, 0, 0, 456, 464,
+	{ 13, 584, 368, 320, 328, 336, 360, 376, 408, 416, 432, 440, 0, 0, 0, 456, 464,
 	  480, 496, 504, 520, 528, 544, 552, 560 },
-	{ 14, 760, 360, 368, 376, 408, 424, 456, 464, 480, 488, 504, 512, 520, 536, 544,
+	{ 14, 760, 416, 360, 368, 376, 408, 424, 456, 464, 480, 488, 504, 512, 520, 536, 544,
 	  560, 576, 584, 600, 608, 624, 632, 640 },
-	{ 15, 880, 424, 432, 440, 472, 488, 552, 560, 576, 584, 600, 608, 616,
+	{ 15, 880, 480, 424, 432, 440, 472, 488, 552, 560, 576, 584, 600, 608, 616,
 	  632, 640, 656, 672, 680, 696, 704, 720, 728, 736 },
 };
 
@@ -97,6 +110,13 @@ static int from_debug(pid_t pid, const struct py_runtime *rt, struct py_object_l
 		return 0;
 	if (remote_read(pid, rt->runtime, t, p->size) != 0 || memcmp(t, "xdebugpy", 8) != 0)
 		return -1;
+	if (p->type_size != 0) {
+		uint32_t type_size = 0;
+
+		memcpy(&type_size, t + p->type_size, 4); /* a uint64_t, little-endian */
+		if (type_size >= 400 && type_size < 1024)
+			o->ht_cached_keys = type_size + HT_CACHED_KEYS_AFTER_TYPE;
+	}
 	take(t, p->argcount, &o->co_argcount);
 	o->co_kwonlyargcount = o->co_argcount + 8; /* posonly, then kwonly */
 	take(t, p->localsplusnames, &o->co_localsplusnames);

@@ -29,6 +29,10 @@ struct py_object_layout {
 	uint32_t co_flags, co_argcount, co_kwonlyargcount;
 	uint32_t co_localsplusnames, co_localspluskinds;
 	bool stackref_tagged;                  /* 3.14+: localsplus holds tagged refs */
+	/* instance attributes (thread names) */
+	uint32_t tp_basicsize, tp_flags;
+	uint32_t ht_cached_keys;               /* PyHeapTypeObject: shared keys */
+	uint32_t if_globals;                   /* _PyInterpreterFrame.f_globals */
 	/* from the reader's table (py_offsets.h) */
 	uint32_t ts_cframe, cf_current_frame, ts_current_frame;
 	uint32_t if_code, if_previous, if_owner, if_localsplus, if_size;

@@ -141,37 +141,11 @@ static void add_locals(struct dump_ctx *c, const struct py_thread_sample *s,
 	free(fl);
 }
 
-static bool ends_with(const char *s, const char *end)
-{
-	size_t n = strlen(s), e = strlen(end);
-
-	return n >= e && strcmp(s + n - e, end) == 0;
-}
-
-/* A thread threading started runs Thread._bootstrap outermost. */
+/* A thread threading started has a name the program gave it. */
 static void add_name(struct dump_ctx *c, const struct py_thread_sample *s, struct dump_thread *t)
 {
-	size_t n = s->nframes;
-	struct py_code *outer = n > 0 ? py_reader_code(c->reader, s->frames[n - 1].code_id) : NULL;
-	uintptr_t *codes, *frames;
-
-	if (!c->have_layout || outer == NULL || (s->flags & SAMPLE_TRUNCATED) ||
-	    strcmp(outer->qualname, "Thread._bootstrap") != 0 ||
-	    !ends_with(outer->filename, "/threading.py"))
-		return;
-	codes = calloc(n, sizeof(*codes));
-	frames = calloc(n, sizeof(*frames));
-	for (size_t i = 0; codes != NULL && i < n; i++) {
-		struct py_code *code = py_reader_code(c->reader, s->frames[i].code_id);
-
-		codes[i] = code != NULL ? code->addr : 0;
-	}
-	if (codes != NULL && frames != NULL &&
-	    py_frames_walk(&c->mem, &c->layout, s->tstate, codes, n, frames))
-		t->name = py_thread_name_bootstrap(&c->mem, &c->layout, frames[n - 1],
-		                                   &c->threading_globals);
-	free(codes);
-	free(frames);
+	if (c->have_layout)
+		t->name = py_thread_name(&c->mem, &c->layout, s->tstate, &c->threading_globals);
 }
 
 static bool fill_thread(struct dump_ctx *c, const struct py_thread_sample *s, struct dump_thread *t)

@@ -189,6 +189,34 @@ int py_locals_read(const struct py_mem *m, const struct py_object_layout *l,
 	return rc;
 }
 
+bool py_frames_outermost(const struct py_mem *m, const struct py_object_layout *l,
+                         uintptr_t tstate, size_t max_frames, uintptr_t *frame,
+                         uintptr_t *code)
+{
+	uint8_t b[256];
+	uint64_t f, mark = 0;
+	size_t steps = 0, power = 1;
+
+	*frame = *code = 0;
+	if (l->if_size > sizeof(b) || !current_frame(m, l, tstate, &f))
+		return false;
+	while (f != 0) {
+		if (++steps > max_frames || f == mark || !rd(m, (uintptr_t)f, b, l->if_size))
+			return false;
+		if (steps == power) { /* Brent: a cycle meets its mark */
+			mark = f;
+			power *= 2;
+		}
+		if (b[l->if_owner] < l->owner_not_python) {
+			*frame = (uintptr_t)f;
+			*code = (uintptr_t)(word(b, l->if_code) & (l->stackref_tagged ? ~(uint64_t)7
+			                                                                 : ~(uint64_t)0));
+		}
+		f = word(b, l->if_previous);
+	}
+	return *frame != 0;
+}
+
 void py_frame_locals_free(struct py_frame_locals *f)
 {
 	for (size_t i = 0; i < f->nvars; i++) {

@@ -39,6 +39,13 @@ int py_locals_read(const struct py_mem *m, const struct py_object_layout *l,
 bool py_frames_walk(const struct py_mem *m, const struct py_object_layout *l, uintptr_t tstate,
                     const uintptr_t *codes, size_t n, uintptr_t *frames);
 
+/* The outermost Python frame of thread state tstate and its code object,
+ * following at most max_frames links (a cycle is caught): false when the
+ * chain does not end within them or does not read. */
+bool py_frames_outermost(const struct py_mem *m, const struct py_object_layout *l,
+                         uintptr_t tstate, size_t max_frames, uintptr_t *frame,
+                         uintptr_t *code);
+
 void py_frame_locals_free(struct py_frame_locals *f);
 
 #endif

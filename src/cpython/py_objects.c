@@ -27,6 +27,7 @@ static const struct py_object_layout common = {
 	.set_used = 24, .set_mask = 32, .set_table = 40,
 	.cell_ref = 16,
 	.co_flags = 48, .co_localsplusnames = 96, .co_localspluskinds = 104,
+	.co_filename = 112, .co_qualname = 128,
 	.tp_basicsize = 32, .tp_flags = 168,
 };
 
@@ -153,6 +154,8 @@ int py_objects_layout(pid_t pid, const struct py_runtime *rt, struct py_object_l
 	out->ts_cframe = f->ts_cframe;
 	out->cf_current_frame = f->cf_current_frame;
 	out->ts_current_frame = f->ts_current_frame;
+	out->co_filename = f->co_filename;
+	out->co_qualname = f->co_qualname;
 	out->if_code = f->if_code;
 	out->if_previous = f->if_previous;
 	out->if_owner = f->if_owner;

@@ -28,6 +28,7 @@ struct py_object_layout {
 	uint32_t cell_ref;                     /* PyCellObject.ob_ref */
 	uint32_t co_flags, co_argcount, co_kwonlyargcount;
 	uint32_t co_localsplusnames, co_localspluskinds;
+	uint32_t co_filename, co_qualname;
 	bool stackref_tagged;                  /* 3.14+: localsplus holds tagged refs */
 	/* instance attributes (thread names) */
 	uint32_t tp_basicsize, tp_flags;

@@ -4,10 +4,13 @@
 
 #include "cpython/py_thread_names.h"
 
+#include "cpython/py_locals.h"
+
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_FRAMES 100000        /* deeper than any recursion limit in use */
 #define MAX_ENTRIES 1024          /* a module's globals, an instance's attributes */
 #define TPFLAGS_INLINE_VALUES (1ul << 2)  /* 3.13+ */
 #define TPFLAGS_MANAGED_DICT (1ul << 4)
@@ -112,12 +115,34 @@ static char *thread_name(const struct py_mem *m, const struct py_object_layout *
 	return name != 0 ? py_str_text(m, l, (uintptr_t)name, PY_THREAD_NAME_MAX) : NULL;
 }
 
-char *py_thread_name_bootstrap(const struct py_mem *m, const struct py_object_layout *l,
-                               uintptr_t frame, uintptr_t *threading_globals)
+static bool runs_bootstrap(const struct py_mem *m, const struct py_object_layout *l,
+                           uintptr_t code)
+{
+	uint64_t qualname, filename;
+	char *file;
+	size_t n;
+	bool yes;
+
+	if (!rd64(m, code + l->co_qualname, &qualname) || !rd64(m, code + l->co_filename, &filename) ||
+	    !is_str(m, l, qualname, "Thread._bootstrap"))
+		return false;
+	file = py_str_text(m, l, (uintptr_t)filename, 4096);
+	n = file != NULL ? strlen(file) : 0;
+	yes = n >= 13 && strcmp(file + n - 13, "/threading.py") == 0;
+	free(file);
+	return yes;
+}
+
+char *py_thread_name(const struct py_mem *m, const struct py_object_layout *l,
+                     uintptr_t tstate, uintptr_t *threading_globals)
 {
 	uint64_t self, globals;
+	uintptr_t frame, code;
 
-	if (threading_globals != NULL && rd64(m, frame + l->if_globals, &globals))
+	if (!py_frames_outermost(m, l, tstate, MAX_FRAMES, &frame, &code) ||
+	    !runs_bootstrap(m, l, code))
+		return NULL;
+	if (rd64(m, frame + l->if_globals, &globals))
 		*threading_globals = (uintptr_t)globals;
 	if (!rd64(m, frame + l->if_localsplus, &self))
 		return NULL;

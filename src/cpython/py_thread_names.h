@@ -16,11 +16,12 @@
 
 #define PY_THREAD_NAME_MAX 256 /* characters; a longer name is not shown */
 
-/* The name of the thread whose outermost frame, at `frame`, runs
- * Thread._bootstrap; *threading_globals (when not NULL) gets the
- * threading module's globals dict.  Owned UTF-8, NULL when unreadable. */
-char *py_thread_name_bootstrap(const struct py_mem *m, const struct py_object_layout *l,
-                               uintptr_t frame, uintptr_t *threading_globals);
+/* The name of the thread of thread state tstate when threading started it
+ * (its outermost frame runs Thread._bootstrap); *threading_globals then
+ * gets the threading module's globals dict.  Owned UTF-8, NULL when not
+ * such a thread or unreadable. */
+char *py_thread_name(const struct py_mem *m, const struct py_object_layout *l,
+                     uintptr_t tstate, uintptr_t *threading_globals);
 
 /* The main thread's name from the threading module's globals. */
 char *py_thread_name_main(const struct py_mem *m, const struct py_object_layout *l,

@@ -1,10 +1,11 @@
 """dump_points.py - threads parked at known points, for test_dump.
 
-Four threads stop where the test can name them: the main thread blocked on
+Five threads stop where the test can name them: the main thread blocked on
 a lock it can never take, "gil-spinner" holding the GIL in a one-line loop,
 "lock-waiter" blocked on a lock, and "napper" asleep in time.sleep with
-locals of every kind pytop dump --locals shows.  A reporter thread waits
-until all four are at their parking lines, writes what Python itself sees
+locals of every kind pytop dump --locals shows, and "deep" asleep 2100
+calls down, past pytop's frame limit.  A reporter thread waits
+until all five are at their parking lines, writes what Python itself sees
 (sys._current_frames(): each frame's qualified name, file, line, source
 line, and every local's repr) to the truth file, and ends; then the
 workload says it is ready and stays parked until SIGTERM.
@@ -79,6 +80,13 @@ def nap(seconds, *extra, flag=None, **options):
         return captured
     park_here()
     time.sleep(seconds)
+
+
+def recurse(depth):
+    if depth == 0:
+        park_here()
+        time.sleep(3600)
+    recurse(depth - 1)
 
 
 def park_main():
@@ -195,9 +203,13 @@ def main():
                               kwargs={'label': 'the waiter'}, name="lock-waiter", daemon=True)
     napper = threading.Thread(target=nap, args=(3600, 'more', 2),
                               kwargs={'flag': True, 'colour': 'blue'}, name="napper", daemon=True)
-    for t in (spinner, waiter, napper):
+    # Deeper than pytop's 2048-frame limit: shown cut, and said so.
+    sys.setrecursionlimit(10000)
+    deep = threading.Thread(target=recurse, args=(2100,), name="deep", daemon=True)
+    for t in (spinner, waiter, napper, deep):
         t.start()
-    idents = [threading.main_thread().ident, spinner.ident, waiter.ident, napper.ident]
+    idents = [threading.main_thread().ident, spinner.ident, waiter.ident, napper.ident,
+              deep.ident]
     threading.Thread(target=report, args=(args, idents), name="reporter", daemon=True).start()
     park_main()
 

@@ -304,6 +304,55 @@ Test(dump, not_python, .timeout = TIMEOUT_S)
 	h_proc_free(&live), h_proc_free(&dump), h_proc_free(&s);
 }
 
+/* A target that exits while it is dumped again and again: every dump
+ * either prints one whole JSON object and exits 0, or says in one line
+ * that the process is gone and exits 1; never a crash, a hang, or half an
+ * object.  The last dump, after the exit, must be the second kind. */
+Test(dump, target_exits_during_dumps, .timeout = TIMEOUT_S * 2)
+{
+	char *python = h_need_python_slot("py311_debian");
+	const char *argv[] = { python, "-c",
+		"import threading, time\n"
+		"for _ in range(4): threading.Thread(target=time.sleep, args=(0.6,)).start()\n"
+		"time.sleep(0.6)\n", NULL };
+	struct h_proc target;
+	char pid[16];
+	int ok = 0, gone = 0, last = -1;
+	double t0 = h_now();
+
+	cr_assert(h_proc_start(&target, argv));
+	snprintf(pid, sizeof pid, "%d", (int)target.pid);
+	while (h_now() - t0 < TIMEOUT_S) {
+		const char *dump_argv[] = { h_pytop(), "dump", "--json", "-p", pid, NULL };
+		bool ended = h_proc_state(target.pid) == 'Z' || h_proc_state(target.pid) == 0;
+		struct h_proc r;
+
+		cr_assert(h_run(&r, TIMEOUT_S, dump_argv), "pytop dump hung");
+		last = r.status;
+		if (r.status == 0) {
+			json_t *j = json_loads(r.out.data, 0, NULL);
+
+			cr_expect_not_null(j, "half an object: %s", r.out.data);
+			json_decref(j);
+			ok++;
+		} else {
+			cr_expect_eq(r.status, 1, "pytop dump ended with status %d: %s", r.status,
+			             r.err.data);
+			cr_expect_eq(h_count_lines(r.err.data), 1, "%s", r.err.data);
+			cr_expect(strncmp(r.err.data, "pytop: ", 7) == 0, "%s", r.err.data);
+			cr_expect_eq(r.out.len, 0, "stdout: %s", r.out.data);
+			gone++;
+		}
+		h_proc_free(&r);
+		if (ended)
+			break;
+	}
+	h_note("target_exits_during_dumps: %d dumps, %d of the process gone", ok, gone);
+	cr_expect_eq(last, 1, "the dump after the exit did not say it was gone");
+	h_proc_free(&target);
+	free(python);
+}
+
 Test(dump, gone_pid, .timeout = TIMEOUT_S)
 {
 	char pid[16];

@@ -240,9 +240,12 @@ static int gone_error(const struct options *o, int err_no, struct pytop_error *e
 {
 	if (err_no == EPERM)
 		error_set_permission(err, o->pid, "read its memory");
-	else
+	else if (err_no == ESRCH || proc_threads_ended(o->pid))
 		error_set(err, PYTOP_ERR_NO_PROCESS, "process %d exited during the dump; "
 		          "nothing to show (run pytop dump while it runs)", (int)o->pid);
+	else
+		error_set(err, PYTOP_ERR_NOT_PYTHON, "process %d's Python thread list could not "
+		          "be read (it is changing or not mapped); try again", (int)o->pid);
 	return -1;
 }
 
@@ -313,8 +316,8 @@ int dump_take(const struct options *o, struct dump *out, struct pytop_error *err
 		rc = read_all(&c, err);
 	if (rc == 0)
 		name_main_thread(&c);
-	if (rc == 0 && out->nthreads == 0 && !target_poll_exit(&target) &&
-	    proc_threads_ended(o->pid))
+	/* No thread at all: a process that ended under the read. */
+	if (rc == 0 && out->nthreads == 0 && proc_threads_ended(o->pid))
 		rc = gone_error(o, ESRCH, err);
 	source_lines_free(c.sources);
 	proc_threads_free(c.pt);

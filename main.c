@@ -65,7 +65,7 @@ static int run_dump(const struct options *o)
 		return 1;
 	}
 	if (o->json)
-		rc = dump_print_json(&d, stdout);
+		rc = dump_print_json(&d, stdout, o->subprocesses);
 	else {
 		dump_print_text(&d, stdout);
 		rc = fflush(stdout) == 0 ? 0 : -1;

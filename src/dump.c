@@ -20,6 +20,7 @@
 #include "cpython/py_thread_names.h"
 #include "cpython/py_runtime.h"
 #include "sandbox.h"
+#include "target/proc_children.h"
 #include "target/proc_threads.h"
 #include "target/source_lines.h"
 #include "target/target.h"
@@ -31,6 +32,7 @@
 /* What one dump needs while it reads. */
 struct dump_ctx {
 	const struct options *o;
+	pid_t pid;                      /* the process being read */
 	struct py_runtime rt;
 	struct py_reader *reader;
 	struct proc_threads *pt;
@@ -91,6 +93,11 @@ void dump_free(struct dump *d)
 	free(d->threads);
 	d->threads = NULL;
 	d->nthreads = 0;
+	for (size_t i = 0; i < d->nchildren; i++)
+		dump_free(&d->children[i]);
+	free(d->children);
+	d->children = NULL;
+	d->nchildren = 0;
 }
 
 /* One reader frame (leaf-first index i) as a dump frame. */
@@ -152,7 +159,7 @@ static bool fill_thread(struct dump_ctx *c, const struct py_thread_sample *s, st
 {
 	*t = (struct dump_thread){ .tid = s->tid, .state = thread_state(c, s),
 	                           .truncated = (s->flags & SAMPLE_TRUNCATED) != 0 };
-	os_name(c->o->pid, s->tid, t->os_name, sizeof(t->os_name));
+	os_name(c->pid, s->tid, t->os_name, sizeof(t->os_name));
 	t->frames = calloc(s->nframes ? s->nframes : 1, sizeof(*t->frames));
 	if (t->frames == NULL)
 		return false;
@@ -184,7 +191,7 @@ static void mark_torn(struct dump_ctx *c, const struct py_thread_sample *s,
 	*t = (struct dump_thread){ .tid = s->tid, .state = thread_state(c, s),
 	                           .error = "unreadable: its stack changed every "
 	                                    "time it was read" };
-	os_name(c->o->pid, s->tid, t->os_name, sizeof(t->os_name));
+	os_name(c->pid, s->tid, t->os_name, sizeof(t->os_name));
 }
 
 /* Room for n more threads (a thread may appear between attempts). */
@@ -236,16 +243,16 @@ static int take_sample(struct dump_ctx *c, int n)
 	return missing;
 }
 
-static int gone_error(const struct options *o, int err_no, struct pytop_error *err)
+static int gone_error(pid_t pid, int err_no, struct pytop_error *err)
 {
 	if (err_no == EPERM)
-		error_set_permission(err, o->pid, "read its memory");
-	else if (err_no == ESRCH || proc_threads_ended(o->pid))
+		error_set_permission(err, pid, "read its memory");
+	else if (err_no == ESRCH || proc_threads_ended(pid))
 		error_set(err, PYTOP_ERR_NO_PROCESS, "process %d exited during the dump; "
-		          "nothing to show (run pytop dump while it runs)", (int)o->pid);
+		          "nothing to show (run pytop dump while it runs)", (int)pid);
 	else
 		error_set(err, PYTOP_ERR_NOT_PYTHON, "process %d's Python thread list could not "
-		          "be read (it is changing or not mapped); try again", (int)o->pid);
+		          "be read (it is changing or not mapped); try again", (int)pid);
 	return -1;
 }
 
@@ -256,7 +263,7 @@ static int read_all(struct dump_ctx *c, struct pytop_error *err)
 		int missing;
 
 		if (n < 0)
-			return gone_error(c->o, errno, err);
+			return gone_error(c->pid, errno, err);
 		missing = take_sample(c, n);
 		if (missing < 0) {
 			error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
@@ -273,43 +280,41 @@ static int read_all(struct dump_ctx *c, struct pytop_error *err)
  * globals, found on another thread's, name it. */
 static void name_main_thread(struct dump_ctx *c)
 {
-	struct dump_thread *t = find(c->out, c->o->pid);
+	struct dump_thread *t = find(c->out, c->pid);
 
 	if (t != NULL && t->name == NULL && c->threading_globals != 0)
 		t->name = py_thread_name_main(&c->mem, &c->layout, c->threading_globals);
 }
 
-int dump_take(const struct options *o, struct dump *out, struct pytop_error *err)
+/* One process into *out (its own sandbox-free part: the caller installs
+ * the filter once for the whole family). */
+static int take_process(const struct options *o, pid_t pid, struct dump *out,
+                        struct pytop_error *err)
 {
 	struct target target;
-	struct pytop_error sandbox;
-	struct dump_ctx c = { .o = o, .out = out };
+	struct dump_ctx c = { .o = o, .pid = pid, .out = out };
 	int rc = -1;
 
-	memset(out, 0, sizeof(*out));
-	if (target_attach(o->pid, &target, err) != 0 ||
+	out->pid = pid;
+	out->locals = o->locals;
+	if (target_attach(pid, &target, err) != 0 ||
 	    target_find_python(&target, &c.rt, err) != 0)
 		return -1;
 	c.rt.off = &c.rt.offsets;
 	c.mem = (struct py_mem){ py_mem_remote, &out->pid };
-	c.have_layout = py_objects_layout(o->pid, &c.rt, &c.layout) == 0;
+	c.have_layout = py_objects_layout(pid, &c.rt, &c.layout) == 0;
 	if (o->locals && !c.have_layout) {
 		error_set(err, PYTOP_ERR_UNSUPPORTED, "the object layout of process %d's "
-		          "Python %s is not readable; drop --locals", (int)o->pid, c.rt.version);
+		          "Python %s is not readable; drop --locals", (int)pid, c.rt.version);
 		return -1;
 	}
-	/* One look only reads; the filter makes sure of it.  Without it (no
-	 * seccomp) the dump still works, as the live view does. */
-	sandbox_install(o->pid, &sandbox);
-	out->pid = o->pid;
-	out->locals = o->locals;
 	escape_text(out->command, sizeof(out->command), target.command);
 	snprintf(out->python_version, sizeof(out->python_version), "%s", c.rt.version);
-	c.reader = py_reader_new(o->pid, &c.rt);
+	c.reader = py_reader_new(pid, &c.rt);
 	if (c.reader != NULL)
 		py_reader_want_calls(c.reader, false);
-	c.pt = proc_threads_new(o->pid);
-	c.sources = source_lines_new(o->pid);
+	c.pt = proc_threads_new(pid);
+	c.sources = source_lines_new(pid);
 	if (c.reader == NULL || c.pt == NULL || c.sources == NULL)
 		error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
 	else
@@ -317,11 +322,56 @@ int dump_take(const struct options *o, struct dump *out, struct pytop_error *err
 	if (rc == 0)
 		name_main_thread(&c);
 	/* No thread at all: a process that ended under the read. */
-	if (rc == 0 && out->nthreads == 0 && proc_threads_ended(o->pid))
-		rc = gone_error(o, ESRCH, err);
+	if (rc == 0 && out->nthreads == 0 && proc_threads_ended(pid))
+		rc = gone_error(pid, ESRCH, err);
 	source_lines_free(c.sources);
 	proc_threads_free(c.pt);
 	py_reader_free(c.reader);
+	return rc;
+}
+
+/* -s: every descendant, parents before their children; one that cannot
+ * be dumped (not Python, gone) is listed with the reason. */
+static int take_children(const struct options *o, struct dump *root, struct pytop_error *err)
+{
+	struct proc_children *pc = proc_children_new();
+	const struct proc_child *family;
+	int n = pc != NULL ? proc_children_scan(pc, o->pid, &family) : -1;
+
+	if (n > 1 && (root->children = calloc((size_t)n - 1, sizeof(*root->children))) == NULL)
+		n = -1;
+	for (int i = 1; i < n; i++) {
+		struct dump *d = &root->children[root->nchildren++];
+		struct pytop_error why = { 0 };
+
+		d->ppid = family[i].ppid;
+		d->depth = family[i].depth;
+		if (take_process(o, family[i].pid, d, &why) != 0) {
+			dump_free(d);
+			d->pid = family[i].pid;
+			proc_children_cmdline(pc, family[i].pid, d->command, sizeof(d->command));
+			escape_text(d->error, sizeof(d->error), why.text);
+		}
+	}
+	proc_children_free(pc);
+	if (n < 0)
+		error_set(err, PYTOP_ERR_INTERNAL, "could not list process %d's children "
+		          "(/proc unreadable or out of memory)", (int)o->pid);
+	return n < 0 ? -1 : 0;
+}
+
+int dump_take(const struct options *o, struct dump *out, struct pytop_error *err)
+{
+	struct pytop_error sandbox;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	/* One look only reads; the filter makes sure of it.  Without it (no
+	 * seccomp) the dump still works, as the live view does. */
+	sandbox_install(o->pid, &sandbox);
+	rc = take_process(o, o->pid, out, err);
+	if (rc == 0 && o->subprocesses)
+		rc = take_children(o, out, err);
 	if (rc != 0)
 		dump_free(out);
 	return rc;

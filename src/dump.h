@@ -35,22 +35,29 @@ struct dump_thread {
 
 struct dump {
 	pid_t pid;
+	pid_t ppid;        /* -s: its parent (children only) */
+	int depth;         /* -s: 1 for the target's children, 2 for theirs... */
+	char error[512];   /* -s: why a child has no threads (escaped), or "" */
 	char command[1024]; /* escaped */
 	char python_version[16];
 	bool locals;
 	struct dump_thread *threads; /* owned */
 	size_t nthreads;
+	struct dump *children; /* owned, -s: every descendant, parents first */
+	size_t nchildren;
 };
 
 /* Attach to o->pid, read every thread's stack once (o->locals: with
- * locals) into *out.  0, or -1 with *err (not Python, gone, exited during
- * the dump, permission). */
+ * locals) into *out; with o->subprocesses its descendants' too, into
+ * out->children.  0, or -1 with *err when the target itself cannot be
+ * dumped (not Python, gone, exited during the dump, permission). */
 int dump_take(const struct options *o, struct dump *out, struct pytop_error *err);
 void dump_free(struct dump *d);
 
 /* Text: one block per thread, frames innermost last as in a traceback. */
 void dump_print_text(const struct dump *d, FILE *out);
-/* One JSON object (schema: man pytop, DUMP).  0, or -1 on a write error. */
-int dump_print_json(const struct dump *d, FILE *out);
+/* One JSON object (schema: man pytop, DUMP), with a children array when
+ * `children` (-s).  0, or -1 on a write error. */
+int dump_print_json(const struct dump *d, FILE *out, bool children);
 
 #endif

@@ -58,14 +58,29 @@ static void print_thread_text(const struct dump *d, const struct dump_thread *t,
 	}
 }
 
-void dump_print_text(const struct dump *d, FILE *out)
+static void print_process_text(const struct dump *d, FILE *out)
 {
-	fprintf(out, "Process %d: %s (Python %s), %zu thread%s, innermost frame last\n",
-	        (int)d->pid, d->command, d->python_version, d->nthreads,
-	        d->nthreads == 1 ? "" : "s");
+	fprintf(out, "Process %d", (int)d->pid);
+	if (d->ppid > 0)
+		fprintf(out, " (child of %d)", (int)d->ppid);
+	if (d->error[0] != '\0') {
+		fprintf(out, ": %s: not dumped: %s\n", d->command, d->error);
+		return;
+	}
+	fprintf(out, ": %s (Python %s), %zu thread%s, innermost frame last\n", d->command,
+	        d->python_version, d->nthreads, d->nthreads == 1 ? "" : "s");
 	for (size_t i = 0; i < d->nthreads; i++) {
 		fputc('\n', out);
 		print_thread_text(d, &d->threads[i], out);
+	}
+}
+
+void dump_print_text(const struct dump *d, FILE *out)
+{
+	print_process_text(d, out);
+	for (size_t i = 0; i < d->nchildren; i++) {
+		fputc('\n', out);
+		print_process_text(&d->children[i], out);
 	}
 }
 
@@ -117,19 +132,40 @@ static json_t *thread_json(const struct dump *d, const struct dump_thread *t)
 		"frames", frames);
 }
 
-int dump_print_json(const struct dump *d, FILE *out)
+static json_t *process_json(const struct dump *d)
 {
 	json_t *threads = json_array();
-	json_t *root;
-	int rc;
 
 	for (size_t i = 0; i < d->nthreads; i++)
 		json_array_append_new(threads, thread_json(d, &d->threads[i]));
-	root = json_pack("{s:i, s:o, s:s, s:o}", "pid", (int)d->pid,
+	return json_pack("{s:i, s:o, s:s, s:o}", "pid", (int)d->pid,
 	                 "command", str_or_null(d->command),
 	                 "python_version", d->python_version, "threads", threads);
+}
+
+int dump_print_json(const struct dump *d, FILE *out, bool children)
+{
+	json_t *root = process_json(d);
+	int rc;
+
 	if (root == NULL)
 		return -1;
+	if (children) {
+		json_t *arr = json_array();
+
+		for (size_t i = 0; i < d->nchildren; i++) {
+			const struct dump *c = &d->children[i];
+			json_t *j = process_json(c);
+
+			if (j == NULL)
+				continue;
+			json_object_set_new(j, "ppid", json_integer(c->ppid));
+			json_object_set_new(j, "depth", json_integer(c->depth));
+			json_object_set_new(j, "error", c->error[0] ? str_or_null(c->error) : json_null());
+			json_array_append_new(arr, j);
+		}
+		json_object_set_new(root, "children", arr);
+	}
 	rc = json_dumpf(root, out, JSON_COMPACT);
 	json_decref(root);
 	if (rc == 0 && fputc('\n', out) == EOF)

@@ -301,7 +301,7 @@ static bool check_target(const struct options *o)
 }
 
 /* `pytop dump`: one look at a running process, so it needs -p; --locals
- * is its alone.  --native and -s are the live view's only (for now). */
+ * is its alone.  --native is the live view's only (for now). */
 static bool check_dump(const struct options *o)
 {
 	if (!o->dump) {
@@ -315,9 +315,9 @@ static bool check_dump(const struct options *o)
 		            "(no command, no --demo)");
 		return false;
 	}
-	if (o->native || o->subprocesses) {
-		usage_error("pytop dump does not take %s yet; drop it (the live view "
-		            "has it)", o->native ? "--native" : "-s");
+	if (o->native) {
+		usage_error("pytop dump does not take --native yet; drop it (the live "
+		            "view has it)");
 		return false;
 	}
 	return true;
@@ -424,6 +424,7 @@ void options_print_help(FILE *out)
 "      --json             one JSON object instead of text (man pytop: DUMP)\n"
 "      --locals           each frame's arguments and local variables, read\n"
 "                         from memory without running code in the target\n"
+"  -s                     the target's child processes too, and theirs\n"
 "\n"
 "Keys: arrows PgUp PgDn Home End move; < > F6 sort column; l functions/lines;\n"
 "Enter on a function: its source lines (Esc or Left: back); t threads\n"

@@ -304,6 +304,108 @@ Test(dump, not_python, .timeout = TIMEOUT_S)
 	h_proc_free(&live), h_proc_free(&dump), h_proc_free(&s);
 }
 
+static json_t *child_by_pid(json_t *dump, json_int_t pid)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(dump, "children"), i, c)
+		if (json_integer_value(json_object_get(c, "pid")) == pid)
+			return c;
+	return NULL;
+}
+
+/* The innermost frame of a process's main thread (its TID is the PID). */
+static json_t *innermost(json_t *proc)
+{
+	json_t *main = thread_by_tid(proc, json_integer_value(json_object_get(proc, "pid")));
+	json_t *frames = json_object_get(main, "frames");
+
+	if (json_array_size(frames) == 0)
+		return NULL;
+	return json_array_get(frames, json_array_size(frames) - 1);
+}
+
+/* -s: the parent and each child as themselves, the non-Python child
+ * listed with why it has no stacks.  The children park a moment after
+ * they say where: the dump is taken again until they are there. */
+static void family_matches(const char *slot)
+{
+	char *python = h_need_python_slot(slot);
+	char *wl = h_workload("dump_family.py");
+	char *dir = h_tmpdir(), *truth_path = h_path(dir, "truth.json"), *ready = h_path(dir, "ready");
+	const char *argv[] = { python, wl, "--truth", truth_path, "--ready-file", ready, NULL };
+	struct h_proc wl_proc;
+	json_t *truth, *dump = NULL, *kids, *k;
+	char pid[16];
+	size_t i;
+	double t0;
+
+	cr_assert(h_proc_start(&wl_proc, argv));
+	cr_assert(h_wait_file(ready, READY_S), "%s: the family never parked", slot);
+	truth = h_json_file(truth_path);
+	cr_assert_not_null(truth);
+	kids = json_object_get(truth, "children");
+	snprintf(pid, sizeof pid, "%d", (int)wl_proc.pid);
+	for (t0 = h_now(); h_now() - t0 < READY_S; h_sleep(0.05)) {
+		const char *dump_argv[] = { h_pytop(), "dump", "-s", "--json", "-p", pid, NULL };
+		struct h_proc r;
+		bool parked = true;
+
+		json_decref(dump);
+		cr_assert(h_run(&r, TIMEOUT_S, dump_argv));
+		cr_assert_eq(r.status, 0, "%s: pytop dump -s exited %d: %s", slot, r.status, r.err.data);
+		dump = json_loads(r.out.data, 0, NULL);
+		h_proc_free(&r);
+		cr_assert_not_null(dump);
+		json_array_foreach(kids, i, k) {
+			json_t *f = innermost(child_by_pid(dump, json_integer_value(json_object_get(k, "pid"))));
+
+			parked = parked && f != NULL && json_integer_value(json_object_get(f, "line")) ==
+			         json_integer_value(json_object_get(k, "line"));
+		}
+		if (parked)
+			break;
+	}
+	cr_assert_eq(json_integer_value(json_object_get(dump, "pid")), wl_proc.pid);
+	cr_assert_eq(json_array_size(json_object_get(dump, "children")), 3,
+	             "%s: %zu children", slot, json_array_size(json_object_get(dump, "children")));
+	json_array_foreach(kids, i, k) {
+		json_t *c = child_by_pid(dump, json_integer_value(json_object_get(k, "pid")));
+		json_t *f = innermost(c);
+
+		cr_assert_not_null(c, "%s: child %lld missing", slot,
+		                   (long long)json_integer_value(json_object_get(k, "pid")));
+		cr_expect_eq(json_integer_value(json_object_get(c, "ppid")), wl_proc.pid);
+		cr_expect(json_is_null(json_object_get(c, "error")), "%s: %s", slot, str(c, "error"));
+		cr_assert_not_null(f, "%s: child without a main thread stack", slot);
+		cr_expect_str_eq(str(f, "function"), str(k, "function"));
+		cr_expect_str_eq(str(f, "file"), str(k, "file"));
+		cr_expect_eq(json_integer_value(json_object_get(f, "line")),
+		             json_integer_value(json_object_get(k, "line")));
+	}
+	k = child_by_pid(dump, json_integer_value(json_object_get(truth, "sleeper")));
+	cr_assert_not_null(k, "%s: the sleep child is not listed", slot);
+	cr_expect(strstr(str(k, "error"), "Python") != NULL, "%s: sleep child: %s", slot,
+	          str(k, "error"));
+	cr_expect_eq(json_array_size(json_object_get(k, "threads")), 0);
+	json_decref(dump);
+	json_decref(truth);
+	h_proc_free(&wl_proc);
+	h_rmtree(dir);
+	free(python), free(wl), free(dir), free(truth_path), free(ready);
+}
+
+Test(dump, family_py312_pyenv, .timeout = TIMEOUT_S * 2)
+{
+	family_matches("py312_pyenv");
+}
+
+Test(dump, family_py314_sid, .timeout = TIMEOUT_S * 2)
+{
+	family_matches("py314_sid");
+}
+
 /* A target that exits while it is dumped again and again: every dump
  * either prints one whole JSON object and exits 0, or says in one line
  * that the process is gone and exits 1; never a crash, a hang, or half an

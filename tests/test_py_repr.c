@@ -16,40 +16,13 @@
 
 #include "cpython/py_objects.h"
 #include "cpython/py_repr.h"
+#include "fake_mem.h"
 
-#define MAX_REGIONS 256
-
-struct region {
-	uintptr_t addr;
-	size_t len;
-	uint8_t *data;
-};
-
-static struct region regions[MAX_REGIONS];
-static size_t nregions;
-static uintptr_t next_addr;
 static struct py_object_layout L;
-
-static int fake_read(void *ctx, uintptr_t addr, void *buf, size_t len)
-{
-	(void)ctx;
-	for (size_t i = 0; i < nregions; i++)
-		if (addr >= regions[i].addr && len <= regions[i].len &&
-		    addr - regions[i].addr <= regions[i].len - len) {
-			memcpy(buf, regions[i].data + (addr - regions[i].addr), len);
-			return 0;
-		}
-	return -1;
-}
-
-static const struct py_mem mem = { fake_read, NULL };
 
 static void setup_version(unsigned minor)
 {
-	for (size_t i = 0; i < nregions; i++)
-		free(regions[i].data);
-	nregions = 0;
-	next_addr = 0x10000;
+	fake_reset();
 	cr_assert_eq(py_objects_builtin(minor, &L), 0);
 }
 
@@ -60,55 +33,23 @@ static void setup(void)
 
 static void teardown(void)
 {
-	setup_version(12);
-}
-
-/* A zeroed region of len bytes; its address. */
-static uintptr_t alloc(size_t len)
-{
-	struct region *r = &regions[nregions++];
-
-	cr_assert(nregions <= MAX_REGIONS);
-	r->addr = next_addr;
-	r->len = len;
-	r->data = calloc(1, len);
-	next_addr += (len + 0x1000) & ~(uintptr_t)0xfff; /* a gap after each */
-	return r->addr;
-}
-
-static uint8_t *at(uintptr_t addr)
-{
-	for (size_t i = 0; i < nregions; i++)
-		if (addr >= regions[i].addr && addr < regions[i].addr + regions[i].len)
-			return regions[i].data + (addr - regions[i].addr);
-	cr_assert_fail("no region at %#lx", (unsigned long)addr);
-	return NULL;
-}
-
-static void put64(uintptr_t addr, uint64_t v)
-{
-	memcpy(at(addr), &v, 8);
-}
-
-static void put32(uintptr_t addr, uint32_t v)
-{
-	memcpy(at(addr), &v, 4);
+	fake_reset();
 }
 
 static uintptr_t type_named(const char *name)
 {
-	uintptr_t t = alloc(416), s = alloc(strlen(name) + 1);
+	uintptr_t t = fake_alloc(416), s = fake_alloc(strlen(name) + 1);
 
-	memcpy(at(s), name, strlen(name) + 1);
-	put64(t + L.tp_name, s);
+	memcpy(fake_at(s), name, strlen(name) + 1);
+	fake_put64(t + L.tp_name, s);
 	return t;
 }
 
 static uintptr_t object(const char *type, size_t size)
 {
-	uintptr_t o = alloc(size);
+	uintptr_t o = fake_alloc(size);
 
-	put64(o + L.ob_type, type_named(type));
+	fake_put64(o + L.ob_type, type_named(type));
 	return o;
 }
 
@@ -119,10 +60,10 @@ static uintptr_t mk_int(int64_t v)
 	size_t n = 0;
 
 	while (m != 0) {
-		put32(o + L.long_digits + 4 * n++, (uint32_t)(m & ((1u << 30) - 1)));
+		fake_put32(o + L.long_digits + 4 * n++, (uint32_t)(m & ((1u << 30) - 1)));
 		m >>= 30;
 	}
-	put64(o + L.long_size, (uint64_t)n << 3 | (v == 0 ? 1 : v < 0 ? 2 : 0));
+	fake_put64(o + L.long_size, (uint64_t)n << 3 | (v == 0 ? 1 : v < 0 ? 2 : 0));
 	return o;
 }
 
@@ -131,26 +72,26 @@ static uintptr_t mk_str(const char *ascii)
 	size_t n = strlen(ascii);
 	uintptr_t o = object("str", L.str_ascii_data + n + 1);
 
-	put64(o + L.str_length, n);
-	put32(o + L.str_state, 1u << 2 | 1u << 5 | 1u << 6); /* kind 1, compact, ascii */
-	memcpy(at(o + L.str_ascii_data), ascii, n);
+	fake_put64(o + L.str_length, n);
+	fake_put32(o + L.str_state, 1u << 2 | 1u << 5 | 1u << 6); /* kind 1, compact, ascii */
+	memcpy(fake_at(o + L.str_ascii_data), ascii, n);
 	return o;
 }
 
 static uintptr_t mk_list(size_t n, const uintptr_t *items)
 {
-	uintptr_t o = object("list", 40), arr = alloc(n ? 8 * n : 8);
+	uintptr_t o = object("list", 40), arr = fake_alloc(n ? 8 * n : 8);
 
-	put64(o + L.list_size, n);
-	put64(o + L.list_items, arr);
+	fake_put64(o + L.list_size, n);
+	fake_put64(o + L.list_items, arr);
 	for (size_t i = 0; i < n; i++)
-		put64(arr + 8 * i, items[i]);
+		fake_put64(arr + 8 * i, items[i]);
 	return o;
 }
 
 static char *show(uintptr_t addr)
 {
-	char *s = py_repr(&mem, &L, addr);
+	char *s = py_repr(&fake_mem, &L, addr);
 
 	cr_assert_not_null(s);
 	return s;
@@ -222,7 +163,7 @@ Test(py_repr, list_containing_itself)
 {
 	uintptr_t l = mk_list(1, (uintptr_t[]){ 0 });
 
-	put64(*(uint64_t *)at(l + L.list_items), l);
+	fake_put64(*(uint64_t *)fake_at(l + L.list_items), l);
 	expect_repr(l, "[[...]]");
 }
 
@@ -231,24 +172,24 @@ Test(py_repr, huge_lengths_are_not_believed)
 	uintptr_t s = mk_str("abc"), l = mk_list(1, (uintptr_t[]){ mk_int(1) });
 	uintptr_t b = object("bytes", 40);
 
-	put64(s + L.str_length, 1ull << 50);
+	fake_put64(s + L.str_length, 1ull << 50);
 	expect_unreadable(s, "str");
 	/* 2^39 items behind a pointer to 8 bytes: the read of the first 100
 	 * fails, nothing is allocated for the rest. */
-	put64(l + L.list_size, 1ull << 39);
+	fake_put64(l + L.list_size, 1ull << 39);
 	expect_unreadable(l, "list");
-	put64(b + L.bytes_size, UINT64_MAX);
+	fake_put64(b + L.bytes_size, UINT64_MAX);
 	expect_unreadable(b, "bytes");
 }
 
 Test(py_repr, bad_pointers)
 {
-	uintptr_t wild = object("list", 40), o = alloc(16);
+	uintptr_t wild = object("list", 40), o = fake_alloc(16);
 
-	put64(wild + L.list_size, 2);
-	put64(wild + L.list_items, 0xdead0000);    /* unmapped */
+	fake_put64(wild + L.list_size, 2);
+	fake_put64(wild + L.list_items, 0xdead0000);    /* unmapped */
 	expect_unreadable(wild, "list");
-	put64(o + L.ob_type, 0x1234);                /* not a type */
+	fake_put64(o + L.ob_type, 0x1234);                /* not a type */
 	expect_unreadable(o, "object");
 	expect_unreadable(0, "object");
 	expect_unreadable(0xfffffffffffffff0ull, "object");
@@ -260,55 +201,55 @@ Test(py_repr, bad_pointers)
 
 Test(py_repr, impossible_flags_and_bytes)
 {
-	uintptr_t s = mk_str("abc"), t = mk_str("xyz"), n = alloc(16), i = mk_int(7);
-	uintptr_t name = alloc(8);
+	uintptr_t s = mk_str("abc"), t = mk_str("xyz"), n = fake_alloc(16), i = mk_int(7);
+	uintptr_t name = fake_alloc(8);
 
-	put32(s + L.str_state, 3u << 2 | 1u << 5);   /* kind 3: no such kind */
+	fake_put32(s + L.str_state, 3u << 2 | 1u << 5);   /* kind 3: no such kind */
 	expect_unreadable(s, "str");
-	at(t + L.str_ascii_data)[1] = 0xff;           /* "ascii" with a high byte */
+	fake_at(t + L.str_ascii_data)[1] = 0xff;           /* "ascii" with a high byte */
 	expect_unreadable(t, "str");
 	/* A type whose name is not printable text (not UTF-8, no NUL). */
-	memcpy(at(name), "\xff\xfe\x1b[2JAB", 8);
-	put64(n + L.ob_type, alloc(416));
-	put64(*(uint64_t *)at(n + L.ob_type) + L.tp_name, name);
+	memcpy(fake_at(name), "\xff\xfe\x1b[2JAB", 8);
+	fake_put64(n + L.ob_type, fake_alloc(416));
+	fake_put64(*(uint64_t *)fake_at(n + L.ob_type) + L.tp_name, name);
 	expect_unreadable(n, "object");
-	put32(i + L.long_digits, 1u << 31);           /* a digit over 30 bits */
+	fake_put32(i + L.long_digits, 1u << 31);           /* a digit over 30 bits */
 	expect_unreadable(i, "int");
-	put64(i + L.long_size, 3);                    /* sign 3: none such */
+	fake_put64(i + L.long_size, 3);                    /* sign 3: none such */
 	expect_unreadable(i, "int");
 }
 
 Test(py_repr, dict_tables_checked)
 {
-	uintptr_t d = object("dict", 48), keys = alloc(32 + 8 + 16 * 8);
+	uintptr_t d = object("dict", 48), keys = fake_alloc(32 + 8 + 16 * 8);
 
-	put64(d + L.dict_used, 1);
-	put64(d + L.dict_keys, keys);
-	at(keys)[8] = 3, at(keys)[9] = 3, at(keys)[10] = 1; /* 8 slots, str keys */
-	put64(keys + 24, 1);                                  /* dk_nentries */
-	put64(keys + 32 + 8, mk_str("k"));
-	put64(keys + 32 + 8 + 8, d);                          /* {'k': itself} */
+	fake_put64(d + L.dict_used, 1);
+	fake_put64(d + L.dict_keys, keys);
+	fake_at(keys)[8] = 3, fake_at(keys)[9] = 3, fake_at(keys)[10] = 1; /* 8 slots, str keys */
+	fake_put64(keys + 24, 1);                                  /* dk_nentries */
+	fake_put64(keys + 32 + 8, mk_str("k"));
+	fake_put64(keys + 32 + 8 + 8, d);                          /* {'k': itself} */
 	expect_repr(d, "{'k': {...}}");
-	put64(keys + 24, 1ull << 40);                         /* more than the table */
+	fake_put64(keys + 24, 1ull << 40);                         /* more than the table */
 	expect_unreadable(d, "dict");
-	put64(keys + 24, 1);
-	put64(d + L.dict_used, 5);                            /* more than it holds */
+	fake_put64(keys + 24, 1);
+	fake_put64(d + L.dict_used, 5);                            /* more than it holds */
 	expect_unreadable(d, "dict");
 }
 
 Test(py_repr, set_table_checked)
 {
-	uintptr_t s = object("set", 200), table = alloc(16 * 8);
+	uintptr_t s = object("set", 200), table = fake_alloc(16 * 8);
 
-	put64(s + L.set_used, 2);
-	put64(s + L.set_mask, 7);
-	put64(s + L.set_table, table);
-	put64(table + 16 * 1, mk_int(1));
-	put64(table + 16 * 2, mk_int(9));
-	put64(table + 16 * 2 + 8, UINT64_MAX);                /* deleted (dummy) */
-	put64(table + 16 * 5, mk_int(2));
+	fake_put64(s + L.set_used, 2);
+	fake_put64(s + L.set_mask, 7);
+	fake_put64(s + L.set_table, table);
+	fake_put64(table + 16 * 1, mk_int(1));
+	fake_put64(table + 16 * 2, mk_int(9));
+	fake_put64(table + 16 * 2 + 8, UINT64_MAX);                /* deleted (dummy) */
+	fake_put64(table + 16 * 5, mk_int(2));
 	expect_repr(s, "{1, 2}");
-	put64(s + L.set_mask, 6);                             /* not 2^n - 1 */
+	fake_put64(s + L.set_mask, 6);                             /* not 2^n - 1 */
 	expect_unreadable(s, "set");
 }
 
@@ -340,12 +281,12 @@ Test(py_repr, version_layouts)
 
 	setup_version(11);
 	i = object("int", 40);
-	put64(i + L.long_size, (uint64_t)-1);
-	put32(i + L.long_digits, 42);
+	fake_put64(i + L.long_size, (uint64_t)-1);
+	fake_put32(i + L.long_digits, 42);
 	expect_repr(i, "-42");
 	setup_version(14);
 	t = object("tuple", 48);
-	put64(t + L.tuple_size, 1);
-	put64(t + 32, mk_str(""));
+	fake_put64(t + L.tuple_size, 1);
+	fake_put64(t + 32, mk_str(""));
 	expect_repr(t, "('',)");
 }

@@ -145,22 +145,22 @@ static bool read_cstr(const struct py_mem *m, uintptr_t addr, char *buf, size_t 
 {
 	size_t n = 0;
 
-	/* In small pieces: the name may end just before an unmapped page. */
-	while (n + 16 <= size) {
-		if (!plausible(addr + n, 16) || m->read(m->ctx, addr + n, buf + n, 16) != 0) {
+	/* In pieces of up to 16 bytes, one byte at a time where a piece does
+	 * not read: the name may end just before an unmapped page. */
+	while (n + 1 < size) {
+		size_t piece = size - 1 - n < 16 ? size - 1 - n : 16;
+
+		if (!plausible(addr + n, piece) || m->read(m->ctx, addr + n, buf + n, piece) != 0) {
+			piece = 1;
 			if (!plausible(addr + n, 1) || m->read(m->ctx, addr + n, buf + n, 1) != 0)
 				return false;
-			if (buf[n] == '\0')
-				return n > 0;
-			n++;
-			continue;
 		}
-		for (size_t i = n; i < n + 16; i++)
+		for (size_t i = n; i < n + piece; i++)
 			if (buf[i] == '\0')
 				return i > 0;
-		n += 16;
+		n += piece;
 	}
-	return false;
+	return false; /* no NUL within size: not a name */
 }
 
 static bool printable_ascii(const char *s)

@@ -311,13 +311,19 @@ static bool check_dump(const struct options *o)
 		return !o->locals;
 	}
 	if (o->command != NULL || o->demo || o->pid == 0) {
-		usage_error("pytop dump looks at a running process; give it -p PID "
-		            "(no command, no --demo)");
+		usage_error("the dump command looks at a running process: give it -p PID "
+		            "(not a command or --demo)");
 		return false;
 	}
 	if (o->native) {
-		usage_error("pytop dump does not take --native yet; drop it (the live "
+		usage_error("the dump command does not take --native yet; drop it (the live "
 		            "view has it)");
+		return false;
+	}
+	if (o->batch || o->iterations != 0 || o->duration_s != 0 || o->idle || o->no_split ||
+	    o->rate_hz != PYTOP_DEFAULT_RATE_HZ || o->delay_s != 1.0) {
+		usage_error("the dump command takes one look: -b, -n, -d, -r, --duration, "
+		            "--idle and --no-split do not apply to it; drop them");
 		return false;
 	}
 	return true;

@@ -455,6 +455,36 @@ Test(dump, target_exits_during_dumps, .timeout = TIMEOUT_S * 2)
 	free(python);
 }
 
+/* Usage errors: one line naming the problem and the fix, exit 2, before
+ * anything is attached. */
+Test(dump, usage_errors, .timeout = TIMEOUT_S)
+{
+	static const char *const cases[][6] = {
+		{ "dump", NULL },
+		{ "dump", "--", "python3", "-c", "pass", NULL },
+		{ "dump", "-p", "1", "--native", NULL },
+		{ "dump", "-p", "1", "-r", "100", NULL },
+		{ "dump", "-p", "1", "-b", NULL },
+		{ "--locals", "-p", "1", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *argv[8] = { h_pytop() };
+		struct h_proc r;
+		size_t n = 1;
+
+		for (size_t j = 0; cases[i][j] != NULL; j++)
+			argv[n++] = cases[i][j];
+		argv[n] = NULL;
+		cr_assert(h_run(&r, TIMEOUT_S, argv));
+		cr_expect_eq(r.status, 2, "case %zu: exit %d: %s", i, r.status, r.err.data);
+		cr_expect_eq(h_count_lines(r.err.data), 1, "case %zu: %s", i, r.err.data);
+		cr_expect(strncmp(r.err.data, "pytop: ", 7) == 0, "case %zu: %s", i, r.err.data);
+		cr_expect_eq(r.out.len, 0);
+		h_proc_free(&r);
+	}
+}
+
 Test(dump, gone_pid, .timeout = TIMEOUT_S)
 {
 	char pid[16];

@@ -311,7 +311,7 @@ static bool check_dump(const struct options *o)
 		return !o->locals;
 	}
 	if (o->command != NULL || o->demo || o->pid == 0) {
-		usage_error("the dump command looks at a running process: give it -p PID "
+		usage_error("the dump command needs a running process; give it -p PID "
 		            "(not a command or --demo)");
 		return false;
 	}

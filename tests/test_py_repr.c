@@ -237,6 +237,29 @@ Test(py_repr, dict_tables_checked)
 	expect_unreadable(d, "dict");
 }
 
+/* A split table (3.12): keys shared, values beside them, the order in
+ * bytes before the values; an order naming no entry is torn. */
+Test(py_repr, split_dict_order_checked)
+{
+	uintptr_t d = object("dict", 48), keys = fake_alloc(32 + 8 + 16 * 5);
+	uintptr_t block = fake_alloc(64), values = block + 32;
+
+	fake_put64(d + L.dict_used, 2);
+	fake_put64(d + L.dict_keys, keys);
+	fake_put64(d + L.dict_values, values);
+	fake_at(keys)[8] = 3, fake_at(keys)[9] = 3, fake_at(keys)[10] = 2;
+	fake_put64(keys + 24, 2);
+	fake_put64(keys + 40, mk_str("x"));
+	fake_put64(keys + 56, mk_str("y"));
+	fake_put64(values, mk_int(1));
+	fake_put64(values + 8, mk_int(2));
+	fake_at(values)[-2] = 2;                       /* size */
+	fake_at(values)[-3] = 1, fake_at(values)[-4] = 0; /* y first, then x */
+	expect_repr(d, "{'y': 2, 'x': 1}");
+	fake_at(values)[-4] = 7;                       /* no entry 7 */
+	expect_unreadable(d, "dict");
+}
+
 Test(py_repr, set_table_checked)
 {
 	uintptr_t s = object("set", 200), table = fake_alloc(16 * 8);

@@ -566,6 +566,61 @@ static bool seq_repr(struct repr_ctx *c, uintptr_t addr, bool list)
 	return true;
 }
 
+/* The insertion order of a split table's `size` values (an index into
+ * the shared keys each, a byte).  3.13+: after the values[capacity] that
+ * follow the {capacity, size, embedded, valid} bytes; 3.11/3.12: size at
+ * values[-2], order[i] at values[-3 - i]. */
+static bool split_order(struct repr_ctx *c, uint64_t values, uint8_t *order, size_t *size)
+{
+	uint8_t b[256 + 2];
+
+	if (c->l->minor >= 13) {
+		if (!rd(c, (uintptr_t)values, b, 2))
+			return false;
+		*size = b[1];
+		return rd(c, (uintptr_t)values + 8 + 8 * (size_t)b[0], order, *size);
+	}
+	if (!rd(c, (uintptr_t)values - 2, b, 1))
+		return false;
+	*size = b[0];
+	if (!rd(c, (uintptr_t)values - 2 - *size, b, *size))
+		return false;
+	for (size_t i = 0; i < *size; i++)
+		order[i] = b[*size - 1 - i];
+	return true;
+}
+
+/* A split table (an instance's __dict__): keys shared with the type,
+ * values in the object or beside it, shown in the dict's own order. */
+static bool split_repr(struct repr_ctx *c, uint64_t keys, const uint8_t *head, uint64_t values,
+                       uint64_t used)
+{
+	uint64_t nentries, e[256 * 2], v[256];
+	uint8_t order[256];
+	size_t size, shown = 0;
+
+	memcpy(&nentries, head + 24, 8);
+	if (head[10] != 2 || head[8] > 40 || head[9] < head[8] || head[9] > head[8] + 3 ||
+	    nentries > 255 || nentries > (1ull << head[8]) ||
+	    !split_order(c, values, order, &size) || size != used || size > nentries ||
+	    !rd(c, (uintptr_t)keys + 32 + (1ull << head[9]), e, (size_t)nentries * 16) ||
+	    !rd(c, (uintptr_t)values + c->l->dict_values_items, v, (size_t)nentries * 8))
+		return false;
+	for (size_t i = 0; i < size; i++)
+		if (order[i] >= nentries || v[order[i]] == 0)
+			return false; /* torn: an order naming no value */
+	puts_(&c->out, "{");
+	for (; shown < size && shown < PY_REPR_MAX_ITEMS && !c->out.full; shown++) {
+		if (shown > 0)
+			puts_(&c->out, ", ");
+		repr_obj(c, (uintptr_t)e[2 * order[shown]]);
+		puts_(&c->out, ": ");
+		repr_obj(c, (uintptr_t)v[order[shown]]);
+	}
+	puts_(&c->out, shown < size ? ", ...}" : "}");
+	return true;
+}
+
 /* PyDictKeysObject: dk_log2_size at 8, dk_log2_index_bytes at 9, dk_kind
  * at 10 (0 general {hash, key, value}, 1 str keys {key, value}, 2 split),
  * dk_nentries at 24, then the index table and the entries (3.11-3.15). */
@@ -583,13 +638,10 @@ static bool dict_repr(struct repr_ctx *c, uintptr_t addr)
 		puts_(&c->out, "{}");
 		return true;
 	}
-	if (values != 0) { /* a split table (an instance's __dict__): its order
-	                      lives elsewhere; shown by name, not guessed */
-		putf(&c->out, "<dict with a split table at 0x%" PRIxPTR ">", addr);
-		return true;
-	}
 	if (!object_ptr(keys) || !rd(c, (uintptr_t)keys, head, sizeof(head)))
 		return false;
+	if (values != 0)
+		return split_repr(c, keys, head, values, used);
 	memcpy(&nentries, head + 24, 8);
 	if (head[8] > 40 || head[9] < head[8] || head[9] > head[8] + 3 || head[10] > 1 ||
 	    nentries > (1ull << head[8]) || used > nentries)

@@ -50,6 +50,13 @@ def wait_on_lock(numbers, label="waiter"):
     never.acquire()
 
 
+class Attrs:
+    def __init__(self):
+        self.b, self.a, self.z = 1, 'two', [3]
+        del self.b
+        self.b = (4,)
+
+
 def nap(seconds, *extra, flag=None, **options):
     nothing = None
     yes, no = True, False
@@ -74,6 +81,8 @@ def nap(seconds, *extra, flag=None, **options):
     cyclic = [1, 2]
     cyclic.append(cyclic)
     invisible = '\u00a0\u200b\u2028'
+    shared = Attrs()
+    split = vars(shared)  # a split table, in an order its keys do not have
     captured = 'a cell'
 
     def inner():

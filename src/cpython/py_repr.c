@@ -246,7 +246,7 @@ static void long_repr(struct repr_ctx *c, uintptr_t addr, bool is_bool)
 	int got = long_read(c, addr, &neg, digits, &n);
 
 	if (got < 0 && !is_bool) {
-		putf(&c->out, "<int of more than 4300 digits at 0x%" PRIxPTR ">", addr);
+		putf(&c->out, "<int too large to show at 0x%" PRIxPTR ">", addr);
 		return;
 	}
 	if (got <= 0) {

@@ -159,6 +159,19 @@ Test(py_repr, float_shortest_round_trip)
 	cr_expect_str_eq(buf, "-inf");
 }
 
+/* More digits than shown: said so, not printed, not unreadable. */
+Test(py_repr, int_too_large)
+{
+	uintptr_t i = object("int", 24 + 4 * 481);
+	char want[64];
+
+	for (int d = 0; d < 481; d++)
+		fake_put32(i + L.long_digits + 4 * (uintptr_t)d, 1);
+	fake_put64(i + L.long_size, (uint64_t)481 << 3);
+	snprintf(want, sizeof want, "<int too large to show at 0x%lx>", (unsigned long)i);
+	expect_repr(i, want);
+}
+
 Test(py_repr, list_containing_itself)
 {
 	uintptr_t l = mk_list(1, (uintptr_t[]){ 0 });

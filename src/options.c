@@ -377,7 +377,7 @@ void options_print_help(FILE *out)
 "Usage: pytop [OPTIONS] -p PID\n"
 "       pytop [OPTIONS] [--] COMMAND [ARGS...]\n"
 "       pytop [OPTIONS] --demo\n"
-"       pytop dump [--json] [--locals] -p PID\n"
+"       pytop dump [--json] [--locals] [-s] -p PID\n"
 "\n"
 "Live sampling profiler for CPython: shows which functions and lines a\n"
 "Python process spends its time in, without stopping or changing it.\n"

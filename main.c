@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dump.h"
 #include "options.h"
 #include "session.h"
 #include "ui/app.h"
@@ -53,6 +54,30 @@ static bool find_demo(char *buf, size_t len)
 	return false;
 }
 
+/* `pytop dump`: one look, printed; 0, or 1 with the one-line reason. */
+static int run_dump(const struct options *o)
+{
+	struct pytop_error err = { 0 };
+	struct dump d;
+	int rc;
+
+	if (dump_take(o, &d, &err) != 0) {
+		fprintf(stderr, "pytop: %s\n", err.text);
+		return 1;
+	}
+	if (o->json)
+		rc = dump_print_json(&d, stdout, o->subprocesses);
+	else {
+		dump_print_text(&d, stdout);
+		rc = fflush(stdout) == 0 ? 0 : -1;
+	}
+	dump_free(&d);
+	if (rc != 0)
+		fprintf(stderr, "pytop: could not write the dump to stdout; check where "
+		        "it goes (a full disk, a closed pipe)\n");
+	return rc != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts;
@@ -83,6 +108,8 @@ int main(int argc, char **argv)
 	default:
 		return 2;
 	}
+	if (opts.dump)
+		return run_dump(&opts);
 	if (opts.demo) {
 		if (!find_demo(demo_path, sizeof(demo_path))) {
 			fprintf(stderr, "pytop: the demo program %s is not installed in %s; "

@@ -32,6 +32,7 @@ enum {
 	OPT_DEMO,
 	OPT_NATIVE,
 	OPT_NATIVE_ALL,
+	OPT_LOCALS,
 };
 
 /* '+': stop at the first non-option, which starts the target's command.
@@ -53,6 +54,7 @@ static const struct option long_opts[] = {
 	{"demo", no_argument, NULL, OPT_DEMO},
 	{"native", no_argument, NULL, OPT_NATIVE},
 	{"native-all", no_argument, NULL, OPT_NATIVE_ALL},
+	{"locals", no_argument, NULL, OPT_LOCALS},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -264,6 +266,7 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_DEMO: o->demo = true; return 0;
 	case OPT_NATIVE: o->native = true; return 0;
 	case OPT_NATIVE_ALL: o->native = o->native_all = true; return 0;
+	case OPT_LOCALS: o->locals = true; return 0;
 	case 'h': options_print_help(stdout); return 1;
 	case 'V': printf("pytop %s\n", PACKAGE_VERSION); return 1;
 	case ':':
@@ -297,12 +300,47 @@ static bool check_target(const struct options *o)
 	return true;
 }
 
+/* `pytop dump`: one look at a running process, so it needs -p; --locals
+ * is its alone.  --native is the live view's only (for now). */
+static bool check_dump(const struct options *o)
+{
+	if (!o->dump) {
+		if (o->locals)
+			usage_error("--locals belongs to pytop dump; use pytop dump "
+			            "--locals -p PID");
+		return !o->locals;
+	}
+	if (o->command != NULL || o->demo || o->pid == 0) {
+		usage_error("the dump command needs a running process; give it -p PID "
+		            "(not a command or --demo)");
+		return false;
+	}
+	if (o->native) {
+		usage_error("the dump command does not take --native yet; drop it (the live "
+		            "view has it)");
+		return false;
+	}
+	if (o->batch || o->iterations != 0 || o->duration_s != 0 || o->idle || o->no_split ||
+	    o->rate_hz != PYTOP_DEFAULT_RATE_HZ || o->delay_s != 1.0) {
+		usage_error("the dump command takes one look: -b, -n, -d, -r, --duration, "
+		            "--idle and --no-split do not apply to it; drop them");
+		return false;
+	}
+	return true;
+}
+
 enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
                                   struct options *out)
 {
 	int c;
+	bool dump = argc > 1 && strcmp(argv[1], "dump") == 0;
 
 	set_defaults(out);
+	if (dump) { /* getopt then takes "dump" for the program name */
+		out->dump = true;
+		argc--;
+		argv++;
+	}
 	opterr = 0;  /* we print our own one-line errors */
 	optind = 0;  /* full re-initialisation, so a second call works (tests) */
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
@@ -315,6 +353,10 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 	}
 	if (optind < argc)
 		out->command = &argv[optind]; /* borrowed; argv[argc] is NULL */
+	if (!check_dump(out))
+		return OPTIONS_ERROR;
+	if (out->dump)
+		return OPTIONS_OK;
 	if (!check_target(out))
 		return OPTIONS_ERROR;
 	if (out->json && !out->batch) {
@@ -335,6 +377,7 @@ void options_print_help(FILE *out)
 "Usage: pytop [OPTIONS] -p PID\n"
 "       pytop [OPTIONS] [--] COMMAND [ARGS...]\n"
 "       pytop [OPTIONS] --demo\n"
+"       pytop dump [--json] [--locals] [-s] -p PID\n"
 "\n"
 "Live sampling profiler for CPython: shows which functions and lines a\n"
 "Python process spends its time in, without stopping or changing it.\n"
@@ -379,6 +422,16 @@ void options_print_help(FILE *out)
 "      --no-color         no colours (default: colour unless NO_COLOR is set)\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
+"\n"
+"pytop dump -p PID: print every thread's current stack once and exit: its\n"
+"ID, threading.Thread name, OS name and state (running with or without the\n"
+"GIL, waiting for the GIL, idle), each frame as function (file:line) with\n"
+"its source line, innermost last as in a traceback.  The target is never\n"
+"stopped.\n"
+"      --json             one JSON object instead of text (man pytop: DUMP)\n"
+"      --locals           each frame's arguments and local variables, read\n"
+"                         from memory without running code in the target\n"
+"  -s                     the target's child processes too, and theirs\n"
 "\n"
 "Keys: arrows PgUp PgDn Home End move; < > F6 sort column; l functions/lines;\n"
 "Enter on a function: its source lines (Esc or Left: back); t threads\n"

@@ -28,6 +28,8 @@ struct options {
 	bool no_color;      /* NO_COLOR set or --no-color */
 	bool native;        /* --native: native stacks too (ptrace) */
 	bool native_all;    /* --native-all: and the interpreter's plumbing */
+	bool dump;          /* `pytop dump`: every thread's stack once, then exit */
+	bool locals;        /* --locals (dump): each frame's arguments and locals */
 };
 
 enum options_result {

@@ -19,6 +19,7 @@
 #include "cpython/py_reader.h"
 #include "cpython/py_thread_names.h"
 #include "cpython/py_runtime.h"
+#include "cpython/py_runtime_wait.h"
 #include "sandbox.h"
 #include "target/proc_children.h"
 #include "target/proc_threads.h"
@@ -298,7 +299,7 @@ static int take_process(const struct options *o, pid_t pid, struct dump *out,
 	out->pid = pid;
 	out->locals = o->locals;
 	if (target_attach(pid, &target, err) != 0 ||
-	    target_find_python(&target, &c.rt, err) != 0)
+	    py_runtime_wait(&target, &c.rt, err) != 0)
 		return -1;
 	c.rt.off = &c.rt.offsets;
 	c.mem = (struct py_mem){ py_mem_remote, &out->pid };

@@ -22,6 +22,7 @@
 #include "sandbox.h"
 #include "target/target.h"
 #include "profile/rss_rate.h"
+#include "profile/recent.h"
 #include "profile/verdict.h"
 
 /* 16 MiB holds more than a second of 400-frame samples at 10 kHz, so a
@@ -59,6 +60,10 @@ struct session {
 	double rss_growth_per_min;  /* at the latest read */
 	bool gauges_final;          /* gauge_prev holds the reaped program's
 	                               final figures */
+	struct recent *recent;      /* owned: counts at past refreshes */
+	double window_s;            /* > 0: snapshots count the last window_s */
+	struct proc_gauge_read gauge_first; /* the first read, and when */
+	uint64_t gauge_first_ns;
 	uint64_t mem_limit;
 	double cpu_limit;
 	pid_t process_filter;       /* 0 = all processes */
@@ -184,6 +189,25 @@ static void family_cpu(struct snapshot *out)
 	out->gauges.cpu_system_pct = sys;
 }
 
+/* After the target exited no window is left to judge: the verdict is
+ * the run's, from the gauges' first read to the final one. */
+static void run_verdict(struct session *s, struct snapshot *out, uint64_t t)
+{
+	const struct sampler_stats *st = sampler_stats(s->sampler);
+	const struct proc_gauge_read *f = &s->gauge_first;
+	struct snap_gauges run = out->gauges;
+	double secs = (double)(t - s->gauge_first_ns) / NSEC_PER_SEC;
+	uint64_t ticks = atomic_load(&st->ticks);
+	double active = ticks ? 100.0 * (double)atomic_load(&st->active_ticks) / (double)ticks : 0;
+
+	if (s->gauge_first_ns == 0 || t <= s->gauge_first_ns)
+		return;
+	run.cpu_user_pct = 100.0 * per_second(s->gauge_prev.utime_ns, f->utime_ns, secs) / NSEC_PER_SEC;
+	run.cpu_system_pct = 100.0 * per_second(s->gauge_prev.stime_ns, f->stime_ns, secs) / NSEC_PER_SEC;
+	run.majflt_rate = per_second(s->gauge_prev.majflt, f->majflt, secs);
+	out->verdict = verdict_decide(&run, active, secs, out->verdict_reason, sizeof(out->verdict_reason));
+}
+
 /* The process gauges: cumulative figures now, rates since the previous
  * snapshot.  A target that is gone keeps its last figures. */
 static void fill_gauges(struct session *s, struct snapshot *out)
@@ -239,10 +263,16 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 	g->rss_growth_per_min = s->rss_growth_per_min;
 	family_cpu(out);
 	out->verdict = verdict_decide(g, out->active_pct, dt, out->verdict_reason, sizeof(out->verdict_reason));
+	if (s->gauge_first_ns == 0) {
+		s->gauge_first = r;
+		s->gauge_first_ns = t;
+	}
 	if (t != s->gauge_prev_ns) {
 		s->gauge_prev = r;
 		s->gauge_prev_ns = t;
 	}
+	if (s->target.exited)
+		run_verdict(s, out, t);
 }
 
 static void session_take(void *ctx, struct snapshot *out)
@@ -256,6 +286,21 @@ static void session_take(void *ctx, struct snapshot *out)
 	fill_header(s, out, &now);
 	fill_gauges(s, out);
 	s->mark = now;
+	/* Out of memory only shortens the window the history covers. */
+	if (s->recent == NULL)
+		return;
+	(void)recent_push(s->recent, out);
+	if (s->window_s > 0) {
+		out->recent_asked = s->window_s;
+		out->recent_s = recent_window(s->recent, out, s->window_s);
+	}
+}
+
+static void session_set_window(void *ctx, double seconds)
+{
+	struct session *s = ctx;
+
+	s->window_s = seconds;
 }
 
 static void session_reset(void *ctx)
@@ -303,6 +348,7 @@ struct snapshot_source session_source(struct session *s)
 		.filter_thread = session_filter_thread,
 		.show_native_all = session_show_native_all,
 		.filter_process = s->follower != NULL ? session_filter_process : NULL,
+		.set_window = s->recent != NULL ? session_set_window : NULL,
 	};
 }
 
@@ -322,6 +368,7 @@ static void free_parts(struct session *s)
 	native_merge_free(s->merge);
 	ring_free(s->orders);
 	aggregator_free(s->agg);
+	recent_free(s->recent);
 	proc_gauges_free(s->gauges);
 	ring_free(s->ring);
 	free(s->rec);
@@ -351,6 +398,7 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 		memset(&s->rt, 0, sizeof(s->rt)); /* python_version "" */
 	s->ring = ring_new(RING_BYTES);
 	s->agg = aggregator_new(!o->no_split);
+	s->recent = recent_new(); /* NULL: no "last N seconds" view */
 	s->rec_cap = RING_BYTES / 2;
 	s->rec = malloc(s->rec_cap);
 	if (o->native)

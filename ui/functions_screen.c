@@ -95,6 +95,7 @@ static void rebuild(struct functions_screen *fs)
 		return;
 	profile_table_build(&fs->table, fs->snap, fs->mode, fs->filter,
 	                    fs->sort, fs->utf8);
+	profile_table_full_names(&fs->table, fs->full_names);
 	if (find_selection(fs, &found))
 		fs->pos.sel = found;
 	list_pos_clamp(&fs->pos, fs->table.n);
@@ -145,6 +146,12 @@ void fscreen_toggle_mode(struct functions_screen *fs)
 {
 	fs->mode = fs->mode == PROFILE_FUNCTIONS ? PROFILE_LINES
 	                                         : PROFILE_FUNCTIONS;
+	rebuild(fs);
+}
+
+void fscreen_toggle_full_names(struct functions_screen *fs)
+{
+	fs->full_names = !fs->full_names;
 	rebuild(fs);
 }
 

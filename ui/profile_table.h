@@ -61,8 +61,10 @@ struct profile_table {
 	pid_t thread;             /* the snapshot's thread filter, 0 = all */
 	const char *thread_name;  /* its OS name, borrowed; "" if unknown */
 	pid_t process;            /* the snapshot's process filter, 0 = all */
+	double recent_s, recent_asked; /* the snapshot's window (w), 0 = none */
 	enum profile_mode mode;
 	profile_col sort;
+	bool full_names;          /* the Function cell uncut: whole paths */
 	struct table_column cols[PROFILE_NCOLS];
 	struct table table;       /* the columns, ready for table_format_* */
 };
@@ -75,6 +77,10 @@ int profile_table_build(struct profile_table *pt, const struct snapshot *s,
                         enum profile_mode mode, const char *filter,
                         profile_col sort, bool utf8);
 void profile_table_free(struct profile_table *pt);
+
+/* Full names on or off, right after profile_table_build: on, the Function cell shows the whole path and
+ * name, and every figure column but %Own and the sorted one gives way. */
+void profile_table_full_names(struct profile_table *pt, bool on);
 
 static inline const struct profile_row *
 profile_table_row(const struct profile_table *pt, size_t i)

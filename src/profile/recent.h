@@ -1,0 +1,39 @@
+/* recent.h - the "last N seconds" view of the profile: the cumulative
+ * counts of every function and line remembered at refreshes at least
+ * RECENT_STEP_S apart, so that a snapshot's counts can be turned into
+ * those of the last N seconds exactly (the difference of two cumulative
+ * counts), a long-running service not dominated by its history.
+ *
+ * Memory is bounded: frames older than RECENT_MAX_S are dropped, so at
+ * most RECENT_MAX_S / RECENT_STEP_S + 2 (62) frames of one count record per
+ * row are kept. */
+#ifndef PYTOP_PROFILE_RECENT_H
+#define PYTOP_PROFILE_RECENT_H
+
+#include <stdbool.h>
+
+#include "profile/snapshot.h"
+
+#define RECENT_STEP_S 1.0  /* frames at least this far apart */
+#define RECENT_MAX_S 60.0  /* the longest window */
+
+struct recent;
+
+struct recent *recent_new(void); /* NULL when out of memory */
+void recent_free(struct recent *r);
+
+/* Remember s's cumulative counts, taken at s->elapsed_s.  A snapshot whose
+ * counts started again (r, a thread or process filter, --native's n)
+ * forgets the frames before it.  false when out of memory (the frame is
+ * then not kept; the window covers less). */
+bool recent_push(struct recent *r, const struct snapshot *s);
+
+/* Turn s's function and line counts (and its sample count) into those of
+ * at most the last `seconds`: the difference from the newest frame at
+ * least that old, else the oldest.  s must have been pushed last.
+ * Returns the seconds the counts now cover (0: no earlier frame, s is
+ * unchanged). */
+double recent_window(const struct recent *r, struct snapshot *s,
+                     double seconds);
+
+#endif

@@ -298,10 +298,11 @@ void profile_table_describe(const struct profile_table *pt, bool since_reset,
 
 	/* Early in a run the window is shorter than asked: say both. */
 	if (pt->recent_s > 0 && pt->recent_s + 0.5 < pt->recent_asked)
-		snprintf(when, sizeof when, "last %.0f s (of %.0f)",
+		snprintf(when, sizeof when, "over the last %.0f s (of %.0f)",
 		         pt->recent_s, pt->recent_asked);
 	else if (pt->recent_s > 0)
-		snprintf(when, sizeof when, "last %.0f s", pt->recent_s);
+		snprintf(when, sizeof when, "over the last %.0f s",
+		         pt->recent_s);
 	else
 		snprintf(when, sizeof when, "since %s",
 		         since_reset ? "reset" : "start");

@@ -12,8 +12,11 @@
 
 #include "hashmap.h"
 
-/* RECENT_MAX_S / RECENT_STEP_S + 2 (an integer constant expression). */
-#define MAX_FRAMES 62
+/* A refresh a little early (timer jitter) still makes a frame: with -d 1
+ * every refresh does. */
+#define STEP_SLACK 0.9
+/* RECENT_MAX_S / (STEP_SLACK * RECENT_STEP_S) + 2, as a constant. */
+#define MAX_FRAMES 70
 
 /* The counts of one kind of row at one refresh, found by row key. */
 struct frame_rows {
@@ -156,7 +159,8 @@ bool recent_push(struct recent *r, const struct snapshot *s)
 			drop_oldest(r);
 	r->counting = (struct counting){ s->thread_filter, s->process_filter,
 	                                 s->native_all };
-	if (r->n > 0 && s->elapsed_s - frame_at(r, r->n - 1)->t < RECENT_STEP_S)
+	if (r->n > 0 &&
+	    s->elapsed_s - frame_at(r, r->n - 1)->t < STEP_SLACK * RECENT_STEP_S)
 		return true;
 	/* Keep one frame at least RECENT_MAX_S old, none older. */
 	while (r->n > 1 && s->elapsed_s - frame_at(r, 1)->t >= RECENT_MAX_S)

@@ -1,11 +1,11 @@
 /* recent.h - the "last N seconds" view of the profile: the cumulative
- * counts of every function and line remembered at refreshes at least
- * RECENT_STEP_S apart, so that a snapshot's counts can be turned into
+ * counts of every function and line remembered at refreshes about
+ * RECENT_STEP_S apart (or more), so that a snapshot's counts can be turned into
  * those of the last N seconds exactly (the difference of two cumulative
  * counts), a long-running service not dominated by its history.
  *
  * Memory is bounded: frames older than RECENT_MAX_S are dropped, so at
- * most RECENT_MAX_S / RECENT_STEP_S + 2 (62) frames of one count record per
+ * most 70 frames of one count record per
  * row are kept. */
 #ifndef PYTOP_PROFILE_RECENT_H
 #define PYTOP_PROFILE_RECENT_H

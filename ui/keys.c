@@ -259,7 +259,7 @@ static const struct binding bindings[] = {
 	{ { 'a' }, "a", "functions and lines of all threads and processes again",
 	  act_all },
 	{ { KEY_ESCAPE }, "Esc",
-	  "back: to the functions screen; one thread or process to all",
+	  "back one step; in the source, Right / Left scroll it sideways",
 	  act_escape },
 	{ { K(KEY_LEFT) }, "Left", NULL, act_left },
 	{ { '/', K(KEY_F(4)) }, "/ F4",

@@ -126,6 +126,16 @@ static unsigned act_full_names(struct tui_state *st)
 	return REACT_REDRAW;
 }
 
+/* g: with --native, one row per native library, or each function. */
+static unsigned act_libraries(struct tui_state *st)
+{
+	if (!on(st, &functions_screen_ops) || !st->have_snap ||
+	    !st->snap.native)
+		return REACT_NONE;
+	fscreen_toggle_libraries(&st->fs);
+	return REACT_REDRAW;
+}
+
 static unsigned act_threads(struct tui_state *st)
 {
 	tui_switch(st, on(st, &threads_screen_ops) ? &functions_screen_ops
@@ -270,9 +280,10 @@ static const struct binding bindings[] = {
 	{ { ' ', 'p' }, "Space p",
 	  "pause the display (sampling goes on); again to resume",
 	  act_pause },
-	{ { 'r' }, "r", "reset counts (n: --native interpreter frames on/off)", act_reset },
+	{ { 'r' }, "r", "reset counts (--native: n interpreter frames, g by library)", act_reset },
 	/* Listed in --help and the man page; the help screen must fit 80x24. */
 	{ { 'n' }, "n", NULL, act_native_all },
+	{ { 'g' }, "g", NULL, act_libraries },
 	{ { '?', 'h', K(KEY_F(1)) }, "? h F1", "this help / repaint the screen",
 	  act_help },
 	{ { CRT_CTRL('l') }, "Ctrl-L", NULL, act_repaint },

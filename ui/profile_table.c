@@ -74,6 +74,11 @@ static void fmt_function(const void *row, const void *ctx, int width,
 		snprintf(buf, size, "%s (rarest rows, folded)", name);
 		return;
 	}
+	if (r->members > 0) {
+		snprintf(buf, size, "[lib] %s (%d native row%s)", name,
+		         r->members, r->members == 1 ? "" : "s");
+		return;
+	}
 	if (r->native) {
 		/* Native rows say so, and name their module; without a
 		 * source line there is no "(file:line)" to show. */
@@ -187,12 +192,12 @@ static void collect(struct profile_table *pt, const struct snapshot *s,
 			r = (struct profile_row){ s->lines[i].name,
 			        s->lines[i].file, s->lines[i].line,
 			        &s->lines[i].c, s->lines[i].native,
-			        s->lines[i].module, s->lines[i].other };
+			        s->lines[i].module, s->lines[i].other, 0 };
 		else
 			r = (struct profile_row){ s->funcs[i].name,
 			        s->funcs[i].file, s->funcs[i].line,
 			        &s->funcs[i].c, s->funcs[i].native,
-			        s->funcs[i].module, s->funcs[i].other };
+			        s->funcs[i].module, s->funcs[i].other, 0 };
 		if (matches(r.name, r.file, filter)) {
 			pt->rows[pt->n] = r;
 			pt->order[pt->n] = &pt->rows[pt->n];
@@ -209,9 +214,74 @@ const char *profile_thread_name(const struct snapshot *s, pid_t tid)
 	return "";
 }
 
+static const char *base_or_all(const char *module)
+{
+	return module != NULL && module[0] != '\0' ? base_name(module) : "?";
+}
+
+/* The library row of module among rows [0, n), or n. */
+static size_t find_library(const struct profile_table *pt, size_t n,
+                           const char *module)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pt->rows[i].members > 0 &&
+		    strcmp(or_empty(pt->rows[i].module), or_empty(module)) == 0)
+			return i;
+	return n;
+}
+
+/* Fold every native row into its library's row, in place. */
+static int group_libraries(struct profile_table *pt)
+{
+	size_t n = 0, nlib = 0;
+
+	pt->lib_counts = calloc(pt->n + 1, sizeof pt->lib_counts[0]);
+	if (pt->lib_counts == NULL)
+		return -1;
+	for (size_t i = 0; i < pt->n; i++) {
+		struct profile_row r = pt->rows[i];
+		struct snap_counts *c;
+		uint64_t total;
+		size_t g;
+
+		if (!r.native || r.other) {
+			pt->rows[n++] = r;
+			continue;
+		}
+		g = find_library(pt, n, r.module);
+		if (g == n) {
+			pt->rows[n++] = (struct profile_row){
+				.name = base_or_all(r.module), .file = r.module,
+				.c = &pt->lib_counts[nlib++], .native = true,
+				.module = r.module, .members = 0 };
+		}
+		c = &pt->lib_counts[pt->rows[g].c - pt->lib_counts];
+		total = c->total;
+
+		snap_counts_add(c, r.c);
+		c->total = total > r.c->total ? total : r.c->total;
+		if (c->total < c->own)
+			c->total = c->own;
+		pt->rows[g].members++;
+	}
+	pt->n = n;
+	for (size_t i = 0; i < n; i++)
+		pt->order[i] = &pt->rows[i];
+	return 0;
+}
+
 int profile_table_build(struct profile_table *pt, const struct snapshot *s,
                         enum profile_mode mode, const char *filter,
                         profile_col sort, bool utf8)
+{
+	return profile_table_build_grouped(pt, s, mode, filter, sort, utf8,
+	                                   false);
+}
+
+int profile_table_build_grouped(struct profile_table *pt,
+                                const struct snapshot *s,
+                                enum profile_mode mode, const char *filter,
+                                profile_col sort, bool utf8, bool by_library)
 {
 	size_t count = mode == PROFILE_LINES ? s->nlines : s->nfuncs;
 
@@ -245,6 +315,10 @@ int profile_table_build(struct profile_table *pt, const struct snapshot *s,
 		return -1;
 	}
 	collect(pt, s, filter);
+	if (by_library && group_libraries(pt) != 0) {
+		profile_table_free(pt);
+		return -1;
+	}
 	table_sort(&pt->table, pt->sort, pt->order, pt->n);
 	return 0;
 }
@@ -263,8 +337,10 @@ void profile_table_free(struct profile_table *pt)
 {
 	free(pt->rows);
 	free(pt->order);
+	free(pt->lib_counts);
 	pt->rows = NULL;
 	pt->order = NULL;
+	pt->lib_counts = NULL;
 	pt->n = 0;
 }
 

@@ -22,6 +22,7 @@
 #include "sandbox.h"
 #include "target/target.h"
 #include "profile/rss_rate.h"
+#include "profile/debug_package.h"
 #include "profile/recent.h"
 #include "profile/verdict.h"
 
@@ -61,6 +62,9 @@ struct session {
 	bool gauges_final;          /* gauge_prev holds the reaped program's
 	                               final figures */
 	struct recent *recent;      /* owned: counts at past refreshes */
+	size_t nosym_checked;       /* --native: modules without names looked
+	                               up in the dpkg database so far */
+	char debug_packages[128];   /* what they found */
 	double window_s;            /* > 0: snapshots count the last window_s */
 	struct proc_gauge_read gauge_first; /* the first read, and when */
 	uint64_t gauge_first_ns;
@@ -115,6 +119,26 @@ static bool session_poll(void *ctx)
 	return false;
 }
 
+/* --native: each module found with unnamed functions is looked up once
+ * (a read of the target's dpkg database, here on the consumer side, never
+ * on the sampler's clock). */
+static void fill_debug_packages(struct session *s, struct snapshot *out)
+{
+	const char *const *paths;
+	size_t n = s->merge != NULL ? native_merge_unnamed_modules(s->merge, &paths) : 0;
+
+	for (; s->nosym_checked < n; s->nosym_checked++) {
+		char pkg[64];
+		size_t len = strlen(s->debug_packages);
+
+		if (debug_package_of(s->target.pid, paths[s->nosym_checked], pkg, sizeof(pkg)) &&
+		    strstr(s->debug_packages, pkg) == NULL)
+			snprintf(s->debug_packages + len, sizeof(s->debug_packages) - len, "%s%s",
+			         len > 0 ? " " : "", pkg);
+	}
+	snprintf(out->debug_packages, sizeof(out->debug_packages), "%s", s->debug_packages);
+}
+
 static void fill_following(const struct session *s, struct snapshot *out)
 {
 	const struct follow_stats *fs;
@@ -164,6 +188,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->native_missed = atomic_load(&st->native_missed);
 	out->process_filter = s->process_filter;
 	fill_following(s, out);
+	fill_debug_packages(s, out);
 }
 
 static double per_second(uint64_t now, uint64_t before, double seconds)

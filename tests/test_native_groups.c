@@ -7,6 +7,7 @@
 #endif
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "headless.h"
@@ -91,5 +92,17 @@ Test(groups, g_without_native_does_nothing)
 	cr_assert_eq(keys_handle(&st, 'g'), REACT_NONE);
 	headless_draw(&st);
 	cr_assert_eq(rows_with("[lib]"), 0);
+	headless_stop(&st);
+}
+
+Test(groups, status_names_the_debug_symbols_package)
+{
+	struct tui_state st;
+	struct snapshot s = native_snapshot(true);
+
+	snprintf(s.debug_packages, sizeof s.debug_packages, "python3.11-dbg");
+	headless_start(&st, &s, true);
+	cr_assert_not_null(strstr(headless_row(0), "[no symbols: install python3.11-dbg]"),
+	                   "%s", headless_row(0));
 	headless_stop(&st);
 }

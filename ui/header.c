@@ -274,7 +274,28 @@ int header_health(const struct snapshot *s, int width, bool utf8,
 	return nlines > 0 ? nlines : 1;
 }
 
+/* --native: which packages would name the "module+0x..." rows. */
+static void symbols_note(const struct snapshot *s, char *buf, size_t size)
+{
+	if (s->debug_packages[0] != '\0')
+		snprintf(buf, size, " [no symbols: install %s]", s->debug_packages);
+	else
+		buf[0] = '\0';
+}
+
 void header_exit_note(const struct snapshot *s, char *buf, size_t size)
+{
+	char syms[192];
+	size_t len;
+
+	header_exit_state(s, buf, size);
+	symbols_note(s, syms, sizeof syms);
+	len = strlen(buf);
+	/* Without an exit note the symbols note needs no leading blank. */
+	snprintf(buf + len, size - len, "%s", len > 0 ? syms : syms + (syms[0] == ' '));
+}
+
+void header_exit_state(const struct snapshot *s, char *buf, size_t size)
 {
 	if (!s->target_exited && s->target_exec)
 		snprintf(buf, size, "[target ran exec: new program not sampled]");

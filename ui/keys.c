@@ -371,7 +371,7 @@ size_t keys_legend(const struct tui_state *st, struct legend_item *out,
 
 void keys_status(const struct tui_state *st, char *buf, size_t size)
 {
-	char exit_note[64];
+	char exit_note[256];
 
 	header_exit_note(&st->snap, exit_note, sizeof exit_note);
 	snprintf(buf, size, "%s%s%s%s%s", st->note != NULL ? st->note : "",

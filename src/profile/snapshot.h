@@ -194,6 +194,10 @@ struct snapshot {
 	 * seconds (recent_asked was asked for; the span is shorter early in a
 	 * run); 0: since start (or reset).  See profile/recent.h. */
 	double recent_s, recent_asked;
+	/* --native: the Debian packages whose debug symbols would name the
+	 * functions shown as "module+0x..." ("python3.11-dbg"), blank
+	 * separated; "" = none known. */
+	char debug_packages[128];
 
 	struct snap_gauges gauges;
 	bool split_off;             /* --no-split: every snap_split is 0 */

@@ -58,8 +58,10 @@ Test(recent, last_n_seconds_are_exact_differences)
 	cr_assert(recent_push(r, &s));
 	span = recent_window(r, &s, 10);
 	cr_assert_float_eq(span, 10.0, 1e-9);
-	/* The last 10 s: "new" only, 1000 samples; "old" none. */
-	cr_assert_eq(s.samples, 1000);
+	/* The last 10 s: "new" only, 1000 samples; "old" none.  The
+	 * health line's sample count stays since start. */
+	cr_assert_eq(s.recent_samples, 1000);
+	cr_assert_eq(s.samples, 4000);
 	cr_assert_eq(s.funcs[0].c.own, 0, "old: %lu", (unsigned long)s.funcs[0].c.own);
 	cr_assert_eq(s.funcs[1].c.own, 1000);
 	cr_assert_eq(s.funcs[1].c.total, 1000);
@@ -159,9 +161,14 @@ Test(recent_view, title_says_since_start_or_the_window)
 	s = history_at(40);
 	s.recent_asked = 10;
 	s.recent_s = 10;
-	s.samples = 1000;
+	s.recent_samples = 1000;
+	s.funcs[0].c = (struct snap_counts){ 0 }; /* "old": none in the window */
+	s.funcs[1].c.own = s.funcs[1].c.total = 1000;
 	tui_show(&st, &s);
 	headless_draw(&st);
+	/* 100 % is the window's samples; a row without any is left out. */
+	cr_assert(strncmp(headless_row(2), "100.0 ", 6) == 0, "%s", headless_row(2));
+	cr_assert_eq(st.fs.table.n, 1);
 	cr_assert(strncmp(headless_row(0), "Functions over the last 10 s, % of 1,000 ",
 	                  41) == 0, "%s", headless_row(0));
 	s = history_at(4);

@@ -476,7 +476,7 @@ static void rebuild(struct lines_screen *ls, const struct snapshot *s)
 	size_t cap = extent_len(ls) + s->nlines;
 
 	free_rows(ls);
-	ls->cc.samples = s->samples;
+	ls->cc.samples = s->recent_s > 0 ? s->recent_samples : s->samples;
 	ls->idle_mode = s->idle_mode;
 	ls->thread = s->thread_filter;
 	ls->process = s->process_filter;

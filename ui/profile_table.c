@@ -198,6 +198,10 @@ static void collect(struct profile_table *pt, const struct snapshot *s,
 			        s->funcs[i].file, s->funcs[i].line,
 			        &s->funcs[i].c, s->funcs[i].native,
 			        s->funcs[i].module, s->funcs[i].other, 0 };
+		/* Over the last N seconds, rows not sampled in them are
+		 * history: left out. */
+		if (pt->recent_s > 0 && r.c->own == 0 && r.c->total == 0)
+			continue;
 		if (matches(r.name, r.file, filter)) {
 			pt->rows[pt->n] = r;
 			pt->order[pt->n] = &pt->rows[pt->n];
@@ -288,7 +292,8 @@ int profile_table_build_grouped(struct profile_table *pt,
 	if (sort >= PROFILE_NCOLS || (count_hidden(s) >> sort) & 1)
 		sort = COUNT_OWN;
 	*pt = (struct profile_table){
-		.cc = { s->samples, row_counts },
+		.cc = { s->recent_s > 0 ? s->recent_samples : s->samples,
+		        row_counts },
 		.idle_mode = s->idle_mode,
 		.thread = s->thread_filter,
 		.thread_name = profile_thread_name(s, s->thread_filter),

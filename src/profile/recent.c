@@ -245,7 +245,7 @@ double recent_window(const struct recent *r, struct snapshot *s,
 	if (r->n == 0 || s->elapsed_s <= frame_at(r, 0)->t)
 		return 0;
 	from = window_start(r, s->elapsed_s, seconds);
-	s->samples = minus(s->samples, from->samples);
+	s->recent_samples = minus(s->samples, from->samples);
 	split_minus(&s->split, &from->split);
 	for (size_t i = 0; i < s->nfuncs; i++)
 		rows_minus(&from->funcs, func_key(&s->funcs[i]), &s->funcs[i].c);

@@ -28,9 +28,11 @@ void recent_free(struct recent *r);
  * then not kept; the window covers less). */
 bool recent_push(struct recent *r, const struct snapshot *s);
 
-/* Turn s's function and line counts (and its sample count) into those of
+/* Turn s's function and line counts and split into those of
  * at most the last `seconds`: the difference from the newest frame at
- * least that old, else the oldest.  s must have been pushed last.
+ * least that old, else the oldest; s->recent_samples is set to the
+ * samples among them (s->samples stays since start).  s must have been
+ * pushed last.
  * Returns the seconds the counts now cover (0: no earlier frame, s is
  * unchanged). */
 double recent_window(const struct recent *r, struct snapshot *s,

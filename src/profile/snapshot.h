@@ -190,10 +190,12 @@ struct snapshot {
 	 * samples, and samples / samples_win are that thread's samples with a
 	 * Python stack, so percentages are shares of the thread's samples. */
 	pid_t thread_filter;
-	/* > 0: funcs, lines, samples and split count only the last recent_s
-	 * seconds (recent_asked was asked for; the span is shorter early in a
-	 * run); 0: since start (or reset).  See profile/recent.h. */
+	/* > 0: funcs, lines and split count only the last recent_s seconds
+	 * (recent_asked was asked for; the span is shorter early in a run),
+	 * recent_samples the samples among them (what 100 % of a row is);
+	 * 0: since start (or reset).  See profile/recent.h. */
 	double recent_s, recent_asked;
+	uint64_t recent_samples;
 	/* --native: the Debian packages whose debug symbols would name the
 	 * functions shown as "module+0x..." ("python3.11-dbg"), blank
 	 * separated; "" = none known. */

@@ -22,6 +22,8 @@
 #include "sandbox.h"
 #include "target/target.h"
 #include "profile/rss_rate.h"
+#include "profile/debug_package.h"
+#include "profile/recent.h"
 #include "profile/verdict.h"
 
 /* 16 MiB holds more than a second of 400-frame samples at 10 kHz, so a
@@ -73,6 +75,13 @@ struct session {
 	double rss_growth_per_min;  /* at the latest read */
 	bool gauges_final;          /* gauge_prev holds the reaped program's
 	                               final figures */
+	struct recent *recent;      /* owned: counts at past refreshes */
+	size_t nosym_checked;       /* --native: modules without names looked
+	                               up in the dpkg database so far */
+	char debug_packages[128];   /* what they found */
+	double window_s;            /* > 0: snapshots count the last window_s */
+	struct proc_gauge_read gauge_first; /* the first read, and when */
+	uint64_t gauge_first_ns;
 	uint64_t mem_limit;
 	double cpu_limit;
 	uint64_t throttled_prev;    /* the cgroup's throttled ns at the previous
@@ -129,6 +138,26 @@ static bool session_poll(void *ctx)
 	target_wait_exit(&s->target, TARGET_EXIT_GRACE_NS);
 	aggregator_settle(s->agg);
 	return false;
+}
+
+/* --native: each module found with unnamed functions is looked up once
+ * (a read of the target's dpkg database, here on the consumer side, never
+ * on the sampler's clock). */
+static void fill_debug_packages(struct session *s, struct snapshot *out)
+{
+	const char *const *paths;
+	size_t n = s->merge != NULL ? native_merge_unnamed_modules(s->merge, &paths) : 0;
+
+	for (; s->nosym_checked < n; s->nosym_checked++) {
+		char pkg[64];
+		size_t len = strlen(s->debug_packages);
+
+		if (debug_package_of(s->target.pid, paths[s->nosym_checked], pkg, sizeof(pkg)) &&
+		    strstr(s->debug_packages, pkg) == NULL)
+			snprintf(s->debug_packages + len, sizeof(s->debug_packages) - len, "%s%s",
+			         len > 0 ? " " : "", pkg);
+	}
+	snprintf(out->debug_packages, sizeof(out->debug_packages), "%s", s->debug_packages);
 }
 
 static void fill_following(const struct session *s, struct snapshot *out)
@@ -204,6 +233,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->native_missed = atomic_load(&st->native_missed);
 	out->process_filter = s->process_filter;
 	fill_following(s, out);
+	fill_debug_packages(s, out);
 }
 
 static double per_second(uint64_t now, uint64_t before, double seconds)
@@ -227,6 +257,30 @@ static void family_cpu(struct snapshot *out)
 		}
 	out->gauges.cpu_user_pct = user;
 	out->gauges.cpu_system_pct = sys;
+}
+
+/* After the target exited no window is left to judge: the verdict is
+ * the run's, from the gauges' first read to the final one. */
+static void run_verdict(struct session *s, struct snapshot *out, uint64_t t)
+{
+	const struct sampler_stats *st = sampler_stats(s->sampler);
+	const struct proc_gauge_read *f = &s->gauge_first;
+	struct snap_gauges run = out->gauges;
+	double secs = (double)(t - s->gauge_first_ns) / NSEC_PER_SEC;
+	uint64_t ticks = atomic_load(&st->ticks);
+	uint64_t run_ns = atomic_load(&st->run_ns), delay_ns = atomic_load(&st->delay_ns);
+	double runnable = ticks ? 100.0 * (double)atomic_load(&st->runnable_ticks) / (double)ticks : 0;
+	/* As fill_active divides a window, over the whole run. */
+	double wait = run_ns + delay_ns ? (double)delay_ns / (double)(run_ns + delay_ns) : 0;
+
+	if (s->gauge_first_ns == 0 || t <= s->gauge_first_ns)
+		return;
+	run.cpu_user_pct = 100.0 * per_second(s->gauge_prev.utime_ns, f->utime_ns, secs) / NSEC_PER_SEC;
+	run.cpu_system_pct = 100.0 * per_second(s->gauge_prev.stime_ns, f->stime_ns, secs) / NSEC_PER_SEC;
+	run.majflt_rate = per_second(s->gauge_prev.majflt, f->majflt, secs);
+	run.cpu_throttled_pct = 0; /* a quota's hold is a window's figure */
+	out->verdict = verdict_decide_loaded(&run, runnable, runnable * wait, secs,
+	                                     out->verdict_reason, sizeof(out->verdict_reason));
 }
 
 /* The process gauges: cumulative figures now, rates since the previous
@@ -285,15 +339,21 @@ static void fill_gauges(struct session *s, struct snapshot *out)
 	family_cpu(out);
 	uint64_t throttled = proc_gauges_cpu_throttled(s->target.pid);
 	if (throttled > s->throttled_prev && dt > 0)
-		g->cpu_throttled_pct = 100.0 * (double)(throttled - s->throttled_prev) / 1e9 / dt;
+		g->cpu_throttled_pct = 100.0 * (double)(throttled - s->throttled_prev) / NSEC_PER_SEC / dt;
 	if (throttled != 0)
 		s->throttled_prev = throttled;
 	out->verdict = verdict_decide_loaded(g, out->runnable_pct, out->cpu_wait_pct, dt,
 	                                     out->verdict_reason, sizeof(out->verdict_reason));
+	if (s->gauge_first_ns == 0) {
+		s->gauge_first = r;
+		s->gauge_first_ns = t;
+	}
 	if (t != s->gauge_prev_ns) {
 		s->gauge_prev = r;
 		s->gauge_prev_ns = t;
 	}
+	if (s->target.exited)
+		run_verdict(s, out, t);
 }
 
 static void session_take(void *ctx, struct snapshot *out)
@@ -307,6 +367,21 @@ static void session_take(void *ctx, struct snapshot *out)
 	fill_header(s, out, &now);
 	fill_gauges(s, out);
 	s->mark = now;
+	/* Out of memory only shortens the window the history covers. */
+	if (s->recent == NULL)
+		return;
+	(void)recent_push(s->recent, out);
+	if (s->window_s > 0) {
+		out->recent_asked = s->window_s;
+		out->recent_s = recent_window(s->recent, out, s->window_s);
+	}
+}
+
+static void session_set_window(void *ctx, double seconds)
+{
+	struct session *s = ctx;
+
+	s->window_s = seconds;
 }
 
 static void session_reset(void *ctx)
@@ -354,6 +429,7 @@ struct snapshot_source session_source(struct session *s)
 		.filter_thread = session_filter_thread,
 		.show_native_all = session_show_native_all,
 		.filter_process = s->follower != NULL ? session_filter_process : NULL,
+		.set_window = s->recent != NULL ? session_set_window : NULL,
 	};
 }
 
@@ -373,6 +449,7 @@ static void free_parts(struct session *s)
 	native_merge_free(s->merge);
 	ring_free(s->orders);
 	aggregator_free(s->agg);
+	recent_free(s->recent);
 	proc_gauges_free(s->gauges);
 	ring_free(s->ring);
 	free(s->rec);
@@ -402,6 +479,7 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 		memset(&s->rt, 0, sizeof(s->rt)); /* python_version "" */
 	s->ring = ring_new(RING_BYTES);
 	s->agg = aggregator_new(!o->no_split);
+	s->recent = recent_new(); /* NULL: no "last N seconds" view */
 	s->rec_cap = RING_BYTES / 2;
 	s->rec = malloc(s->rec_cap);
 	if (o->native)

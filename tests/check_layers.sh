@@ -15,12 +15,15 @@ cd "$root" || { echo "Bail out! cannot enter $root"; exit 1; }
 EXCEPTIONS='
 src/profile/code_table.h cpython/linetable.h
 src/profile/native_syms.c target/target_files.h
+src/profile/debug_package.c target/target_files.h
 ui/source_file.c target/target_files.h
 '
 # src/profile/code_table.h: the line-table decoder is a pure function of
 #   bytes already in a record; it reads nothing of the target.
 # src/profile/native_syms.c: symbolization opens the target's ELF files on
 #   disk (through /proc/PID/root and map_files, never its memory).
+# src/profile/debug_package.c: the owner of a module without symbols, from
+#   the target's dpkg database on disk, opened the same way.
 # ui/source_file.c: the lines view opens a source file as the target sees
 #   it, with the same safeguards.
 

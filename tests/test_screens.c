@@ -289,18 +289,19 @@ Test(table, function_cell_shortens_the_path_first)
 
 	profile_table_build(&pt, &s, PROFILE_FUNCTIONS, NULL, 0, true);
 	/* 32 columns leave 26 for the Function cell (every figure but %Own
-	 * dropped): the file keeps its base name, the name gets the rest. */
+	 * dropped): the file keeps eight columns of its base name, the name
+	 * gets the rest. */
 	table_format_row(&pt.table, profile_table_row(&pt, 0), 32, line,
 	                 sizeof line, spans);
 	cr_assert_str_eq(line + spans[PROFILE_COL_NAME].start,
-	                 "compute_\u2026 (\u2026module.py:120)");
+	                 "compute_ev\u2026 (\u2026dule.py:120)");
 	cr_assert_eq(text_width(line, true), 32);
 	/* Wide enough for the name (every figure shown, 38 left): only the
 	 * path shrinks. */
 	table_format_row(&pt.table, profile_table_row(&pt, 0), 124, line,
 	                 sizeof line, spans);
 	cr_assert_str_eq(line + spans[PROFILE_COL_NAME].start,
-	                 "compute_everything (\u2026kg/module.py:120)");
+	                 "compute_everything (\u2026/module.py:120)");
 	profile_table_free(&pt);
 	snapshot_free(&s);
 }
@@ -339,20 +340,20 @@ Test(header, health_line_fits_80_columns_dropping_the_least_first)
 	s.samples = 97004;
 	cr_assert_eq(health(&s, -1, 1, l), 1);
 	cr_assert_str_eq(l[0], "Samples 97,004 (999/s of 1000)  err 0.0%  "
-	                 "drop 0.0%  threads 1/3  GIL 92%  active 99%  "
+	                 "drop 0.0%  Py threads 1/3  GIL 92%  active 99%  "
 	                 "pytop 1.9% CPU");
 	/* 80 columns: error and drop shares that show as 0.0% say nothing,
 	 * so they go first. */
 	cr_assert_eq(health(&s, 80, 2, l), 1);
-	cr_assert_str_eq(l[0], "Samples 97,004 (999/s of 1000)  threads 1/3  "
-	                 "GIL 92%  active 99%  pytop 1.9% CPU");
+	cr_assert_str_eq(l[0], "Samples 97,004 (999/s)  Py threads 1/3  "
+	                 "GIL 92%  active 99%  pytop 1.9%");
 	/* Errors and drops that show stay; short forms and pytop's CPU give
 	 * way. */
 	s.errors = 500;
 	s.dropped = 200;
 	cr_assert_eq(health(&s, 80, 2, l), 1);
 	cr_assert_str_eq(l[0], "Samples 97,004 (999/s)  err 0.5%  drop 0.2%  "
-	                 "threads 1/3  GIL 92%  active 99%");
+	                 "Py threads 1/3  GIL 92%  active 99%");
 	cr_assert_leq(text_width(l[0], true), 80);
 	cr_assert_eq(health(&s, 60, 2, l), 1);
 	cr_assert_str_eq(l[0], "Samples 97,004 (999/s)  err 0.5%  GIL 92%  "
@@ -508,7 +509,7 @@ Test(batch, one_block_per_refresh)
 	         "pytop %s  pid 4242  python3 app.py --big   "
 	         "Python 3.11.7   00:01:37 elapsed\n"
 	         "Samples 1,000 (999/s of 1000)  err 1.0%%  drop 0.0%%  "
-	         "threads 1/3  GIL 92%%  active 99%%  pytop 1.9%% CPU\n"
+	         "Py threads 1/3  GIL 92%%  active 99%%  pytop 1.9%% CPU\n"
 	         "Functions since start, %% of 1,000 samples of running "
 	         "threads, by %%Own  [target exited, status 3]\n"
 	         " %%Own  %%Total   %%Py  %%Nat  %%Sys  Mem+   Net  Kept  Faults  MajFlt  "

@@ -244,7 +244,9 @@ static bool react_to(struct tui_state *st, struct snapshot_source *src,
 		src->filter_process(src->ctx, st->process_filter);
 	if ((react & REACT_THREAD_FILTER) && src->filter_thread != NULL)
 		src->filter_thread(src->ctx, st->thread_filter);
-	if (react & (REACT_THREAD_FILTER | REACT_PROCESS_FILTER)) {
+	if ((react & REACT_WINDOW) && src->set_window != NULL)
+		src->set_window(src->ctx, st->window_s);
+	if (react & (REACT_THREAD_FILTER | REACT_PROCESS_FILTER | REACT_WINDOW)) {
 		take_snapshot(st, src, true);
 	} else if ((react & REACT_REFRESH) && !st->exited) {
 		take_snapshot(st, src, true);

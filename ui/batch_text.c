@@ -17,7 +17,7 @@ static void print_header(FILE *out, const struct snapshot *s,
                          const struct profile_table *pt)
 {
 	char line[HEADER_LINE_MAX], health[1][HEADER_LINE_MAX];
-	char what[512], note[64];
+	char what[512], note[256];
 
 	header_identity(s, NO_LIMIT, true, line, sizeof line);
 	fprintf(out, "%s\n", line);

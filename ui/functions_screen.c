@@ -93,8 +93,9 @@ static void rebuild(struct functions_screen *fs)
 	profile_table_free(&fs->table);
 	if (fs->snap == NULL)
 		return;
-	profile_table_build(&fs->table, fs->snap, fs->mode, fs->filter,
-	                    fs->sort, fs->utf8);
+	profile_table_build_grouped(&fs->table, fs->snap, fs->mode, fs->filter,
+	                            fs->sort, fs->utf8, fs->by_library);
+	profile_table_full_names(&fs->table, fs->full_names);
 	if (find_selection(fs, &found))
 		fs->pos.sel = found;
 	list_pos_clamp(&fs->pos, fs->table.n);
@@ -145,6 +146,18 @@ void fscreen_toggle_mode(struct functions_screen *fs)
 {
 	fs->mode = fs->mode == PROFILE_FUNCTIONS ? PROFILE_LINES
 	                                         : PROFILE_FUNCTIONS;
+	rebuild(fs);
+}
+
+void fscreen_toggle_full_names(struct functions_screen *fs)
+{
+	fs->full_names = !fs->full_names;
+	rebuild(fs);
+}
+
+void fscreen_toggle_libraries(struct functions_screen *fs)
+{
+	fs->by_library = !fs->by_library;
 	rebuild(fs);
 }
 

@@ -36,6 +36,8 @@ struct functions_screen {
 	char filter[PROMPT_MAX];     /* "" = no filter */
 	bool utf8;
 	bool since_reset;            /* counts start at the last `r` */
+	bool full_names;             /* F: whole names and paths */
+	bool by_library;             /* g: native rows one per library */
 	struct list_pos pos;         /* selected row (index into table), first
 	                                row on screen, rows on screen */
 	struct row_id sel_id;
@@ -59,6 +61,11 @@ void fscreen_home(struct functions_screen *fs);
 void fscreen_end(struct functions_screen *fs);
 void fscreen_cycle_sort(struct functions_screen *fs, int dir);
 void fscreen_toggle_mode(struct functions_screen *fs);
+/* F: whole names and paths (the other figure columns give way) or the
+ * names fitted to the screen. */
+void fscreen_toggle_full_names(struct functions_screen *fs);
+/* g (--native): every library's native rows as one row, or each. */
+void fscreen_toggle_libraries(struct functions_screen *fs);
 void fscreen_set_filter(struct functions_screen *fs, const char *filter);
 
 /* Draw into rows [y, y + h): a line naming what the percentages mean

@@ -100,7 +100,7 @@ static double share_pct(uint64_t part, uint64_t rest)
 
 /* The health line's pieces, in display order. */
 enum segment {
-	SEG_SAMPLES, SEG_ERRORS, SEG_DROPPED, SEG_THREADS, SEG_PROCESSES,
+	SEG_SAMPLES, SEG_RATE, SEG_ERRORS, SEG_DROPPED, SEG_THREADS, SEG_PROCESSES,
 	SEG_GIL, SEG_ACTIVE, SEG_PYTOP, NSEGMENTS
 };
 
@@ -149,19 +149,22 @@ static void health_segments(const struct snapshot *s, bool short_forms,
 	char n[32];
 
 	text_thousands(n, sizeof n, samples);
-	if (short_forms)
+	/* The rate asked for stays beside the warning that it is not held. */
+	if (short_forms && !rate_not_held(s))
 		snprintf(g->text[SEG_SAMPLES], SEGMENT_MAX,
 		         "Samples %s (%.0f/s)", n, s->rate_hz);
 	else
 		snprintf(g->text[SEG_SAMPLES], SEGMENT_MAX,
-		         "Samples %s (%.0f/s of %d%s)", n, s->rate_hz,
-		         s->requested_hz, rate_not_held(s)
-		         ? ": rate not held, lower -r" : "");
+		         "Samples %s (%.0f/s of %d)", n, s->rate_hz,
+		         s->requested_hz);
+	snprintf(g->text[SEG_RATE], SEGMENT_MAX, "%s", !rate_not_held(s) ? ""
+	         : short_forms ? "rate not held" : "rate not held: lower -r");
 	snprintf(g->text[SEG_ERRORS], SEGMENT_MAX, "err %.1f%%",
 	         share_pct(s->errors, samples));
 	snprintf(g->text[SEG_DROPPED], SEGMENT_MAX, "drop %.1f%%",
 	         share_pct(s->dropped, samples));
-	snprintf(g->text[SEG_THREADS], SEGMENT_MAX, "threads %d/%d",
+	/* "Python threads": the gauges count OS threads. */
+	snprintf(g->text[SEG_THREADS], SEGMENT_MAX, "Py threads %d/%d",
 	         s->threads_running, s->threads_total);
 	snprintf(g->text[SEG_PROCESSES], SEGMENT_MAX, "procs %zu",
 	         live_processes(s));
@@ -201,9 +204,9 @@ static bool shows_nonzero(double pct)
 /* Make the line fit one row by giving up the least telling pieces first:
  * error and drop shares that print as 0.0%, the long forms, pytop's
  * own CPU, the thread count, the process count (-s), then the error and
- * drop shares.  The sample
- * count and rate, GIL and active shares always stay.  Returns whether the
- * line fits now. */
+ * drop shares.  The sample count and rate, the warning that the rate is
+ * not held, GIL and active shares always stay (and wrap onto a second
+ * row before anything is cut).  Returns whether the line fits now. */
 static bool shrink_to_fit(const struct snapshot *s, struct segments *g,
                           int width, bool utf8)
 {
@@ -239,6 +242,7 @@ int header_health(const struct snapshot *s, int width, bool utf8,
 	health_segments(s, false, &g);
 	for (int i = 0; i < NSEGMENTS; i++)
 		g.shown[i] = true;
+	g.shown[SEG_RATE] = rate_not_held(s);
 	g.shown[SEG_PROCESSES] = s->following;
 	if (shrink_to_fit(s, &g, width, utf8) || max_lines < 2) {
 		join(&g, tmp, sizeof tmp);
@@ -270,7 +274,28 @@ int header_health(const struct snapshot *s, int width, bool utf8,
 	return nlines > 0 ? nlines : 1;
 }
 
+/* --native: which packages would name the "module+0x..." rows. */
+static void symbols_note(const struct snapshot *s, char *buf, size_t size)
+{
+	if (s->debug_packages[0] != '\0')
+		snprintf(buf, size, " [no symbols: install %s]", s->debug_packages);
+	else
+		buf[0] = '\0';
+}
+
 void header_exit_note(const struct snapshot *s, char *buf, size_t size)
+{
+	char syms[192];
+	size_t len;
+
+	header_exit_state(s, buf, size);
+	symbols_note(s, syms, sizeof syms);
+	len = strlen(buf);
+	/* Without an exit note the symbols note needs no leading blank. */
+	snprintf(buf + len, size - len, "%s", len > 0 ? syms : syms + (syms[0] == ' '));
+}
+
+void header_exit_state(const struct snapshot *s, char *buf, size_t size)
 {
 	if (!s->target_exited && s->target_exec)
 		snprintf(buf, size, "[target ran exec: new program not sampled]");
@@ -388,7 +413,8 @@ static void gauge_items(const struct snapshot *s,
 	set_item(&it[G_USR], h != NULL ? &h->cpu_user : NULL, 100.0);
 	snprintf(it[G_SYS].text, SEGMENT_MAX, "sys %.0f%%", g->cpu_system_pct);
 	set_item(&it[G_SYS], h != NULL ? &h->cpu_sys : NULL, 100.0);
-	snprintf(it[G_THREADS].text, SEGMENT_MAX, "threads %d", g->threads);
+	/* "OS threads": the health line counts Python threads. */
+	snprintf(it[G_THREADS].text, SEGMENT_MAX, "OS threads %d", g->threads);
 	set_item(&it[G_THREADS], h != NULL ? &h->threads : NULL, 1.0);
 	snprintf(it[G_BAR].text, SEGMENT_MAX, "%s", utf8 ? "\u2502" : "|");
 	set_item(&it[G_BAR], NULL, 0);

@@ -83,6 +83,9 @@ int header_tui(const struct snapshot *s, const struct gauge_history *h,
                char lines[HEADER_TUI_MAX_LINES][HEADER_LINE_MAX]);
 
 /* "[target exited, status N]" once the target has exited, else "". */
+void header_exit_state(const struct snapshot *s, char *buf, size_t size);
+/* The same, then with --native "[no symbols: install PACKAGES]" when
+ * debug symbols would name functions shown as "module+0x...". */
 void header_exit_note(const struct snapshot *s, char *buf, size_t size);
 
 /* left, then right pushed to the right edge of width (or after two

@@ -117,6 +117,25 @@ static unsigned act_lines(struct tui_state *st)
 	return REACT_REDRAW;
 }
 
+/* F: the function table's whole names and paths, or back. */
+static unsigned act_full_names(struct tui_state *st)
+{
+	if (!on(st, &functions_screen_ops))
+		return REACT_NONE;
+	fscreen_toggle_full_names(&st->fs);
+	return REACT_REDRAW;
+}
+
+/* g: with --native, one row per native library, or each function. */
+static unsigned act_libraries(struct tui_state *st)
+{
+	if (!on(st, &functions_screen_ops) || !st->have_snap ||
+	    !st->snap.native)
+		return REACT_NONE;
+	fscreen_toggle_libraries(&st->fs);
+	return REACT_REDRAW;
+}
+
 static unsigned act_threads(struct tui_state *st)
 {
 	tui_switch(st, on(st, &threads_screen_ops) ? &functions_screen_ops
@@ -198,6 +217,19 @@ static unsigned act_native_all(struct tui_state *st)
 	return REACT_NATIVE_ALL | REACT_REFRESH | REACT_REDRAW;
 }
 
+/* w: since start, then the last 10, 30 and 60 seconds, then since start
+ * again. */
+static unsigned act_window(struct tui_state *st)
+{
+	static const double steps[] = { 0, 10, 30, 60 };
+	size_t n = sizeof steps / sizeof steps[0], i = 0;
+
+	while (i < n && steps[i] != st->window_s)
+		i++;
+	st->window_s = steps[(i + 1) % n];
+	return REACT_WINDOW | REACT_REDRAW;
+}
+
 static unsigned act_filter(struct tui_state *st)
 {
 	if (st->view->filter == NULL)
@@ -220,10 +252,12 @@ static const struct binding bindings[] = {
 	{ { K(KEY_HOME) }, "Home", "first / last row", act_home },
 	{ { K(KEY_END) }, "End", NULL, act_end },
 	{ { '>', '.', K(KEY_F(6)) }, "> . F6",
-	  "sort by the next column", act_sort_next },
-	{ { '<', ',' }, "< ,", "sort by the previous column", act_sort_prev },
+	  "sort by the next / previous column", act_sort_next },
+	{ { '<', ',' }, "< ,", NULL, act_sort_prev },
 	{ { 'l' }, "l", "switch between function rows and line rows",
 	  act_lines },
+	{ { 'F' }, "F", "whole function names and paths (fewer columns); again: back",
+	  act_full_names },
 	{ { 't', K(KEY_F(7)), KEY_TAB }, "t F7 Tab",
 	  "t: the threads screen; P: the processes tree (-s); again: back",
 	  act_threads },
@@ -235,20 +269,24 @@ static const struct binding bindings[] = {
 	{ { 'a' }, "a", "functions and lines of all threads and processes again",
 	  act_all },
 	{ { KEY_ESCAPE }, "Esc",
-	  "back: to the functions screen; one thread or process to all",
+	  "back one step; in the source, Right / Left scroll it sideways",
 	  act_escape },
 	{ { K(KEY_LEFT) }, "Left", NULL, act_left },
 	{ { '/', K(KEY_F(4)) }, "/ F4",
 	  "filter rows by a substring (Enter applies, empty clears)",
 	  act_filter },
+	{ { 'w' }, "w", "tables over the last 10, 30, 60 s, or since start",
+	  act_window },
 	{ { ' ', 'p' }, "Space p",
 	  "pause the display (sampling goes on); again to resume",
 	  act_pause },
-	{ { 'r' }, "r", "reset counts (n: --native interpreter frames on/off)", act_reset },
+	{ { 'r' }, "r", "reset counts (--native: n interpreter frames, g by library)", act_reset },
 	/* Listed in --help and the man page; the help screen must fit 80x24. */
 	{ { 'n' }, "n", NULL, act_native_all },
-	{ { CRT_CTRL('l') }, "Ctrl-L", "repaint the screen", act_repaint },
-	{ { '?', 'h', K(KEY_F(1)) }, "? h F1", "this help", act_help },
+	{ { 'g' }, "g", NULL, act_libraries },
+	{ { '?', 'h', K(KEY_F(1)) }, "? h F1", "this help / repaint the screen",
+	  act_help },
+	{ { CRT_CTRL('l') }, "Ctrl-L", NULL, act_repaint },
 	{ { 'q', 'Q', K(KEY_F(10)) }, "q F10", "quit", act_quit },
 };
 
@@ -333,7 +371,7 @@ size_t keys_legend(const struct tui_state *st, struct legend_item *out,
 
 void keys_status(const struct tui_state *st, char *buf, size_t size)
 {
-	char exit_note[64];
+	char exit_note[256];
 
 	header_exit_note(&st->snap, exit_note, sizeof exit_note);
 	snprintf(buf, size, "%s%s%s%s%s", st->note != NULL ? st->note : "",

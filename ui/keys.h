@@ -21,6 +21,8 @@ enum reaction {
 	REACT_PROCESS_FILTER = 1 << 7, /* -s: ask the source for
 	                                  st->process_filter's functions, then
 	                                  take a snapshot */
+	REACT_WINDOW = 1 << 8, /* ask the source for st->window_s's counts,
+	                          then take a snapshot */
 };
 
 #define KEYS_PER_BINDING 4

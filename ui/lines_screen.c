@@ -75,11 +75,24 @@ static void fmt_heat(const void *row, const void *ctx, int width, bool utf8,
 	heat_bar(row_of(row)->heat, utf8, buf, size);
 }
 
+/* The text from its n-th character on (UTF-8 continuation bytes belong
+ * to the character before). */
+static const char *skip_chars(const char *t, int n)
+{
+	for (; *t != '\0' && n > 0; n--)
+		while (*++t != '\0' && ((unsigned char)*t & 0xC0) == 0x80)
+			;
+	return t;
+}
+
 static void fmt_source(const void *row, const void *ctx, int width,
                        bool utf8, char *buf, size_t size)
 {
-	(void)ctx, (void)width, (void)utf8;
-	snprintf(buf, size, "%s", row_of(row)->text);
+	const struct lines_screen *ls = ctx;
+
+	(void)width, (void)utf8;
+	snprintf(buf, size, "%s", skip_chars(row_of(row)->text,
+	                                     ls != NULL ? ls->hscroll : 0));
 }
 
 _Static_assert(LINES_NCOLS <= TABLE_MAX_COLS, "table.hidden has a bit per column");
@@ -110,6 +123,16 @@ static int drop_rank(enum count_col c)
 	}
 }
 
+/* "Source", or where the sideways scroll starts it. */
+static void source_title(struct lines_screen *ls)
+{
+	if (ls->hscroll > 0)
+		snprintf(ls->source_title, sizeof ls->source_title,
+		         "Source from column %d", ls->hscroll + 1);
+	else
+		snprintf(ls->source_title, sizeof ls->source_title, "Source");
+}
+
 static void init_columns(struct lines_screen *ls)
 {
 	ls->cols[LINES_COL_LINE] = (struct table_column){
@@ -127,8 +150,9 @@ static void init_columns(struct lines_screen *ls)
 		.title = "Heat", .width = LINES_HEAT_COLS, .gap = 1,
 		.format = fmt_heat, .drop = 5,
 	};
+	source_title(ls);
 	ls->cols[LINES_COL_SOURCE] = (struct table_column){
-		.title = "Source", .gap = 1, .format = fmt_source,
+		.title = ls->source_title, .gap = 1, .format = fmt_source,
 	};
 	ls->table = (struct table){
 		.cols = ls->cols, .ncols = LINES_NCOLS, .ctx = ls,
@@ -234,6 +258,8 @@ bool lscreen_open(struct lines_screen *ls, const struct snapshot *s,
 	ls->sel_line = line;
 	ls->follow_hottest = line <= 0;
 	ls->center = true;
+	ls->hscroll = 0;
+	source_title(ls);
 	ls->pos = (struct list_pos){ 0, 0, ls->pos.page };
 	ls->synced = shown - 1; /* anything but shown */
 	lscreen_sync(ls, s, shown);
@@ -450,7 +476,7 @@ static void rebuild(struct lines_screen *ls, const struct snapshot *s)
 	size_t cap = extent_len(ls) + s->nlines;
 
 	free_rows(ls);
-	ls->cc.samples = s->samples;
+	ls->cc.samples = s->recent_s > 0 ? s->recent_samples : s->samples;
 	ls->idle_mode = s->idle_mode;
 	ls->thread = s->thread_filter;
 	ls->process = s->process_filter;
@@ -648,6 +674,24 @@ static void op_end(struct tui_state *st)
 	lscreen_end(&st->ls);
 }
 
+/* Right and Left scroll the source sideways (as htop's process list);
+ * Left at the first column goes back, as everywhere in this view. */
+static bool op_key(struct tui_state *st, int key, unsigned *react)
+{
+	struct lines_screen *ls = &st->ls;
+
+	if (key == CRT_KEYCODE(KEY_RIGHT))
+		ls->hscroll += LINES_HSCROLL_STEP;
+	else if (key == CRT_KEYCODE(KEY_LEFT) && ls->hscroll > 0)
+		ls->hscroll = ls->hscroll > LINES_HSCROLL_STEP
+		              ? ls->hscroll - LINES_HSCROLL_STEP : 0;
+	else
+		return false;
+	source_title(ls);
+	*react = REACT_REDRAW;
+	return true;
+}
+
 /* The source is read again at the next opening. */
 static void op_leave(struct tui_state *st)
 {
@@ -678,6 +722,7 @@ const struct screen_ops lines_screen_ops = {
 	.end = op_end,
 	.leave = op_leave,
 	.left_is_back = true,
+	.key = op_key,
 	.legend = op_legend,
 	.legend_reset = true,
 	.column_help = count_column_help,

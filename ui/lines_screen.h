@@ -21,6 +21,8 @@
 #include "screen.h"
 #include "source_file.h"
 #include "table.h"
+
+#define LINES_HSCROLL_STEP 8 /* source columns per Right / Left */
 #include "table_view.h"
 
 enum lines_col {
@@ -80,6 +82,9 @@ struct lines_screen {
 	bool center;                  /* bring the selection mid-screen at the
 	                                 next draw */
 	bool utf8;
+	int hscroll;                  /* Right / Left: source columns scrolled
+	                                 out on the left */
+	char source_title[32];        /* the Source column's title */
 };
 
 /* Its operations (screen.h). */

@@ -11,12 +11,11 @@
 
 #include "text.h"
 
-/* Before the function name is cut, the file keeps its base name (with
- * the ellipsis), but at least FILE_MIN_COLS and at most FILE_MAX_COLS. */
-#define FILE_MIN_COLS 8
-#define FILE_MAX_COLS 24
 /* Below this much room the Function cell is simply cut on the right. */
 #define NAME_MIN_COLS 6
+/* The file part keeps at least this many columns (ellipsis included)
+ * before the name is cut. */
+#define FILE_MIN_COLS 8
 
 static const char *or_empty(const char *s)
 {
@@ -25,34 +24,59 @@ static const char *or_empty(const char *s)
 
 /* ---- the Function cell ------------------------------------------------ */
 
-/* Columns the file keeps before the name gets cut. */
-static int file_keep_cols(const char *file, int file_w, bool utf8)
+static const char *base_name(const char *file)
 {
-	const char *base = strrchr(file, '/');
-	int keep = text_width(base != NULL ? base + 1 : file, utf8) + 1;
+	const char *slash = strrchr(file, '/');
 
-	if (keep < FILE_MIN_COLS)
-		keep = FILE_MIN_COLS;
-	if (keep > FILE_MAX_COLS)
-		keep = FILE_MAX_COLS;
-	return keep < file_w ? keep : file_w;
+	return slash != NULL ? slash + 1 : file;
 }
 
-/* "name (file:line)".  When it does not fit, the file is shortened from
- * the left first (the end of a path says the most), then the name from
- * the right. */
+/* The path in at most room columns, giving up whole directories from the
+ * left first ("…/pkg/mod.py", then "mod.py"), then the base name's start
+ * ("…_loop.py").  The name and base name say more than the directories. */
+static void fit_path(char *buf, size_t size, const char *file, int room,
+                     bool utf8)
+{
+	const char *base = base_name(file), *p = file;
+
+	if (text_width(file, utf8) <= room) {
+		text_fit(buf, size, file, -1, TEXT_CUT_RIGHT, utf8);
+		return;
+	}
+	while ((p = strchr(p, '/')) != NULL && p < base) {
+		char tail[1024];
+
+		p++;
+		snprintf(tail, sizeof tail, "%s/%s", text_ellipsis(utf8), p);
+		if (text_width(tail, utf8) <= room) {
+			text_fit(buf, size, tail, -1, TEXT_CUT_RIGHT, utf8);
+			return;
+		}
+	}
+	text_fit(buf, size, base, room, TEXT_CUT_LEFT, utf8);
+}
+
+/* "name (file:line)".  When it does not fit, the directories go first,
+ * then the base name shrinks to FILE_MIN_COLS, and only then the name is
+ * cut: the function is what the row is about.  full: the whole path, the
+ * name never cut (the table cuts the cell on the right). */
 static void fmt_function(const void *row, const void *ctx, int width,
                          bool utf8, char *buf, size_t size)
 {
 	const struct profile_row *r = row;
+	const struct profile_table *pt = ctx;
 	const char *name = or_empty(r->name), *file = or_empty(r->file);
 	char tail[24], name_fit[1024], file_fit[1024], marked[1024];
-	int name_w, file_w, fixed, file_room;
+	int name_w, fixed, file_room;
 
-	(void)ctx;
 	if (r->other) {
 		/* No file or line: it sums the rows folded away. */
 		snprintf(buf, size, "%s (rarest rows, folded)", name);
+		return;
+	}
+	if (r->members > 0) {
+		snprintf(buf, size, "[lib] %s (%d native row%s)", name,
+		         r->members, r->members == 1 ? "" : "s");
 		return;
 	}
 	if (r->native) {
@@ -67,23 +91,21 @@ static void fmt_function(const void *row, const void *ctx, int width,
 	}
 	snprintf(tail, sizeof tail, ":%d)", r->line);
 	name_w = text_width(name, utf8);
-	file_w = text_width(file, utf8);
 	fixed = 2 + (int)strlen(tail); /* " (" and ":line)" */
-	if (width < 0 || name_w + fixed + file_w <= width ||
-	    width - fixed < NAME_MIN_COLS + 1) {
-		/* Fits, or too narrow to be clever: the table cuts it. */
+	if (width < 0 || (pt != NULL && pt->full_names) ||
+	    name_w + fixed + text_width(file, utf8) <= width ||
+	    width - fixed < NAME_MIN_COLS + FILE_MIN_COLS) {
+		/* Fits, asked in full, or too narrow to be clever: the
+		 * table cuts it. */
 		snprintf(buf, size, "%s (%s%s", name, file, tail);
 		return;
 	}
 	file_room = width - fixed - name_w;
-	if (file_room < file_keep_cols(file, file_w, utf8)) {
-		file_room = file_keep_cols(file, file_w, utf8);
-		if (width - fixed - file_room < NAME_MIN_COLS)
-			file_room = width - fixed - NAME_MIN_COLS;
-	}
-	text_fit(name_fit, sizeof name_fit, name, width - fixed - file_room,
-	         TEXT_CUT_RIGHT, utf8);
-	text_fit(file_fit, sizeof file_fit, file, file_room, TEXT_CUT_LEFT,
+	if (file_room < FILE_MIN_COLS)
+		file_room = FILE_MIN_COLS;
+	fit_path(file_fit, sizeof file_fit, file, file_room, utf8);
+	text_fit(name_fit, sizeof name_fit, name,
+	         width - fixed - text_width(file_fit, utf8), TEXT_CUT_RIGHT,
 	         utf8);
 	snprintf(buf, size, "%s (%s%s", name_fit, file_fit, tail);
 }
@@ -170,12 +192,16 @@ static void collect(struct profile_table *pt, const struct snapshot *s,
 			r = (struct profile_row){ s->lines[i].name,
 			        s->lines[i].file, s->lines[i].line,
 			        &s->lines[i].c, s->lines[i].native,
-			        s->lines[i].module, s->lines[i].other };
+			        s->lines[i].module, s->lines[i].other, 0 };
 		else
 			r = (struct profile_row){ s->funcs[i].name,
 			        s->funcs[i].file, s->funcs[i].line,
 			        &s->funcs[i].c, s->funcs[i].native,
-			        s->funcs[i].module, s->funcs[i].other };
+			        s->funcs[i].module, s->funcs[i].other, 0 };
+		/* Over the last N seconds, rows not sampled in them are
+		 * history: left out. */
+		if (pt->recent_s > 0 && r.c->own == 0 && r.c->total == 0)
+			continue;
 		if (matches(r.name, r.file, filter)) {
 			pt->rows[pt->n] = r;
 			pt->order[pt->n] = &pt->rows[pt->n];
@@ -192,20 +218,88 @@ const char *profile_thread_name(const struct snapshot *s, pid_t tid)
 	return "";
 }
 
+static const char *base_or_all(const char *module)
+{
+	return module != NULL && module[0] != '\0' ? base_name(module) : "?";
+}
+
+/* The library row of module among rows [0, n), or n. */
+static size_t find_library(const struct profile_table *pt, size_t n,
+                           const char *module)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pt->rows[i].members > 0 &&
+		    strcmp(or_empty(pt->rows[i].module), or_empty(module)) == 0)
+			return i;
+	return n;
+}
+
+/* Fold every native row into its library's row, in place. */
+static int group_libraries(struct profile_table *pt)
+{
+	size_t n = 0, nlib = 0;
+
+	pt->lib_counts = calloc(pt->n + 1, sizeof pt->lib_counts[0]);
+	if (pt->lib_counts == NULL)
+		return -1;
+	for (size_t i = 0; i < pt->n; i++) {
+		struct profile_row r = pt->rows[i];
+		struct snap_counts *c;
+		uint64_t total;
+		size_t g;
+
+		if (!r.native || r.other) {
+			pt->rows[n++] = r;
+			continue;
+		}
+		g = find_library(pt, n, r.module);
+		if (g == n) {
+			pt->rows[n++] = (struct profile_row){
+				.name = base_or_all(r.module), .file = r.module,
+				.c = &pt->lib_counts[nlib++], .native = true,
+				.module = r.module, .members = 0 };
+		}
+		c = &pt->lib_counts[pt->rows[g].c - pt->lib_counts];
+		total = c->total;
+
+		snap_counts_add(c, r.c);
+		c->total = total > r.c->total ? total : r.c->total;
+		if (c->total < c->own)
+			c->total = c->own;
+		pt->rows[g].members++;
+	}
+	pt->n = n;
+	for (size_t i = 0; i < n; i++)
+		pt->order[i] = &pt->rows[i];
+	return 0;
+}
+
 int profile_table_build(struct profile_table *pt, const struct snapshot *s,
                         enum profile_mode mode, const char *filter,
                         profile_col sort, bool utf8)
+{
+	return profile_table_build_grouped(pt, s, mode, filter, sort, utf8,
+	                                   false);
+}
+
+int profile_table_build_grouped(struct profile_table *pt,
+                                const struct snapshot *s,
+                                enum profile_mode mode, const char *filter,
+                                profile_col sort, bool utf8, bool by_library)
 {
 	size_t count = mode == PROFILE_LINES ? s->nlines : s->nfuncs;
 
 	if (sort >= PROFILE_NCOLS || (count_hidden(s) >> sort) & 1)
 		sort = COUNT_OWN;
 	*pt = (struct profile_table){
-		.cc = { s->samples, row_counts },
+		.cc = { s->recent_s > 0 ? s->recent_samples : s->samples,
+		        row_counts },
 		.idle_mode = s->idle_mode,
 		.thread = s->thread_filter,
 		.thread_name = profile_thread_name(s, s->thread_filter),
 		.process = s->process_filter,
+		.recent_s = s->recent_s,
+		.recent_asked = s->recent_asked,
 		.mode = mode,
 		.sort = sort,
 	};
@@ -226,16 +320,32 @@ int profile_table_build(struct profile_table *pt, const struct snapshot *s,
 		return -1;
 	}
 	collect(pt, s, filter);
+	if (by_library && group_libraries(pt) != 0) {
+		profile_table_free(pt);
+		return -1;
+	}
 	table_sort(&pt->table, pt->sort, pt->order, pt->n);
 	return 0;
+}
+
+void profile_table_full_names(struct profile_table *pt, bool on)
+{
+	unsigned long keep = 1UL << COUNT_OWN | 1UL << pt->sort |
+	                     1UL << PROFILE_COL_NAME;
+
+	pt->full_names = on;
+	if (on)
+		pt->table.hidden |= ~keep & ((1UL << PROFILE_NCOLS) - 1);
 }
 
 void profile_table_free(struct profile_table *pt)
 {
 	free(pt->rows);
 	free(pt->order);
+	free(pt->lib_counts);
 	pt->rows = NULL;
 	pt->order = NULL;
+	pt->lib_counts = NULL;
 	pt->n = 0;
 }
 
@@ -262,12 +372,22 @@ void profile_percent_of(uint64_t samples, bool idle, pid_t thread,
 void profile_table_describe(const struct profile_table *pt, bool since_reset,
                             char *buf, size_t size)
 {
-	char of[256];
+	char of[256], when[64];
 
 	profile_percent_of(pt->cc.samples, pt->idle_mode, pt->thread,
 	                   pt->thread_name, pt->process, of, sizeof of);
-	snprintf(buf, size, "%s since %s, %s, by %s",
-	         pt->mode == PROFILE_LINES ? "Lines" : "Functions",
-	         since_reset ? "reset" : "start", of,
+
+	/* Early in a run the window is shorter than asked: say both. */
+	if (pt->recent_s > 0 && pt->recent_s + 0.5 < pt->recent_asked)
+		snprintf(when, sizeof when, "over the last %.0f s (of %.0f)",
+		         pt->recent_s, pt->recent_asked);
+	else if (pt->recent_s > 0)
+		snprintf(when, sizeof when, "over the last %.0f s",
+		         pt->recent_s);
+	else
+		snprintf(when, sizeof when, "since %s",
+		         since_reset ? "reset" : "start");
+	snprintf(buf, size, "%s %s, %s, by %s",
+	         pt->mode == PROFILE_LINES ? "Lines" : "Functions", when, of,
 	         profile_col_name(pt->sort));
 }

@@ -46,6 +46,7 @@ struct profile_row {
 	bool native;        /* a native function or line (--native) */
 	const char *module; /* native: its module; NULL or "" for Python */
 	bool other;         /* "[other]": the rarest rows, folded together */
+	int members;        /* > 0: a library's native rows summed (g) */
 };
 
 /* Build with profile_table_build; do not copy the struct (table.ctx
@@ -54,6 +55,7 @@ struct profile_table {
 	struct count_ctx cc;      /* first: the figure columns' ctx;
 	                             cc.samples is what 100 % means */
 	struct profile_row *rows; /* owns the array; rows borrow the snapshot */
+	struct snap_counts *lib_counts; /* owns: the library rows' sums (g) */
 	const void **order;       /* owns: pointers into rows, filtered,
 	                             sorted */
 	size_t n;                 /* rows in order */
@@ -61,8 +63,10 @@ struct profile_table {
 	pid_t thread;             /* the snapshot's thread filter, 0 = all */
 	const char *thread_name;  /* its OS name, borrowed; "" if unknown */
 	pid_t process;            /* the snapshot's process filter, 0 = all */
+	double recent_s, recent_asked; /* the snapshot's window (w), 0 = none */
 	enum profile_mode mode;
 	profile_col sort;
+	bool full_names;          /* the Function cell uncut: whole paths */
 	struct table_column cols[PROFILE_NCOLS];
 	struct table table;       /* the columns, ready for table_format_* */
 };
@@ -75,6 +79,20 @@ int profile_table_build(struct profile_table *pt, const struct snapshot *s,
                         enum profile_mode mode, const char *filter,
                         profile_col sort, bool utf8);
 void profile_table_free(struct profile_table *pt);
+
+/* The same, with every library's native rows summed into one row when
+ * by_library (--native; the g key).  A library row's own figures are
+ * exact; its total is the largest of its own sum and its rows' totals,
+ * a lower bound (a sample is counted once per function, not per
+ * library). */
+int profile_table_build_grouped(struct profile_table *pt,
+                                const struct snapshot *s,
+                                enum profile_mode mode, const char *filter,
+                                profile_col sort, bool utf8, bool by_library);
+
+/* Full names on or off, right after profile_table_build: on, the Function cell shows the whole path and
+ * name, and every figure column but %Own and the sorted one gives way. */
+void profile_table_full_names(struct profile_table *pt, bool on);
 
 static inline const struct profile_row *
 profile_table_row(const struct profile_table *pt, size_t i)

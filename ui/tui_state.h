@@ -43,6 +43,8 @@ struct tui_state {
 	bool paused;                /* keep sampling, stop replacing snap */
 	bool native_all;            /* --native: interpreter frames shown (n) */
 	bool exited;                /* the target is gone: figures are final */
+	double window_s;            /* w: the tables count the last window_s
+	                               seconds; 0 = since start */
 };
 
 /* Zero st, set up every screen (tui_screens), show the functions

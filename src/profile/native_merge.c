@@ -313,3 +313,8 @@ void native_merge_ingest(struct native_merge *m, const void *rec, size_t len)
 	}
 	aggregator_ingest(m->agg, rec, len);
 }
+
+size_t native_merge_unnamed_modules(const struct native_merge *m, const char *const **paths)
+{
+	return native_syms_unnamed_modules(m->syms, paths);
+}

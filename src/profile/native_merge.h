@@ -42,6 +42,9 @@ void native_merge_free(struct native_merge *m);
 /* Hide (false) or show the interpreter's plumbing in later samples. */
 void native_merge_show_all(struct native_merge *m, bool show_all);
 
+/* native_syms_unnamed_modules of its symbolizer. */
+size_t native_merge_unnamed_modules(const struct native_merge *m, const char *const **paths);
+
 /* Consume one record from the ring: a REC_NATIVE is held until the
  * REC_SAMPLE it belongs to, which goes to the aggregator merged with it;
  * a REC_MODULE goes to the symbolizer; every other record goes to the

@@ -42,6 +42,9 @@ struct native_syms {
 	struct module *mods;      /* owned, disjoint */
 	size_t nmods, mods_cap;
 	char *vdso;               /* owned: pytop's own vDSO image, once needed */
+	const char *nosym[NATIVE_SYMS_NOSYM_MAX]; /* interned: modules with
+	                             unnamed functions and no debug info */
+	size_t nnosym;
 	const char *empty, *unknown;
 };
 
@@ -306,10 +309,12 @@ static const char *base_name(const char *path)
 	return slash != NULL ? slash + 1 : path;
 }
 
-/* Start of the function holding ip (module bias applied) and its name,
- * from the symbol table, else from the .eh_frame entry covering it. */
+/* Start of the function holding ip (module bias applied) and its name
+ * from the symbol table; else NULL, the start from the .eh_frame entry
+ * covering it and "module+0xOFFSET" in buf. */
 static const char *function_of(struct native_syms *ns, Dwfl_Module *mod, uint64_t ip,
-                               const char *modname, Dwarf_Addr low, Dwarf_Addr *start)
+                               const char *modname, Dwarf_Addr low, Dwarf_Addr *start,
+                               char buf[512])
 {
 	GElf_Off off;
 	GElf_Sym sym;
@@ -317,7 +322,6 @@ static const char *function_of(struct native_syms *ns, Dwfl_Module *mod, uint64_
 	Dwarf_CFI *cfi;
 	Dwarf_Frame *frame;
 	const char *name = dwfl_module_addrinfo(mod, ip, &off, &sym, NULL, NULL, NULL);
-	char buf[512];
 
 	if (name != NULL) {
 		*start = ip - off;
@@ -332,8 +336,30 @@ static const char *function_of(struct native_syms *ns, Dwfl_Module *mod, uint64_
 			*start = s + bias;
 		free(frame);
 	}
-	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, modname, (uint64_t)(*start - low));
-	return intern(ns, buf);
+	snprintf(buf, 512, "%s+0x%" PRIx64, modname, (uint64_t)(*start - low));
+	return NULL;
+}
+
+/* A function without a name in a module without debug info: debug
+ * symbols would name it (the header says which package has them). */
+static void note_nosym(struct native_syms *ns, Dwfl_Module *mod, const char *path)
+{
+	Dwarf_Addr bias;
+	const char *p;
+
+	if (ns->nnosym == NATIVE_SYMS_NOSYM_MAX || dwfl_module_getdwarf(mod, &bias) != NULL)
+		return;
+	p = intern(ns, path);
+	for (size_t i = 0; i < ns->nnosym; i++)
+		if (ns->nosym[i] == p)
+			return;
+	ns->nosym[ns->nnosym++] = p;
+}
+
+size_t native_syms_unnamed_modules(const struct native_syms *ns, const char *const **paths)
+{
+	*paths = ns->nosym;
+	return ns->nnosym;
 }
 
 /* libdw finds an address's compile unit through .debug_aranges, which
@@ -392,6 +418,7 @@ static bool resolve(struct native_syms *ns, uint64_t ip, struct native_sym *out)
 	Dwfl_Module *mod;
 	Dwarf_Addr low, start;
 	const char *modpath, *file;
+	char name[512];
 
 	current = ns; /* for find_elf and find_debuginfo */
 	mod = dwfl_addrmodule(ns->dwfl, ip);
@@ -399,7 +426,11 @@ static bool resolve(struct native_syms *ns, uint64_t ip, struct native_sym *out)
 		return false;
 	modpath = dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
 	out->module = intern(ns, base_name(modpath));
-	out->name = function_of(ns, mod, ip, out->module, low, &start);
+	out->name = function_of(ns, mod, ip, out->module, low, &start, name);
+	if (out->name == NULL) {
+		out->name = intern(ns, name);
+		note_nosym(ns, mod, modpath);
+	}
 	out->line = source_line(mod, ip, &file);
 	out->file = intern(ns, out->line > 0 ? file : NULL);
 	out->func_line = source_line(mod, start, &file);

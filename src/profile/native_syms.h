@@ -15,6 +15,7 @@
 #define PYTOP_NATIVE_SYMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -40,6 +41,13 @@ void native_syms_free(struct native_syms *ns);
  * replaces them (the target unmapped them). */
 void native_syms_add_module(struct native_syms *ns, const struct rec_module *r,
                             const char *path);
+
+/* The modules (their paths as announced, at most NATIVE_SYMS_NOSYM_MAX,
+ * in the order found) where a function had no name and no debug info was
+ * found: debug symbols would name their functions.  *paths lives as long
+ * as ns. */
+#define NATIVE_SYMS_NOSYM_MAX 4
+size_t native_syms_unnamed_modules(const struct native_syms *ns, const char *const **paths);
 
 /* The symbol of address ip (a return address should be passed minus 1).
  * The strings live as long as ns.  Never fails: unknown is a result. */

@@ -208,6 +208,16 @@ struct snapshot {
 	 * samples, and samples / samples_win are that thread's samples with a
 	 * Python stack, so percentages are shares of the thread's samples. */
 	pid_t thread_filter;
+	/* > 0: funcs, lines and split count only the last recent_s seconds
+	 * (recent_asked was asked for; the span is shorter early in a run),
+	 * recent_samples the samples among them (what 100 % of a row is);
+	 * 0: since start (or reset).  See profile/recent.h. */
+	double recent_s, recent_asked;
+	uint64_t recent_samples;
+	/* --native: the Debian packages whose debug symbols would name the
+	 * functions shown as "module+0x..." ("python3.11-dbg"), blank
+	 * separated; "" = none known. */
+	char debug_packages[128];
 
 	struct snap_gauges gauges;
 	bool split_off;             /* --no-split: every snap_split is 0 */
@@ -291,6 +301,9 @@ struct snapshot_source {
 	/* Restrict funcs/lines of later snapshots to one process (0 = all);
 	 * NULL when the source has no processes. */
 	void (*filter_process)(void *ctx, pid_t pid);
+	/* Later snapshots count the last `seconds` only (0: since start);
+	 * NULL when the source keeps no history. */
+	void (*set_window)(void *ctx, double seconds);
 };
 
 #endif

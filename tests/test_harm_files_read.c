@@ -155,6 +155,11 @@ static const char *open_lines_view(const char *func, const char *expect,
 	key("/");
 	cr_assert(h_tmux_literal(&g.tmux, func));
 	key("Enter");
+	/* The second Enter only once the filtered table is on screen: sent
+	 * at once, a busy machine let it reach the table before the filter
+	 * had rebuilt it, and it opened nothing. */
+	snprintf(title, sizeof title, "[filter: %s]", func);
+	see(title, "the filtered table");
 	key("Enter");
 	snprintf(title, sizeof title, "Source of %s", func);
 	see(title, "the lines view");

@@ -8,6 +8,10 @@
                                dynamic mmap threshold (32 MiB), so every
                                churn buffer is mapped, faulted in and
                                unmapped again: RSS really goes up and down.
+  leak_churn.py large ROUNDS HOLD
+                               then keeps it all HOLD seconds before exiting
+                               (a live process whose RSS stays up, for the
+                               header's growth rate)
   leak_churn.py small ROUNDS   the hard case: each round keeps 2,000 small
                                tuples (SMALL_LEAK) and builds and drops a
                                list of 20,000 (SMALL_CHURN); pymalloc
@@ -19,6 +23,7 @@ exits.
 """
 import resource
 import sys
+import time
 
 KEPT = []
 SCRATCH = None
@@ -56,6 +61,9 @@ def main():
     leaked = sum(len(x) for x in KEPT) if mode == "large" else 0
     print("leaked %d" % leaked)
     print("maxrss %d KiB" % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    sys.stdout.flush()
+    if len(sys.argv) > 3:
+        time.sleep(float(sys.argv[3]))
 
 
 main()

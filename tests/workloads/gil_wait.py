@@ -10,7 +10,11 @@
 
 Truth (JSON): threads: {role: {tid, steady_cpu_pct}}, each thread's CPU use
 from STEADY_AFTER_S after the start to the end, in percent of one CPU
-(gil_waiter's is low because it waits); steady_after_s; reason.
+(gil_waiter's is low because it waits); steady_after_s; ready_monotonic_s,
+when every thread had started (CLOCK_MONOTONIC, as time.monotonic): on a
+busy machine that can be well over a second after the interpreter started,
+since main waits for the GIL behind a whole sort to start gil_waiter;
+reason.
 """
 import random
 import threading
@@ -69,6 +73,7 @@ def main():
     results["main"] = {"tid": threading.get_native_id()}
     truth = {"workload": "gil_wait", "threads": results,
              "steady_after_s": STEADY_AFTER_S, "reason": "deadline"}
+    truth["ready_monotonic_s"] = time.monotonic()
     start = perf_counter()
     wc.announce_ready(args)
     try:

@@ -345,7 +345,7 @@ ON(py315_sid)
  * gil_waiter, a Python loop, sleeps on the GIL nearly all the time;
  * lock_waiter sleeps on a futex that is not the GIL's.  pytop finds a GIL
  * wait by the futex the thread sleeps on (3.15 also flags it itself). */
-#define GIL_RUN_S 3.0
+#define GIL_RUN_S 2.5
 #define GIL_WAITER_CPU_MAX 50.0 /* the workload's premise: it waited */
 
 static int gil_role_tid(const char *role)
@@ -384,25 +384,21 @@ static void check_gil_wait(const char *slot)
 	             slot, waiter_cpu);
 	for (int r = 0; r < 3; r++)
 		tids[r] = gil_role_tid(roles[r]);
-	/* Steady: from when the workload's own CPU figures start; until
-	 * before it can have stopped (its run ends GIL_RUN_S after it was
-	 * ready, and that was after pytop's elapsed 0). */
+	/* Steady: from when the workload's own CPU figures start to its
+	 * exit (it leaves every thread in its role until then). */
 	double from = gil_ready_at() + h_num(g_run.truth, "steady_after_s");
 	json_array_foreach(g_run.lines, i, snap) {
 		double at = h_num(snap, "elapsed");
 		if (at < from || json_is_true(json_object_get(snap, "exited")))
 			continue;
-		/* Rows stay once a thread was seen, even when it is gone. */
-		for (int r = 0; r < 3; r++)
-			cr_assert_not_null(thread_row(snap, tids[r]), "%s: no row "
-			                   "for %s at %.2f s (steady from %.2f s)",
-			                   slot, roles[r], at, from);
-		if (at > GIL_RUN_S - 0.1)
-			continue;
 		n++;
-		for (int r = 0; r < 3; r++)
-			got[r] += strcmp(json_string_value(json_object_get(
-				thread_row(snap, tids[r]), "state")), want[r]) == 0;
+		for (int r = 0; r < 3; r++) {
+			json_t *t = thread_row(snap, tids[r]);
+			cr_assert_not_null(t, "%s: no row for %s at %.2f s (steady "
+			                   "from %.2f s)", slot, roles[r], at, from);
+			got[r] += strcmp(json_string_value(json_object_get(t, "state")),
+			                 want[r]) == 0;
+		}
 	}
 	h_note("gil wait (%s %s): %d snapshots; gil_hog running_gil %d, "
 	       "gil_waiter gil_wait %d (it ran %.1f%% of a CPU), lock_waiter "

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -73,6 +74,8 @@ struct run {
 	json_t *lines;   /* every refresh */
 	json_t *truth;
 	const char *slot, *version;
+	double launched_s; /* CLOCK_MONOTONIC just before pytop started: at or
+	                      before its elapsed 0 */
 };
 
 static struct run g_run; /* torn down by .fini even after a failure */
@@ -112,6 +115,9 @@ static void run_workload_named(const char *slot, bool idle,
 	for (size_t i = 0; i < sizeof command / sizeof command[0]; i++)
 		argv[n++] = command[i];
 	argv[n] = NULL;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	r->launched_s = (double)now.tv_sec + now.tv_nsec / 1e9;
 	bool ok = h_run(&r->p, TIMEOUT_S, argv);
 	cr_assert(ok, "%s: pytop did not finish (stderr: %s)", slot,
 	          r->p.err.data ? r->p.err.data : "");
@@ -340,7 +346,6 @@ ON(py315_sid)
  * lock_waiter sleeps on a futex that is not the GIL's.  pytop finds a GIL
  * wait by the futex the thread sleeps on (3.15 also flags it itself). */
 #define GIL_RUN_S 2.5
-#define GIL_STEADY_FROM_S 1.0
 #define GIL_WAITER_CPU_MAX 50.0 /* the workload's premise: it waited */
 
 static int gil_role_tid(const char *role)
@@ -348,6 +353,19 @@ static int gil_role_tid(const char *role)
 	json_t *t = json_object_get(json_object_get(g_run.truth, "threads"), role);
 	cr_assert_not_null(t, "truth has no %s thread", role);
 	return (int)h_num(t, "tid");
+}
+
+/* When the workload had started every thread, on pytop's elapsed clock:
+ * at most this (pytop's clock starts after the launch).  On a busy
+ * machine it can be well over a second in, since main waits for the GIL
+ * behind a whole sort before it can start gil_waiter: a window fixed on
+ * pytop's clock alone then asked for a row of a thread not yet born. */
+static double gil_ready_at(void)
+{
+	double ready = h_num(g_run.truth, "ready_monotonic_s");
+	cr_assert_gt(ready, g_run.launched_s, "%s: the truth's ready moment "
+	             "precedes pytop's launch", g_run.slot);
+	return ready - g_run.launched_s;
 }
 
 static void check_gil_wait(const char *slot)
@@ -366,15 +384,18 @@ static void check_gil_wait(const char *slot)
 	             slot, waiter_cpu);
 	for (int r = 0; r < 3; r++)
 		tids[r] = gil_role_tid(roles[r]);
+	/* Steady: from when the workload's own CPU figures start to its
+	 * exit (it leaves every thread in its role until then). */
+	double from = gil_ready_at() + h_num(g_run.truth, "steady_after_s");
 	json_array_foreach(g_run.lines, i, snap) {
 		double at = h_num(snap, "elapsed");
-		if (at < GIL_STEADY_FROM_S || at > GIL_RUN_S - 0.1 ||
-		    json_is_true(json_object_get(snap, "exited")))
+		if (at < from || json_is_true(json_object_get(snap, "exited")))
 			continue;
 		n++;
 		for (int r = 0; r < 3; r++) {
 			json_t *t = thread_row(snap, tids[r]);
-			cr_assert_not_null(t, "%s: no row for %s", slot, roles[r]);
+			cr_assert_not_null(t, "%s: no row for %s at %.2f s (steady "
+			                   "from %.2f s)", slot, roles[r], at, from);
 			got[r] += strcmp(json_string_value(json_object_get(t, "state")),
 			                 want[r]) == 0;
 		}

@@ -4,7 +4,8 @@
  * Input: argv[1..] as NUL-separated strings (argv[0] is "pytop"); the
  * first byte, when odd, says stdout is a terminal.  The parser's messages
  * go to /dev/null.  A parse that succeeds must describe exactly one target
- * with values inside their documented ranges: a violation aborts. */
+ * with values inside their documented ranges (`pytop dump` takes --json
+ * without -b, and only a PID): a violation aborts. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,7 +43,8 @@ static void check(const struct options *o)
 	if (targets != 1 || o->pid < 0 || o->rate_hz < 1 ||
 	    o->rate_hz > PYTOP_MAX_RATE_HZ || !(o->delay_s > 0) ||
 	    o->iterations < 0 || !(o->duration_s >= 0) ||
-	    (o->json && !o->batch) || (o->native_all && !o->native) ||
+	    (o->json && !o->batch && !o->dump) || (o->native_all && !o->native) ||
+	    (o->dump && o->pid <= 0) || (o->locals && !o->dump) ||
 	    (o->command != NULL && o->command[0] == NULL)) {
 		fprintf(stderr, "options_parse accepted an inconsistent command line\n");
 		abort();

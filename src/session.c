@@ -479,7 +479,10 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 		memset(&s->rt, 0, sizeof(s->rt)); /* python_version "" */
 	s->ring = ring_new(RING_BYTES);
 	s->agg = aggregator_new(!o->no_split);
-	s->recent = recent_new(); /* NULL: no "last N seconds" view */
+	/* Only the TUI has a "last N seconds" view (`w`); batch output is
+	 * since start, so it keeps no history (it cost a refresh's copy of
+	 * every row per second, for a minute).  NULL: no such view. */
+	s->recent = o->batch ? NULL : recent_new();
 	s->rec_cap = RING_BYTES / 2;
 	s->rec = malloc(s->rec_cap);
 	if (o->native)

@@ -3,7 +3,7 @@
  *
  * libunwind-ptrace's own accessors read memory one word per PTRACE_PEEKDATA
  * and registers one per PTRACE_PEEKUSER; here memory comes a page at a time
- * through process_vm_readv (cached for one unwind) and the registers from
+ * through remote_mem.h's remote_read (cached for one unwind) and the registers from
  * one PTRACE_GETREGS, so an unwind costs a few system calls, not one per
  * word.  Unwind tables are each module's .eh_frame_hdr, read from the
  * target's memory (native_ehframe.c): libunwind-ptrace's own lookup would
@@ -13,7 +13,7 @@
  * derives from them per address space (UNW_CACHE_GLOBAL).
  *
  * A stopped thread is held only while its registers and the top of its
- * stack are copied (one PTRACE_GETREGS, one process_vm_readv): it is
+ * stack are copied (one PTRACE_GETREGS, one remote_readv): it is
  * released at once and unwound from the copy afterwards.  The rest of
  * what an unwind reads (unwind tables, the callers' frames beyond the
  * copy, which cannot change until those calls return) is read live. */

@@ -847,6 +847,32 @@ char *h_tmux_capture_attrs(struct h_tmux *t)
 	return capture(t, true);
 }
 
+/* A capture can catch the terminal half way through one update (a title
+ * already new, old rows half scrolled away), so a capture that satisfies a
+ * wait is trusted only when another one a moment later still does; that
+ * later one is returned.  NULL (and `text` freed) when it no longer does. */
+static char *settled(struct h_tmux *t, char *text, const char *needle,
+                     bool present)
+{
+	h_sleep(0.2);
+	char *again = h_tmux_capture(t);
+	free(text);
+	if (again && (strstr(again, needle) != NULL) == present)
+		return again;
+	free(again);
+	return NULL;
+}
+
+char *h_tmux_settled(struct h_tmux *t, const char *needle, bool present)
+{
+	char *text = h_tmux_capture(t);
+	if (text == NULL || (strstr(text, needle) != NULL) != present) {
+		free(text);
+		return NULL;
+	}
+	return settled(t, text, needle, present);
+}
+
 char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,
                       char **last)
 {
@@ -855,7 +881,8 @@ char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,
 	for (;;) {
 		free(text);
 		text = h_tmux_capture(t);
-		if (text && strstr(text, needle)) {
+		if (text && strstr(text, needle) && (text = settled(t, text,
+		                                                    needle, true))) {
 			if (last)
 				*last = NULL;
 			return text;

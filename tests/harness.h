@@ -202,8 +202,11 @@ bool h_tmux_start(struct h_tmux *t, int w, int h, const char *script,
 char *h_tmux_capture(struct h_tmux *t);
 /* Owned: the pane with its attributes as SGR escape sequences (-e). */
 char *h_tmux_capture_attrs(struct h_tmux *t);
-/* Owned: a capture that contains `needle`, or NULL after timeout_s (then
- * *last, if given, receives the last capture, owned). */
+/* Owned: the screen when it does (or, present false, does not) show
+ * `needle` in two captures 0.2 s apart, the second one; NULL otherwise. */
+char *h_tmux_settled(struct h_tmux *t, const char *needle, bool present);
+/* Owned: a settled capture that contains `needle`, or NULL after
+ * timeout_s (then *last, if given, receives the last capture, owned). */
 char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,
                       char **last);
 /* send-keys with these arguments (tmux key names or literal text). */

@@ -130,17 +130,22 @@ static const char *screen_now(void)
 	return u->screen;
 }
 
-/* Wait until the screen stops changing (one refresh apart) or shows
- * `needle` gone; returns the screen. */
+/* Wait until `needle` is gone from two captures in a row (one alone may
+ * catch the terminal mid-update); returns the later screen. */
 static const char *wait_without(const char *needle, const char *why)
 {
+	struct tui *u = &g_tui;
 	double deadline = h_now() + WAIT_S;
 	for (;;) {
-		const char *s = screen_now();
-		if (!strstr(s, needle))
+		char *s = h_tmux_settled(&u->tmux, needle, false);
+		if (s != NULL) {
+			free(u->screen);
+			u->screen = s;
 			return s;
+		}
+		const char *now = screen_now();
 		cr_assert(h_now() < deadline, "%s: \"%s\" is still on screen:\n%s",
-		          why, needle, s);
+		          why, needle, now);
 		h_sleep(0.1);
 	}
 }

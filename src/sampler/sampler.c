@@ -22,6 +22,7 @@
 #include "sampler/family_end.h"
 #include "sampler/job_control.h"
 #include "sampler/native_unwind.h"
+#include "sampler/sampler_priority.h"
 #include "sampler/proc_follow.h"
 #include "target/proc_threads.h"
 #include "cpython/py_reader.h"
@@ -34,7 +35,6 @@ _Static_assert(PY_READER_MAX_FRAMES == REC_MAX_PY_FRAMES,
 #define NAMES_EVERY_REPORTS 10 /* re-read thread names every ~1 s */
 #define CATCH_UP_PERIODS 10
 #define WORK_EVERY 8
-#define SAMPLER_NICE -10
 #define THREADS_EVERY_NS 100000000ull /* REC_THREADS period */
 /* Pausing: how long the sampler waits for requested threads to stop so
  * that it can release them, and how long a pause request waits for the
@@ -658,11 +658,11 @@ static void *sampler_main(void *arg)
 	if (s->start_rc != 0)
 		return NULL;
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	/* When allowed (root, CAP_SYS_NICE), let the sampler preempt busy
-	 * target threads the moment its deadline comes: its CPU time is small
-	 * and counted, and a late wake-up would cost a tick.  Unprivileged, the
-	 * call fails and nothing changes. */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), SAMPLER_NICE);
+	/* When allowed, the sampler preempts busy threads the moment its
+	 * deadline comes: its CPU time is small and counted, and a late
+	 * wake-up would cost a tick. */
+	struct sampler_priority prio;
+	sampler_priority_start(&prio, base);
 	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
 		uint64_t now = clock_now_ns();
 
@@ -680,6 +680,7 @@ static void *sampler_main(void *arg)
 		prev = now;
 		base += period;
 		now = clock_now_ns();
+		sampler_priority_check(&prio, now);
 		if (now > base + CATCH_UP_PERIODS * period) {
 			/* A short delay is caught up: the late ticks fire back to
 			 * back and together weigh what one sample spanning the delay

@@ -18,6 +18,7 @@
 #define RT_MAX_DUTY 0.20       /* of one CPU, over a window */
 #define RT_RESUME_DUTY 0.10
 #define WINDOW_NS NSEC_PER_SEC
+#define COSTLY_WINDOWS 2       /* in a row, before stepping back */
 
 static bool set_fifo(bool on)
 {
@@ -50,7 +51,8 @@ void sampler_priority_check(struct sampler_priority *p, uint64_t now_ns)
 	double duty = (double)(cpu - p->cpu0_ns) / (double)(now_ns - p->since_ns);
 	p->since_ns = now_ns;
 	p->cpu0_ns = cpu;
-	if (p->realtime && duty > RT_MAX_DUTY) {
+	p->costly = duty > RT_MAX_DUTY ? p->costly + 1 : 0;
+	if (p->realtime && p->costly >= COSTLY_WINDOWS) {
 		p->realtime = !set_fifo(false);
 		if (!p->realtime)
 			set_nice(); /* the policy change reset it */

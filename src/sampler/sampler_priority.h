@@ -12,10 +12,12 @@
  * lowest priority, but only while that is cheap: above RT_MAX_DUTY of a CPU
  * (10 kHz with deep stacks, --native) it would take a core from the
  * target, and it steps back to a high nice value until its cost falls below
- * RT_RESUME_DUTY again. */
+ * RT_RESUME_DUTY again.  One costly window is not enough to step back: the
+ * first second reads every code object once. */
 struct sampler_priority {
 	bool realtime;      /* SCHED_FIFO now */
 	bool rt_refused;    /* the kernel said no: do not ask again */
+	int costly;         /* consecutive windows above RT_MAX_DUTY */
 	uint64_t since_ns;  /* start of the current measuring window */
 	uint64_t cpu0_ns;   /* the thread's CPU time then */
 };

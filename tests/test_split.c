@@ -17,9 +17,12 @@
  *   python + native    vs user / (user + sys)         read_file (its user
  *                      time is both the loop and os.pread's C code)
  *   waiting            vs 1 - (user + sys) / wall     sleep_phase (--idle)
- * Phases last 500 ms: the kernel tells user and system time apart only per
- * 10 ms of a thread's CPU, so the slice in which one phase ends and the
- * next begins is shared by both; longer phases keep that small.
+ * Phases last 500 ms of the thread's CPU time: the kernel tells user and
+ * system time apart only per 10 ms of a thread's CPU, so the slice in
+ * which one phase ends and the next begins is shared by both; longer
+ * phases keep that small, and counting their length in CPU time keeps it
+ * as small on a busy machine (500 ms of wall time gave a phase a third of
+ * the CPU ticks there, and splits 3-6 pp off).
  * Memory: >= 80 % of the bytes grow_memory kept, and of the page faults
  * that took, on its hot line.  Verdicts: CPU-, system-, memory-bound and
  * waiting workloads each get their word in most refreshes.
@@ -174,7 +177,8 @@ static const char *const PHASES[] = {"py_loop", "hash_blocks", "sort_list",
 static void split_check(const char *slot)
 {
 	static const char *const popts[] = {"-d", "1", "-r", "1000", NULL};
-	static const char *const extra[] = {"--seconds", "6", "--phase-ms", "500", NULL};
+	static const char *const extra[] = {"--seconds", "6", "--phase-ms", "500",
+	                                    "--phase-cpu", NULL};
 	struct kinds_run r;
 	kinds_launch(&r, slot, popts, extra);
 	json_t *phases = json_object_get(r.truth, "phases");

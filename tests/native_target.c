@@ -3,8 +3,12 @@
  * hot_b() in rounds of 10.4 ms (not a multiple of any timer tick: a
  * sampler whose stops land on ticks would otherwise see the same few
  * phases of every round) and measures how long each
- * really ran (wall time; "wall" is the two together).  Built by the test suite with -g, so pytop --native must
- * name both with their source file and lines.
+ * really ran: its CPU time ("wall", for the format's sake, is the two
+ * together).  CPU time, not wall time: a sample can only be taken of the
+ * thread where it last ran, so on a busy machine a wait for a CPU in the
+ * middle of hot_a (whose budget is wall time) is not more of hot_a.
+ * Built by the test suite with -g, so pytop --native must name both with
+ * their source file and lines.
  *
  * usage: native_target SECONDS TRUTH_FILE
  * Prints "ready PID" once the measured part starts; at the end writes
@@ -28,10 +32,16 @@ static double now(void)
 	return clock_s(CLOCK_MONOTONIC);
 }
 
-/* Truth in wall time read through the vDSO: no system call in the
- * measured loop.  A ptrace interrupt may take effect only at the thread's
+/* The budgets in wall time read through the vDSO: no system call in the
+ * hot loops.  A ptrace interrupt may take effect only at the thread's
  * next kernel entry (the next timer tick on some VMs), so system calls in
- * the loop would be where most samples land (see the man page). */
+ * the loops would be where most samples land (see the man page).  The CPU
+ * clock, a system call, is read only between the calls, in main. */
+
+static double cpu(void)
+{
+	return clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
 
 #if defined(__clang__)
 #define NOCLONE
@@ -76,13 +86,13 @@ int main(int argc, char **argv)
 	start = now();
 	end = start + seconds;
 	while (now() < end) {
-		double t = now();
+		double t = cpu();
 
 		hot_a(0.00728);
-		spent_a += now() - t;
-		t = now();
+		spent_a += cpu() - t;
+		t = cpu();
 		hot_b(0.00312);
-		spent_b += now() - t;
+		spent_b += cpu() - t;
 	}
 	if (argc > 2 && (f = fopen(argv[2], "w")) != NULL) {
 		fprintf(f, "hot_a %f %d\nhot_b %f %d\nwall %f\n", spent_a, line_a, spent_b, line_b,

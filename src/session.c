@@ -513,7 +513,12 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	    (s->follower = follower_start(&(struct follow_config){
 		    .root = s->target.pid, .root_rt = &s->rt, .out = s->orders }, err)) == NULL)
 		goto fail;
-	s->mark = take_mark(s);
+	/* The first window starts with the sampler, at elapsed 0, where its
+	 * counters were all zero: taken here instead, it began after the
+	 * follower's start, which a busy machine makes tens of ms, and the
+	 * first refresh's rate disagreed with its ticks over its elapsed. */
+	s->mark = (struct window_mark){ .wall_ns = s->start_ns,
+	                                .cpu_ns = clock_process_cpu_ns() };
 	/* Without gauges the profile still works: the header just lacks them. */
 	s->gauges = proc_gauges_new(s->target.pid);
 	s->mem_limit = proc_gauges_mem_limit(s->target.pid);

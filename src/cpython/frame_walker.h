@@ -96,8 +96,10 @@ static inline bool walk_frame_record(const struct walk_ctx *cx, struct thread_sl
 {
 	struct py_code *c = code_cache_resolve(cx->codes, code_addr, off, cx->tick);
 
-	if (c == NULL)
+	if (c == NULL) {
+		py_sample_fail(&t->out, cx->codes->why);
 		return false;
+	}
 	code_checks_list(t, c, cx->tick);
 	out->code_id = c->id;
 	out->instr_offset = (int32_t)off;

@@ -22,6 +22,7 @@
  *   code_index.c         the cache's address -> slot index
  *   code_check.c         re-checking cached codes every tick
  *   py_strings.c         str and bytes objects, checked
+ *   py_name_text.c       a name's characters as escaped, bounded text
  *   scatter.c            one scatter read filled by all of the above
  *   tick_arena.h         the tick's scratch memory
  *   raw_fields.h         fields out of copied bytes, pointer checks

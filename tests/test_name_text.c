@@ -16,6 +16,9 @@
 #include "cpython/py_name_text.h"
 #include "headless.h"
 #include "snapshot_builder.h"
+#include "../ui/table.h"
+#include "../ui/text.h"
+#include "../ui/thread_table.h"
 
 /* ---- the escaping --------------------------------------------------------- */
 
@@ -185,6 +188,53 @@ Test(name_text, any_units_give_clean_text)
 	cr_assert_gt(texts, 2000, "only %d of 3000 rounds gave text", texts);
 }
 
+/* ---- the views keep the marker in view ------------------------------------ */
+
+/* "L", 999 x and the marker: what the reader makes of L + 9 999 x. */
+static const char *long_name(void)
+{
+	static char name[PY_NAME_KEEP_CHARS + 32];
+
+	name[0] = 'L';
+	memset(name + 1, 'x', PY_NAME_KEEP_CHARS - 1);
+	snprintf(name + PY_NAME_KEEP_CHARS, 32, "\xe2\x80\xa6[+9000 chars]");
+	return name;
+}
+
+Test(name_fit, cut_keeps_the_count)
+{
+	char buf[2048];
+
+	cr_assert_eq(text_fit_name(buf, sizeof buf, long_name(), 30, true), 30);
+	cr_assert_str_eq(buf, "Lxxxxxxxxxxxxxxx\xe2\x80\xa6[+9000 chars]");
+	/* Too narrow for the count and a start: a plain cut. */
+	text_fit_name(buf, sizeof buf, long_name(), 12, true);
+	cr_assert_str_eq(buf, "Lxxxxxxxxxx\xe2\x80\xa6");
+	/* Names without the marker, or that fit, as text_fit has them. */
+	text_fit_name(buf, sizeof buf, "a_rather_long_function_name", 10, true);
+	cr_assert_str_eq(buf, "a_rather_\xe2\x80\xa6");
+	text_fit_name(buf, sizeof buf, "f\xe2\x80\xa6[+3 chars]", 40, true);
+	cr_assert_str_eq(buf, "f\xe2\x80\xa6[+3 chars]");
+	text_fit_name(buf, sizeof buf, "g\xe2\x80\xa6[+3 chars] and more text", 20, true);
+	cr_assert_str_eq(buf, "g\xe2\x80\xa6[+3 chars] and mo\xe2\x80\xa6");
+}
+
+Test(name_fit, threads_top_function_keeps_the_count)
+{
+	struct snapshot s = sb_snapshot(4242, "python3 app.py", "3.11.7", 1000);
+	struct thread_table tt;
+	char line[512];
+
+	*sb_threads(&s, 1) = (struct snap_thread){ .tid = 4242, .name = "MainThread",
+	                                           .samples = 1000, .running = true,
+	                                           .top_func = long_name() };
+	thread_table_build(&tt, &s, NULL, THREAD_COL_CPU, true);
+	table_format_row(&tt.table, thread_table_row(&tt, 0), 80, line, sizeof line, NULL);
+	cr_assert_not_null(strstr(line, " Lxx\xe2\x80\xa6[+9000 chars]"), "%s", line);
+	thread_table_free(&tt);
+	snapshot_free(&s);
+}
+
 /* ---- the TUI's Function column ------------------------------------------- */
 
 TestSuite(name_column, .init = headless_up, .fini = headless_down);
@@ -196,14 +246,10 @@ Test(name_column, shortened_name_keeps_its_marker_in_view)
 {
 	struct snapshot s = sb_snapshot(4242, "python3 app.py", "3.11.7", 1000);
 	struct snap_func *f = sb_funcs(&s, 1);
-	static char name[PY_NAME_KEEP_CHARS + 32];
 	struct tui_state st;
 	bool found = false;
 
-	name[0] = 'L';
-	memset(name + 1, 'x', PY_NAME_KEEP_CHARS - 1);
-	snprintf(name + PY_NAME_KEEP_CHARS, 32, "\xe2\x80\xa6[+9000 chars]");
-	f[0] = (struct snap_func){ .name = name, .file = "long.py", .line = 1,
+	f[0] = (struct snap_func){ .name = long_name(), .file = "long.py", .line = 1,
 	                           .c = { .own = 1000, .total = 1000, .own_s = 1,
 	                                  .total_s = 1 } };
 	headless_start(&st, &s, true);

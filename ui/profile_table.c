@@ -56,39 +56,6 @@ static void fit_path(char *buf, size_t size, const char *file, int room,
 	text_fit(buf, size, base, room, TEXT_CUT_LEFT, utf8);
 }
 
-/* The reader shortens a name over 1000 characters to its start and
- * "…[+N chars]" (cpython/py_name_text.h).  Where the cell cuts such a name
- * the count stays in view after the ellipsis, "Lxxxx…[+9000 chars]": it is
- * what tells a shortened name from one merely cut to the column. */
-static void fit_name(char *buf, size_t size, const char *name, int room,
-                     bool utf8)
-{
-	static const char mark[] = "\xe2\x80\xa6[+";
-	const char *at = NULL, *p = name, *rest;
-	char head[1024];
-	int rest_w;
-	size_t n;
-
-	while ((p = strstr(p, mark)) != NULL)
-		at = p++;
-	rest = at != NULL ? at + 3 : NULL; /* "[+N chars]" */
-	if (rest == NULL || strcmp(rest + strcspn(rest, "]"), "]") != 0 ||
-	    strstr(rest, " chars]") == NULL || text_width(name, utf8) <= room ||
-	    (rest_w = text_width(rest, utf8)) + NAME_MIN_COLS > room) {
-		text_fit(buf, size, name, room, TEXT_CUT_RIGHT, utf8);
-		return;
-	}
-	n = (size_t)(at - name) < sizeof head - 1 ? (size_t)(at - name) : sizeof head - 1;
-	memcpy(head, name, n);
-	head[n] = '\0';
-	/* The head is cut (the whole did not fit): its ellipsis stands for
-	 * the marker's own. */
-	text_fit(buf, size, head, room - rest_w, TEXT_CUT_RIGHT, utf8);
-	n = strlen(buf);
-	if (n < size)
-		text_fit(buf + n, size - n, rest, -1, TEXT_CUT_RIGHT, utf8);
-}
-
 /* "name (file:line)".  When it does not fit, the directories go first,
  * then the base name shrinks to FILE_MIN_COLS, and only then the name is
  * cut: the function is what the row is about.  full: the whole path, the
@@ -137,8 +104,8 @@ static void fmt_function(const void *row, const void *ctx, int width,
 	if (file_room < FILE_MIN_COLS)
 		file_room = FILE_MIN_COLS;
 	fit_path(file_fit, sizeof file_fit, file, file_room, utf8);
-	fit_name(name_fit, sizeof name_fit, name,
-	         width - fixed - text_width(file_fit, utf8), utf8);
+	text_fit_name(name_fit, sizeof name_fit, name,
+	              width - fixed - text_width(file_fit, utf8), utf8);
 	snprintf(buf, size, "%s (%s%s", name_fit, file_fit, tail);
 }
 

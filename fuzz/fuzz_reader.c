@@ -21,6 +21,7 @@
 
 #include "fuzz_reader.h"
 #include "target/proc_threads.h"
+#include "cpython/py_name_text.h"
 #include "cpython/py_offsets.h"
 #include "cpython/py_reader.h"
 #include "target/remote_mem.h"
@@ -154,6 +155,8 @@ static void check_code(const struct py_code *c)
 {
 	if (c->qualname == NULL || c->filename == NULL ||
 	    !clean_utf8(c->qualname) || !clean_utf8(c->filename) ||
+	    strlen(c->qualname) > PY_NAME_TEXT_MAX_BYTES ||
+	    strlen(c->filename) > PY_NAME_TEXT_MAX_BYTES ||
 	    (c->linetable == NULL && c->linetable_len != 0)) {
 		fprintf(stderr, "code %u: bad name, file name or line table\n", c->id);
 		abort();
@@ -185,6 +188,11 @@ static void check_sample(struct py_reader *r, int nthreads)
 
 		if (s == NULL || s->nframes > PY_READER_MAX_FRAMES)
 			abort();
+		if (s->status == PY_THREAD_ERROR &&
+		    (s->error_kind == SAMPLE_ERR_NONE || s->error_kind >= SAMPLE_ERR_KINDS)) {
+			fprintf(stderr, "thread %d: an error of no kind\n", i);
+			abort();
+		}
 		if (s->status != PY_THREAD_OK)
 			continue;
 		for (uint32_t f = 0; f < s->nframes; f++) {

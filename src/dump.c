@@ -186,12 +186,32 @@ static struct dump_thread *find(struct dump *d, pid_t tid)
 	return NULL;
 }
 
+/* Why a thread's last read failed, as the reader tells it. */
+static const char *torn_reason(const struct py_thread_sample *s)
+{
+	switch (s->status == PY_THREAD_ERROR ? s->error_kind : SAMPLE_ERR_NONE) {
+	case SAMPLE_ERR_THREAD:
+		return "unreadable: its thread state points nowhere";
+	case SAMPLE_ERR_STACK:
+		return "unreadable: its frame data stack could not be read";
+	case SAMPLE_ERR_DEEP:
+		return "unreadable: its frame chain is longer than pytop follows";
+	case SAMPLE_ERR_CODE:
+		return "unreadable: a frame's code object could not be read";
+	case SAMPLE_ERR_STRING:
+		return "unreadable: a function's name or file name is no str";
+	case SAMPLE_ERR_CODE_CHANGED:
+		return "unreadable: a code object on its stack was freed while it was read";
+	default:
+		return "unreadable: its stack changed every time it was read";
+	}
+}
+
 static void mark_torn(struct dump_ctx *c, const struct py_thread_sample *s,
                       struct dump_thread *t)
 {
 	*t = (struct dump_thread){ .tid = s->tid, .state = thread_state(c, s),
-	                           .error = "unreadable: its stack changed every "
-	                                    "time it was read" };
+	                           .error = torn_reason(s) };
 	os_name(c->pid, s->tid, t->os_name, sizeof(t->os_name));
 }
 
@@ -233,6 +253,7 @@ static int take_sample(struct dump_ctx *c, int n)
 			continue;
 		}
 		if (s->status != PY_THREAD_OK) {
+			t->error = torn_reason(s); /* the latest attempt's */
 			missing++;
 			continue;
 		}

@@ -214,6 +214,8 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->window_s = window;
 	out->ticks = now->ticks;
 	out->errors = atomic_load(&st->errors);
+	for (int k = 0; k < SAMPLE_ERR_KINDS; k++)
+		out->errors_by_kind[k] = atomic_load(&st->errors_by_kind[k]);
 	out->dropped = ring_dropped(s->ring);
 	out->rate_hz = window > 0 ? (double)dticks / window : 0;
 	out->requested_hz = s->opts->rate_hz;

@@ -27,7 +27,7 @@ ui/source_file.c target/target_files.h
 # ui/source_file.c: the lines view opens a source file as the target sees
 #   it, with the same safeguards.
 
-COMMON='errors escape clock options hashmap'
+COMMON='errors escape clock options hashmap sample_errors'
 
 # room FILE: the room a path in the tree belongs to.
 room() {

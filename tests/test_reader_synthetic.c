@@ -1162,41 +1162,66 @@ VERSION_TEST(code_pointer_to_something_else)
 	}
 }
 
-/* The bytes of a hostile str object: header state and length, then data. */
+/* The bytes of a hostile str object: header state and length, then data;
+ * and the text the reader must show for it (py_name_text.h), NULL when it
+ * is no str and the sample an error. */
 struct bad_str {
 	const char *what;
 	uint32_t state;
 	uint64_t length;
 	const char *data;
 	size_t data_len;
+	const char *shown;
 };
+
+/* "shown" of the 100 000 letters: the first 1000 and the marker. */
+#define LONG_SHOWN "@long"
 
 #define KIND_ASCII (FAKE_STR_KIND(1) | FAKE_STR_COMPACT | FAKE_STR_ASCII)
 
 static const struct bad_str bad_strs[] = {
-	{ "length 1e9", KIND_ASCII, 1000000000ull, "huge", 4 },
-	{ "100000 letters, all readable", KIND_ASCII, 100000, NULL, 100000 },
-	{ "negative length", KIND_ASCII, (uint64_t)-5, "neg", 3 },
-	{ "control character", KIND_ASCII, 4, "ab\001c", 4 },
-	{ "newline", KIND_ASCII, 4, "ab\nc", 4 },
-	{ "DEL", KIND_ASCII, 3, "a\177b", 3 },
-	{ "not compact", FAKE_STR_KIND(1) | FAKE_STR_ASCII, 4, "abcd", 4 },
-	{ "kind 0", FAKE_STR_COMPACT, 4, "abcd", 4 },
-	{ "kind 3", FAKE_STR_KIND(3) | FAKE_STR_COMPACT, 2, "abcdef", 6 },
-	{ "ascii flag with kind 2", FAKE_STR_KIND(2) | FAKE_STR_COMPACT | FAKE_STR_ASCII, 2, "a\0b\0", 4 },
-	{ "lone surrogate", FAKE_STR_KIND(2) | FAKE_STR_COMPACT, 2, "a\0\000\330", 4 },
-	{ "code point past U+10FFFF", FAKE_STR_KIND(4) | FAKE_STR_COMPACT, 1, "\0\0\021\0", 4 },
-	{ "latin-1 C1 control", FAKE_STR_KIND(1) | FAKE_STR_COMPACT, 1, "\001", 1 },
+	{ "length 1e9", KIND_ASCII, 1000000000ull, "huge", 4, NULL },
+	{ "100000 letters, all readable", KIND_ASCII, 100000, NULL, 100000, LONG_SHOWN },
+	{ "negative length", KIND_ASCII, (uint64_t)-5, "neg", 3, NULL },
+	{ "control character", KIND_ASCII, 4, "ab\001c", 4, "ab\\x01c" },
+	{ "newline", KIND_ASCII, 4, "ab\nc", 4, "ab\\x0ac" },
+	{ "DEL", KIND_ASCII, 3, "a\177b", 3, "a\\x7fb" },
+	{ "not compact", FAKE_STR_KIND(1) | FAKE_STR_ASCII, 4, "abcd", 4, NULL },
+	{ "kind 0", FAKE_STR_COMPACT, 4, "abcd", 4, NULL },
+	{ "kind 3", FAKE_STR_KIND(3) | FAKE_STR_COMPACT, 2, "abcdef", 6, NULL },
+	{ "ascii flag with kind 2", FAKE_STR_KIND(2) | FAKE_STR_COMPACT | FAKE_STR_ASCII, 2, "a\0b\0", 4, NULL },
+	{ "lone surrogate", FAKE_STR_KIND(2) | FAKE_STR_COMPACT, 2, "a\0\000\330", 4, "a\\ud800" },
+	{ "code point past U+10FFFF", FAKE_STR_KIND(4) | FAKE_STR_COMPACT, 1, "\0\0\021\0", 4, NULL },
+	{ "latin-1 control", FAKE_STR_KIND(1) | FAKE_STR_COMPACT, 1, "\001", 1, "\\x01" },
+	{ "latin-1 C1 control", FAKE_STR_KIND(1) | FAKE_STR_COMPACT, 2, "a\205", 2, "a\\x85" },
+	{ "non-UTF-8 byte (surrogateescape)", FAKE_STR_KIND(2) | FAKE_STR_COMPACT, 2, "a\0\351\334", 4, "a\\xe9" },
+	{ "bidirectional override", FAKE_STR_KIND(2) | FAKE_STR_COMPACT, 2, "\056\040a\0", 4, "\\u202ea" },
 };
 
+/* What the reader shows for b (b->shown not NULL): owned. */
+static char *shown_text(const struct bad_str *b)
+{
+	char *s;
+
+	if (strcmp(b->shown, LONG_SHOWN) != 0)
+		return strdup(b->shown);
+	s = malloc(1100);
+	memset(s, 'a', 1000);
+	snprintf(s + 1000, 100, "\xe2\x80\xa6[+99000 chars]");
+	return s;
+}
+
 /* Every hostile name at once, one thread each: as qualname and as file
- * name of the middle frame of inner <- middle <- outer. */
+ * name of the middle frame of inner <- middle <- outer.  A str that is
+ * none is an error; one that is a str but a strange name is shown
+ * escaped and the sample kept. */
 VERSION_TEST(hostile_names)
 {
 	enum { N = sizeof(bad_strs) / sizeof(bad_strs[0]) };
 	struct ctx c;
 	struct fake_thread good, t[2 * N];
-	struct code_ref outer, inner;
+	struct code_ref outer, inner, middles[2 * N];
+	char *shown[2 * N];
 
 	ctx_init(&c, *vi);
 	outer = mk_code(&c, "outer", "/h.py", 1);
@@ -1213,6 +1238,9 @@ VERSION_TEST(hostile_names)
 		free(letters);
 
 		fake_w64(middle + (i % 2 ? c.o->co_filename : c.o->co_qualname), str);
+		shown[i] = b->shown != NULL ? shown_text(b) : NULL;
+		middles[i] = (struct code_ref){ middle, i % 2 ? "middle" : shown[i],
+		                                i % 2 ? shown[i] : "/h.py", 10, FAKE_CODE_UNITS };
 		ctx_thread(&c, &t[i]);
 		fake_push(&c.im, &t[i], outer.addr, 0);
 		fake_push(&c.im, &t[i], middle, 2);
@@ -1224,12 +1252,20 @@ VERSION_TEST(hostile_names)
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 2 * N + 1);
-		for (size_t i = 0; i < 2 * N; i++)
+		for (size_t i = 0; i < 2 * N; i++) {
+			if (shown[i] != NULL) {
+				expect_frames(&c, i, (struct want[]){ { &inner, 4 }, { &middles[i], 2 },
+				                                       { &outer, 0 } }, 3);
+				continue;
+			}
 			cr_assert_eq(thread_at(&c, i)->status, PY_THREAD_ERROR, "%s: %s %s read as a name",
 			             c.v, i % 2 ? "filename" : "qualname", bad_strs[i / 2].what);
+		}
 		expect_frames(&c, 2 * N, (struct want[]){ { &inner, 4 }, { &outer, 0 } }, 2);
 		expect_sane_codes(&c);
 	}
+	for (size_t i = 0; i < 2 * N; i++)
+		free(shown[i]);
 	ctx_end(&c);
 }
 

@@ -142,6 +142,40 @@ static size_t live_processes(const struct snapshot *s)
 	return n;
 }
 
+/* The error share and why: "err 2.1% torn 1.8 code 0.3" (the two most
+ * frequent kinds, in percentage points of the same whole), or in the short
+ * form only the most frequent kind, "err 2.1% torn". */
+static void error_segment(const struct snapshot *s, uint64_t samples,
+                          bool short_forms, char *buf, size_t size)
+{
+	int first = 0, second = 0;
+	size_t pos;
+
+	pos = (size_t)snprintf(buf, size, "err %.1f%%", share_pct(s->errors, samples));
+	for (int k = SAMPLE_ERR_NONE + 1; k < SAMPLE_ERR_KINDS; k++) {
+		if (s->errors_by_kind[k] == 0)
+			continue;
+		if (first == 0 || s->errors_by_kind[k] > s->errors_by_kind[first]) {
+			second = first;
+			first = k;
+		} else if (second == 0 || s->errors_by_kind[k] > s->errors_by_kind[second]) {
+			second = k;
+		}
+	}
+	if (first == 0 || pos >= size)
+		return;
+	if (short_forms) {
+		snprintf(buf + pos, size - pos, " %s",
+		         sample_error_word((enum sample_error)first));
+		return;
+	}
+	for (int i = 0, k = first; i < 2 && k != 0 && pos < size; i++, k = second)
+		pos += (size_t)snprintf(buf + pos, size - pos, " %s %.1f",
+		                        sample_error_word((enum sample_error)k),
+		                        100.0 * (double)s->errors_by_kind[k] /
+		                        (double)(s->errors + samples));
+}
+
 static void health_segments(const struct snapshot *s, bool short_forms,
                             struct segments *g)
 {
@@ -159,8 +193,7 @@ static void health_segments(const struct snapshot *s, bool short_forms,
 		         s->requested_hz);
 	snprintf(g->text[SEG_RATE], SEGMENT_MAX, "%s", !rate_not_held(s) ? ""
 	         : short_forms ? "rate not held" : "rate not held: lower -r");
-	snprintf(g->text[SEG_ERRORS], SEGMENT_MAX, "err %.1f%%",
-	         share_pct(s->errors, samples));
+	error_segment(s, samples, short_forms, g->text[SEG_ERRORS], SEGMENT_MAX);
 	snprintf(g->text[SEG_DROPPED], SEGMENT_MAX, "drop %.1f%%",
 	         share_pct(s->dropped, samples));
 	/* "Python threads": the gauges count OS threads. */

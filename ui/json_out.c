@@ -2,6 +2,9 @@
  *
  * One object per refresh:
  *   elapsed (s), pid, python, command, samples, ticks, errors, dropped,
+ *   errors_by_kind: {thread_state, stack_memory, torn_frame, too_deep,
+ *              code_object, string, code_changed}: errors by why (every
+ *              kind, 0 included; they sum to errors; sample_errors.h),
  *   rate_hz, requested_hz, threads_running, threads_total,
  *   native_missed (--native only: thread samples without a native stack),
  *   pytop_cpu (% of one CPU), sample_work_us (mean sampler CPU time per
@@ -463,6 +466,20 @@ static json_t *process_rows(const struct snapshot *s)
 	return arr;
 }
 
+/* {kind: count} for every error kind (sample_errors.h). */
+static json_t *errors_by_kind(const struct snapshot *s)
+{
+	json_t *o = json_object();
+
+	for (int k = SAMPLE_ERR_NONE + 1; o != NULL && k < SAMPLE_ERR_KINDS; k++)
+		if (json_object_set_new(o, sample_error_name((enum sample_error)k),
+		                        jcount(s->errors_by_kind[k])) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
+	return o;
+}
+
 /* Adds processes, process_filter and (-s) subprocesses; 0 or -1. */
 static int add_processes(json_t *o, const struct snapshot *s)
 {
@@ -504,6 +521,7 @@ static json_t *snapshot_object(const struct snapshot *s)
 	                         json_integer(s->exit_status)) != 0) ||
 	    (s->native &&
 	     json_object_set_new(o, "native_missed", jcount(s->native_missed)) != 0) ||
+	    json_object_set_new(o, "errors_by_kind", errors_by_kind(s)) != 0 ||
 	    json_object_set_new(o, "runnable_pct", jreal(s->runnable_pct)) != 0 ||
 	    json_object_set_new(o, "cpu_wait_pct", jreal(s->cpu_wait_pct)) != 0 ||
 	    json_object_set_new(o, "functions",

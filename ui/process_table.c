@@ -96,8 +96,11 @@ static void fmt_top(const void *row, const void *ctx, int width, bool utf8,
 {
 	const char *top = or_empty(proc_of(row)->top_func);
 
-	(void)ctx, (void)width;
-	snprintf(buf, size, "%s", top[0] != '\0' ? top : utf8 ? "\u2014" : "-");
+	(void)ctx;
+	if (top[0] == '\0')
+		snprintf(buf, size, "%s", utf8 ? "\u2014" : "-");
+	else
+		text_fit_name(buf, size, top, width, utf8);
 }
 
 void process_tree_prefix(const struct process_row *r, bool utf8, char *buf,

@@ -104,9 +104,8 @@ static void fmt_function(const void *row, const void *ctx, int width,
 	if (file_room < FILE_MIN_COLS)
 		file_room = FILE_MIN_COLS;
 	fit_path(file_fit, sizeof file_fit, file, file_room, utf8);
-	text_fit(name_fit, sizeof name_fit, name,
-	         width - fixed - text_width(file_fit, utf8), TEXT_CUT_RIGHT,
-	         utf8);
+	text_fit_name(name_fit, sizeof name_fit, name,
+	              width - fixed - text_width(file_fit, utf8), utf8);
 	snprintf(buf, size, "%s (%s%s", name_fit, file_fit, tail);
 }
 

@@ -99,6 +99,34 @@ int text_width(const char *s, bool utf8)
 	return w;
 }
 
+int text_fit_name(char *buf, size_t size, const char *s, int max_cols, bool utf8)
+{
+	static const char mark[] = "\xe2\x80\xa6[+"; /* "…[+" */
+	const char *at = NULL, *p = s, *rest;
+	char head[1024];
+	int rest_w, w;
+	size_t n;
+
+	while ((p = strstr(p, mark)) != NULL)
+		at = p++;
+	rest = at != NULL ? at + strlen("\xe2\x80\xa6") : NULL; /* "[+N chars]" */
+	if (rest == NULL || strcspn(rest, "]") + 1 != strlen(rest) ||
+	    strstr(rest, " chars]") == NULL || max_cols < 0 ||
+	    text_width(s, utf8) <= max_cols ||
+	    (rest_w = text_width(rest, utf8)) + 2 > max_cols)
+		return text_fit(buf, size, s, max_cols, TEXT_CUT_RIGHT, utf8);
+	n = (size_t)(at - s) < sizeof head - 1 ? (size_t)(at - s) : sizeof head - 1;
+	memcpy(head, s, n);
+	head[n] = '\0';
+	/* The whole does not fit, so the head is cut: its ellipsis stands
+	 * for the marker's own. */
+	w = text_fit(buf, size, head, max_cols - rest_w, TEXT_CUT_RIGHT, utf8);
+	n = strlen(buf);
+	if (n < size)
+		w += text_fit(buf + n, size - n, rest, -1, TEXT_CUT_RIGHT, utf8);
+	return w;
+}
+
 const char *text_ellipsis(bool utf8)
 {
 	return utf8 ? "\u2026" : "~";

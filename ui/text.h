@@ -27,6 +27,13 @@ int text_width(const char *s, bool utf8);
 int text_fit(char *buf, size_t size, const char *s, int max_cols,
              enum text_cut cut, bool utf8);
 
+/* text_fit, cutting on the right, for a function name the reader may have
+ * shortened to its start and "…[+N chars]" (over 1000 characters,
+ * cpython/py_name_text.h): where the name must be cut, the count stays in
+ * view after the ellipsis ("Lxxxx…[+9000 chars]"), since it is what tells
+ * a shortened name from one merely cut to the column. */
+int text_fit_name(char *buf, size_t size, const char *s, int max_cols, bool utf8);
+
 /* The ellipsis text_fit uses, and its width (1). */
 const char *text_ellipsis(bool utf8);
 

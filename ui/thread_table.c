@@ -103,10 +103,12 @@ static void fmt_top(const void *row, const void *ctx, int width, bool utf8,
 {
 	const char *top = or_empty(thread_of(row)->top_func);
 
-	(void)ctx, (void)width;
+	(void)ctx;
 	/* A thread with no Python frame of its own at its last sample. */
-	snprintf(buf, size, "%s", top[0] != '\0' ? top
-	                          : utf8 ? "\u2014" : "-");
+	if (top[0] == '\0')
+		snprintf(buf, size, "%s", utf8 ? "\u2014" : "-");
+	else
+		text_fit_name(buf, size, top, width, utf8);
 }
 
 /* ---- ordering ---------------------------------------------------------- */

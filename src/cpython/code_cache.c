@@ -200,6 +200,7 @@ static struct py_code *code_read(struct code_cache *cc, uintptr_t addr, uint64_t
 	tmp.qualname = py_str_read(cc->pid, o, tmp.fp[6]);
 	tmp.filename = py_str_read(cc->pid, o, tmp.fp[4]);
 	if (tmp.qualname == NULL || tmp.filename == NULL || tmp.firstlineno < 0) {
+		cc->why = tmp.firstlineno < 0 ? SAMPLE_ERR_CODE : SAMPLE_ERR_STRING;
 		code_release(&tmp);
 		return NULL;
 	}
@@ -226,6 +227,7 @@ struct py_code *code_cache_resolve_slow(struct code_cache *cc, uintptr_t code_ad
 	 * another code object. */
 	if (c != NULL && c->valid && (off < -2 || off >= c->code_bytes))
 		c->valid = false;
+	cc->why = SAMPLE_ERR_CODE; /* unless code_read blames a string */
 	if (c == NULL || !c->valid)
 		c = code_read(cc, code_addr, tick);
 	if (c == NULL || off < -2 || off >= c->code_bytes)

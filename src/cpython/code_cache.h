@@ -17,6 +17,7 @@
 
 #include "cpython/code_index.h"
 #include "cpython/py_offsets.h"
+#include "sample_errors.h"
 
 /* A code object not seen on any stack for this long is forgotten (code
  * churn: exec'd and compiled code comes and goes); seen again, it is read
@@ -54,6 +55,8 @@ struct code_cache {
 	const struct py_offsets *o;  /* borrowed from the reader */
 	uintptr_t pycode_type;       /* PyCode_Type in the target, 0 unknown */
 	bool no_calls;               /* skip the call bitmaps */
+	enum sample_error why;       /* why the last resolve found no code:
+	                                SAMPLE_ERR_CODE or _STRING */
 	struct py_code *codes;       /* owned, by id */
 	size_t ncodes, codes_cap;
 	struct code_index index;     /* address -> id of the code there now */

@@ -72,7 +72,7 @@ static void mark_users_torn(struct thread_slot *slots, size_t n, uint32_t id)
 
 		for (uint32_t j = 0; t->out.status == PY_THREAD_OK && j < t->out.nframes; j++)
 			if (t->frames[j].code_id == id)
-				t->out.status = PY_THREAD_ERROR;
+				py_sample_fail(&t->out, SAMPLE_ERR_CODE_CHANGED);
 	}
 }
 

@@ -186,7 +186,7 @@ static int queue_stack(const struct walk_ctx *cx, struct chunk_thread *ct,
 		uint64_t cframe = rd64(t->buf, o->ts_cframe);
 
 		if (!plausible_ptr(cframe)) {
-			t->out.status = PY_THREAD_ERROR;
+			py_sample_fail(&t->out, SAMPLE_ERR_THREAD);
 			return 0;
 		}
 		if (use_speculation(o, ct, t, chunk, top))
@@ -252,7 +252,7 @@ static void chunk_read_stacks(const struct walk_ctx *cx, void *state,
 		if (done < n) {
 			struct thread_slot *bad = owner[done];
 
-			bad->out.status = PY_THREAD_ERROR;
+			py_sample_fail(&bad->out, SAMPLE_ERR_STACK);
 			done++;
 		}
 	}
@@ -372,8 +372,12 @@ static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
 		const uint8_t *fb;
 		uint8_t owner;
 
-		if (!plausible_ptr(f) || ++depth > 4 * PY_READER_MAX_FRAMES || f == mark)
+		if (!plausible_ptr(f) || f == mark)
 			goto torn;
+		if (++depth > 4 * PY_READER_MAX_FRAMES) {
+			py_sample_fail(&t->out, SAMPLE_ERR_DEEP);
+			goto torn;
+		}
 		if (depth == power) { /* Brent: a cycle meets its mark */
 			mark = f;
 			power *= 2;
@@ -405,8 +409,8 @@ static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
 	}
 	t->out.nframes = n;
 	return;
-torn:
-	t->out.status = PY_THREAD_ERROR;
+torn: /* a code or string that failed said so already */
+	py_sample_fail(&t->out, SAMPLE_ERR_FRAME);
 	t->out.nframes = 0;
 }
 

@@ -70,12 +70,13 @@ struct py_frame_walker {
 	                    const struct thread_slot *t, struct scatter *s);
 	/* For every slot whose out.status is PY_THREAD_OK, get what its walk
 	 * needs (as few reads as it can); a slot it cannot read becomes
-	 * PY_THREAD_ERROR. */
+	 * PY_THREAD_ERROR (py_sample_fail, with the kind of failure). */
 	void (*read_stacks)(const struct walk_ctx *cx, void *state,
 	                    struct thread_slot *slots, size_t n);
 	/* Fill t->frames (leaf first), t->entry, t->out.nframes and the
 	 * SAMPLE_TRUNCATED and SAMPLE_IN_CALL flags; a torn chain makes
-	 * t->out.status PY_THREAD_ERROR with no frames. */
+	 * t->out.status PY_THREAD_ERROR with no frames (py_sample_fail: a
+	 * torn frame, or what walk_frame_record found wrong). */
 	void (*walk)(const struct walk_ctx *cx, void *state, size_t slot,
 	             struct thread_slot *t);
 };
@@ -89,15 +90,18 @@ const struct py_frame_walker *py_frame_walker_for(const struct py_offsets *o);
 /* For walkers: a frame running the code object at code_addr, `off` bytes
  * into its bytecode, as a record frame.  Reads the code if it is new,
  * lists it on t for next tick's check.  false when it is not a readable
- * code object or `off` lies outside it. */
+ * code object or `off` lies outside it; then t's sample has failed with
+ * the code's or its name's kind. */
 static inline bool walk_frame_record(const struct walk_ctx *cx, struct thread_slot *t,
                                      uintptr_t code_addr, int64_t off,
                                      struct rec_frame *out)
 {
 	struct py_code *c = code_cache_resolve(cx->codes, code_addr, off, cx->tick);
 
-	if (c == NULL)
+	if (c == NULL) {
+		py_sample_fail(&t->out, cx->codes->why);
 		return false;
+	}
 	code_checks_list(t, c, cx->tick);
 	out->code_id = c->id;
 	out->instr_offset = (int32_t)off;

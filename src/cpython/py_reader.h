@@ -22,6 +22,7 @@
  *   code_index.c         the cache's address -> slot index
  *   code_check.c         re-checking cached codes every tick
  *   py_strings.c         str and bytes objects, checked
+ *   py_name_text.c       a name's characters as escaped, bounded text
  *   scatter.c            one scatter read filled by all of the above
  *   tick_arena.h         the tick's scratch memory
  *   raw_fields.h         fields out of copied bytes, pointer checks
@@ -37,6 +38,7 @@
 
 #include "cpython/code_cache.h"
 #include "cpython/py_runtime.h"
+#include "sample_errors.h"
 #include "target/proc_threads.h"
 #include "transport/record.h"
 
@@ -59,6 +61,7 @@ struct py_thread_sample {
 	 * (proc_thread_stat). */
 	uint64_t run_ns, delay_ns;
 	enum py_thread_status status;
+	enum sample_error error_kind; /* why, when status is PY_THREAD_ERROR */
 	uint16_t flags;        /* enum rec_sample_flags */
 	uint32_t nframes;
 	const struct rec_frame *frames; /* borrowed from the reader until the next tick */
@@ -67,6 +70,15 @@ struct py_thread_sample {
 	 * like frames, NULL when unknown. */
 	const uint8_t *entry;
 };
+
+/* Mark the sample an error of kind k; the first cause found is the one
+ * kept (a code that cannot be read also ends the frame walk). */
+static inline void py_sample_fail(struct py_thread_sample *s, enum sample_error k)
+{
+	if (s->status != PY_THREAD_ERROR || s->error_kind == SAMPLE_ERR_NONE)
+		s->error_kind = k;
+	s->status = PY_THREAD_ERROR;
+}
 
 struct py_reader;
 

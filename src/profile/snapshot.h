@@ -1,6 +1,7 @@
 /* snapshot.h - the immutable picture of the profile that the views draw.
  * This is the seam between the engine and ui/: views include this header
- * (and options.h) and nothing else from src/.
+ * (and options.h) and nothing else from src/ (sample_errors.h, which this
+ * header includes, names the error kinds).
  *
  * A snapshot owns its arrays and the strings inside them (the aggregator
  * copies them in: under code churn it forgets the names of functions no
@@ -14,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "sample_errors.h"
 
 /* What the own samples of a row were doing, and what memory they cost.
  * The kinds split the row's own samples (fractions of a sample: a
@@ -191,6 +194,8 @@ struct snapshot {
 	uint64_t samples_win;
 	uint64_t ticks;           /* sampler ticks since start */
 	uint64_t errors;          /* failed or torn samples since start */
+	uint64_t errors_by_kind[SAMPLE_ERR_KINDS]; /* the same by why; they
+	                             sum to errors (sample_errors.h names them) */
 	uint64_t dropped;         /* records lost because the ring was full */
 	double rate_hz;           /* ticks per second over the last window */
 	int requested_hz;

@@ -414,7 +414,7 @@ static bool push_native(struct sampler *s, struct sampler_proc *p, int i,
 struct tick_tally {
 	int threads, running;
 	bool gil;            /* some thread of the target held its GIL */
-	uint64_t errors;
+	uint64_t errors, errors_by_kind[SAMPLE_ERR_KINDS];
 	uint64_t run_ns, delay_ns; /* the target's runnable threads' schedstat
 	                              growth since their previous read */
 };
@@ -492,8 +492,11 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 			tally_sched(p, t, tt);
 		if ((t->flags & SAMPLE_HAS_GIL) && p == s->procs[0])
 			tt->gil = true;
-		if (t->status == PY_THREAD_ERROR)
+		if (t->status == PY_THREAD_ERROR) {
 			tt->errors++;
+			tt->errors_by_kind[t->error_kind < SAMPLE_ERR_KINDS
+			                   ? t->error_kind : SAMPLE_ERR_NONE]++;
+		}
 		if (t->status != PY_THREAD_OK)
 			continue;
 		if (!sampler_proc_named(p, t->tid))
@@ -570,6 +573,10 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 	atomic_store_explicit(&s->stats.threads_total, tt.threads, memory_order_relaxed);
 	atomic_store_explicit(&s->stats.threads_running, tt.running, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->stats.errors, tt.errors, memory_order_relaxed);
+	for (int k = 0; k < SAMPLE_ERR_KINDS; k++)
+		if (tt.errors_by_kind[k] != 0)
+			atomic_fetch_add_explicit(&s->stats.errors_by_kind[k],
+			                          tt.errors_by_kind[k], memory_order_relaxed);
 	if (timed)
 		atomic_fetch_add_explicit(&s->stats.work_ns,
 		                          (clock_thread_cpu_ns() - cpu0) * WORK_EVERY,

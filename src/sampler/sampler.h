@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "errors.h"
+#include "sample_errors.h"
 #include "cpython/py_runtime.h"
 #include "transport/ring.h"
 
@@ -18,6 +19,9 @@ struct sampler_stats {
 	atomic_uint_fast64_t ticks;     /* ticks taken */
 	atomic_uint_fast64_t samples;   /* thread samples pushed */
 	atomic_uint_fast64_t errors;    /* thread samples that were torn/unreadable */
+	atomic_uint_fast64_t errors_by_kind[SAMPLE_ERR_KINDS]; /* the same by
+	                                   why (sample_errors.h); they sum to
+	                                   errors */
 	atomic_uint_fast64_t work_ns;   /* sampler thread CPU time spent reading
 	                                   (measured on every WORK_EVERY-th tick,
 	                                   scaled: the clock costs a system call) */

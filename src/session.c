@@ -214,6 +214,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->window_s = window;
 	out->ticks = now->ticks;
 	out->errors = atomic_load(&st->errors);
+	out->deep_cut = atomic_load(&st->deep_cut);
 	out->dropped = ring_dropped(s->ring);
 	out->rate_hz = window > 0 ? (double)dticks / window : 0;
 	out->requested_hz = s->opts->rate_hz;

@@ -2,6 +2,8 @@
  *
  * One object per refresh:
  *   elapsed (s), pid, python, command, samples, ticks, errors, dropped,
+ *   deep_stacks_cut (samples of stacks deeper than the frame limit: their
+ *   middle frames are one "[N more frames]" frame),
  *   rate_hz, requested_hz, threads_running, threads_total,
  *   native_missed (--native only: thread samples without a native stack),
  *   pytop_cpu (% of one CPU), sample_work_us (mean sampler CPU time per
@@ -504,6 +506,7 @@ static json_t *snapshot_object(const struct snapshot *s)
 	                         json_integer(s->exit_status)) != 0) ||
 	    (s->native &&
 	     json_object_set_new(o, "native_missed", jcount(s->native_missed)) != 0) ||
+	    json_object_set_new(o, "deep_stacks_cut", jcount(s->deep_cut)) != 0 ||
 	    json_object_set_new(o, "runnable_pct", jreal(s->runnable_pct)) != 0 ||
 	    json_object_set_new(o, "cpu_wait_pct", jreal(s->cpu_wait_pct)) != 0 ||
 	    json_object_set_new(o, "functions",

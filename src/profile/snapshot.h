@@ -191,6 +191,9 @@ struct snapshot {
 	uint64_t samples_win;
 	uint64_t ticks;           /* sampler ticks since start */
 	uint64_t errors;          /* failed or torn samples since start */
+	uint64_t deep_cut;        /* samples of stacks deeper than the frame
+	                             limit, since start: shown with a
+	                             "[N more frames]" frame in place of N */
 	uint64_t dropped;         /* records lost because the ring was full */
 	double rate_hz;           /* ticks per second over the last window */
 	int requested_hz;

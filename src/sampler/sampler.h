@@ -18,6 +18,8 @@ struct sampler_stats {
 	atomic_uint_fast64_t ticks;     /* ticks taken */
 	atomic_uint_fast64_t samples;   /* thread samples pushed */
 	atomic_uint_fast64_t errors;    /* thread samples that were torn/unreadable */
+	atomic_uint_fast64_t deep_cut;  /* samples pushed with frames left out
+	                                   (deeper than PY_READER_MAX_FRAMES) */
 	atomic_uint_fast64_t work_ns;   /* sampler thread CPU time spent reading
 	                                   (measured on every WORK_EVERY-th tick,
 	                                   scaled: the clock costs a system call) */

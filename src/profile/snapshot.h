@@ -177,6 +177,7 @@ struct snap_process {
 struct snapshot {
 	/* target */
 	pid_t pid;
+	double target_started;    /* CLOCK_REALTIME seconds; 0 unknown */
 	char command[256];        /* the target's command line, spaces between */
 	char python_version[16];  /* "3.11.2" */
 	bool target_exited;

@@ -565,6 +565,41 @@ VERSION_TEST(deeper_than_the_limit_keeps_both_ends)
 	ctx_end(&c);
 }
 
+/* Frames outside the chunks (generators) are read one by one: a chain
+ * of more than a sample holds is cut after as many reads, the innermost
+ * frames kept and a last marker frame counting those read past them. */
+VERSION_TEST(frames_read_one_by_one_are_bounded)
+{
+	enum { HEAP = PY_READER_MAX_FRAMES + 100 };
+	struct ctx c;
+	struct fake_thread t;
+	struct code_ref mod, gen;
+	const struct py_thread_sample *th;
+
+	ctx_init(&c, *vi);
+	ctx_thread(&c, &t);
+	mod = mk_code(&c, "<module>", "/g.py", 1);
+	gen = mk_code(&c, "numbers", "/g.py", 4);
+	fake_push(&c.im, &t, mod.addr, 10);
+	for (int i = 0; i < HEAP; i++)
+		fake_push_heap(&c.im, &t, gen.addr, 8, 1 /* FRAME_OWNED_BY_GENERATOR */);
+	ctx_publish(&c);
+	cr_assert_eq(ctx_sample(&c), 1);
+	th = thread_at(&c, 0);
+	cr_assert_eq(th->status, PY_THREAD_OK, "%s: status %d", c.v, th->status);
+	cr_assert_neq(th->flags & SAMPLE_TRUNCATED, 0, "%s: flagged truncated", c.v);
+	cr_assert_gt(th->nframes, 1, "%s: %u frames", c.v, th->nframes);
+	const struct rec_frame *last = &th->frames[th->nframes - 1];
+	cr_assert_eq(last->code_id, REC_MORE_FRAMES, "%s: the last frame is no marker", c.v);
+	cr_assert_geq(last->instr_offset, 1, "%s: marker counts %d", c.v, last->instr_offset);
+	cr_assert_leq(th->nframes - 1 + (size_t)last->instr_offset, HEAP + 1,
+	              "%s: %u frames and %d more: more than the stack has", c.v, th->nframes,
+	              last->instr_offset);
+	for (size_t i = 0; i + 1 < th->nframes; i++)
+		expect_frame(&c, th, i, &(struct want){ &gen, 8 });
+	ctx_end(&c);
+}
+
 /* A generator's frame lives in the generator object, outside every chunk:
  * main (chunk) <- gen (heap) <- helper (chunk). */
 VERSION_TEST(generator_frame_outside_the_data_stack)

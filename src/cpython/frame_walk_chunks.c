@@ -39,7 +39,7 @@
 #define KEEP_INNER (PY_READER_MAX_FRAMES - KEEP_OUTER - 1u)
 #define RING_FRAMES (PY_READER_MAX_FRAMES - KEEP_INNER) /* outer candidates */
 #define WALK_MAX_FRAMES 65536u     /* Python frames walked at most */
-#define MAX_SINGLE_READS 256u      /* frames read one by one per walk */
+#define MAX_SINGLE_READS PY_READER_MAX_FRAMES /* frames read one by one per walk */
 #define PREFETCH_BATCH 64          /* chunks per prefetch system call */
 
 /* A region of target memory copied into pytop for this thread's walk. */

@@ -206,9 +206,10 @@ struct rec_process {
 	char cmd[];
 };
 
-/* Wire limits: the most frames one record carries.  The sampler's readers
- * stop there (a deeper stack is sent truncated), and the consumer refuses
- * a record that claims more. */
+/* Wire limits: the most frames one record carries.  A deeper Python stack
+ * is sent as its innermost and outermost frames around one
+ * REC_MORE_FRAMES marker (SAMPLE_TRUNCATED), and the consumer refuses a
+ * record that claims more. */
 #define REC_MAX_PY_FRAMES 2048    /* rec_sample.nframes, rec_native groups */
 #define REC_MAX_NATIVE_FRAMES 128 /* rec_native.nips */
 

@@ -509,13 +509,13 @@ VERSION_TEST(more_chunks_than_copied)
 	ctx_end(&c);
 }
 
-/* A stack three times deeper than a sample holds, over many chunks: the
+/* A stack eight times deeper than a sample holds, over many chunks: the
  * sample is its innermost frames, one REC_MORE_FRAMES marker counting the
  * rest, and its outermost frames (all of `outer`'s), the same at later
  * ticks, which read its older chunks in one go (the walker's prefetch). */
 VERSION_TEST(deeper_than_the_limit_keeps_both_ends)
 {
-	enum { DEPTH = 3 * PY_READER_MAX_FRAMES, OUTER = 52 };
+	enum { DEPTH = 8 * PY_READER_MAX_FRAMES, OUTER = 52 };
 	struct ctx c;
 	struct fake_thread t;
 	struct code_ref outer, inner;
@@ -537,9 +537,10 @@ VERSION_TEST(deeper_than_the_limit_keeps_both_ends)
 		uint64_t calls = remote_calls();
 		cr_assert_eq(ctx_sample(&c), 1);
 		calls = remote_calls() - calls;
-		/* Warm: the first read, then every older chunk at once. */
+		/* Warm: the first read, then the older chunks (about a
+		 * hundred of 16 KiB here) 64 at a time. */
 		if (tick > 0)
-			cr_assert_leq(calls, 2, "%s: %lu reads at tick %d", c.v,
+			cr_assert_leq(calls, 3, "%s: %lu reads at tick %d", c.v,
 			              (unsigned long)calls, tick);
 		th = thread_at(&c, 0);
 		cr_assert_eq(th->status, PY_THREAD_OK, "%s: tick %d status %d", c.v, tick, th->status);

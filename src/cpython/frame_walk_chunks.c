@@ -333,43 +333,47 @@ static void walk_begin(struct chunk_walk_state *ws, const struct chunk_thread *c
 	ws->single_reads = 0;
 }
 
-/* Read, in as few system calls as the batch allows, the older chunks last
- * tick's walk of this thread needed beyond those the first read guessed:
- * a deep stack's chain would otherwise cost one read per chunk.  A copy
- * whose header no longer gives the remembered size is left out. */
+/* Read the last n prefetch copies queued in local/remote; those past the
+ * first unreadable range are no copies. */
+static void prefetch_read(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                          const struct iovec *local, const struct iovec *remote, int n)
+{
+	int got = n > 0 ? remote_readv(cx->pid, local, remote, n) : 0;
+
+	for (int k = got < 0 ? 0 : got; k < n; k++)
+		ws->pre[ws->npre - (size_t)n + (size_t)k].chunk = 0;
+}
+
+/* Read, PREFETCH_BATCH chunks a system call, the older chunks last tick's
+ * walk of this thread needed beyond those the first read guessed: a deep
+ * stack's chain would otherwise cost one read per chunk.  A copy whose
+ * header no longer gives the remembered size is left out. */
 static void prefetch_chain(const struct walk_ctx *cx, struct chunk_walk_state *ws,
                            const struct chunk_thread *ct)
 {
 	struct iovec local[PREFETCH_BATCH], remote[PREFETCH_BATCH];
-	size_t first = ws->npre;
 	int n = 0;
 
 	ws->prefetched = true;
-	for (size_t i = 0; i <= ct->nchain; i++) {
-		const struct chain_link *l = &ct->chain[i < ct->nchain ? i : 0];
+	for (size_t i = 0; i < ct->nchain && ws->npre < MAX_COPIES; i++) {
+		const struct chain_link *l = &ct->chain[i];
 		uint8_t *buf;
 
-		if (i < ct->nchain && n < PREFETCH_BATCH && ws->npre < MAX_COPIES &&
-		    extra_lookup(ct, (uintptr_t)l->addr, (size_t)l->size) == NULL &&
-		    (buf = tick_arena_alloc(cx->arena, (size_t)l->size)) != NULL) {
-			ws->pre[ws->npre++] = (struct copy){ (uintptr_t)l->addr,
-			                                     (uintptr_t)(l->addr + l->size),
-			                                     (uintptr_t)l->addr, buf };
-			local[n] = (struct iovec){ buf, (size_t)l->size };
-			remote[n++] = (struct iovec){ (void *)(uintptr_t)l->addr, (size_t)l->size };
-			if (n < PREFETCH_BATCH)
-				continue;
-		}
-		if (n > 0) {
-			int got = remote_readv(cx->pid, local, remote, n);
-
-			/* Ranges past the first unreadable one are not copies. */
-			for (int k = got < 0 ? 0 : got; k < n; k++)
-				ws->pre[ws->npre - (size_t)n + (size_t)k].chunk = 0;
+		if (extra_lookup(ct, (uintptr_t)l->addr, (size_t)l->size) != NULL ||
+		    (buf = tick_arena_alloc(cx->arena, (size_t)l->size)) == NULL)
+			continue;
+		if (n == PREFETCH_BATCH) {
+			prefetch_read(cx, ws, local, remote, n);
 			n = 0;
 		}
+		ws->pre[ws->npre++] = (struct copy){ (uintptr_t)l->addr,
+		                                     (uintptr_t)(l->addr + l->size),
+		                                     (uintptr_t)l->addr, buf };
+		local[n] = (struct iovec){ buf, (size_t)l->size };
+		remote[n++] = (struct iovec){ (void *)(uintptr_t)l->addr, (size_t)l->size };
 	}
-	for (size_t i = first; i < ws->npre; i++) {
+	prefetch_read(cx, ws, local, remote, n);
+	for (size_t i = 0; i < ws->npre; i++) {
 		struct copy *c = &ws->pre[i];
 
 		if (c->chunk != 0 && rd64(c->buf, cx->o->chunk_size) != c->end - c->start)

@@ -142,7 +142,7 @@ static void add_locals(struct dump_ctx *c, const struct py_thread_sample *s,
 	 * marker: the walk that reads them checks the frames one by one. */
 	while (n < all && s->frames[n].code_id != REC_MORE_FRAMES)
 		n++;
-	for (size_t i = n; i < all; i++)
+	for (size_t i = n + 1; i < all; i++) /* the marker itself has none */
 		t->frames[all - 1 - i].locals.error = "not read (beyond the frame limit)";
 
 	for (size_t i = 0; codes != NULL && i < n; i++) {

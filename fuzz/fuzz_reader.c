@@ -196,8 +196,16 @@ static void check_sample(struct py_reader *r, int nthreads)
 		if (s->status != PY_THREAD_OK)
 			continue;
 		for (uint32_t f = 0; f < s->nframes; f++) {
-			struct py_code *c = py_reader_code(r, s->frames[f].code_id);
+			struct py_code *c;
 
+			/* The marker of a deep stack: one, with a count, and
+			 * only in a sample that says it was cut. */
+			if (s->frames[f].code_id == REC_MORE_FRAMES) {
+				if (s->frames[f].instr_offset < 1 || !(s->flags & SAMPLE_TRUNCATED))
+					abort();
+				continue;
+			}
+			c = py_reader_code(r, s->frames[f].code_id);
 			if (c == NULL) {
 				fprintf(stderr, "frame %u: unknown code id\n", f);
 				abort();

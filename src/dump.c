@@ -104,9 +104,17 @@ void dump_free(struct dump *d)
 /* One reader frame (leaf-first index i) as a dump frame. */
 static bool fill_frame(struct dump_ctx *c, const struct rec_frame *rf, struct dump_frame *f)
 {
-	struct py_code *code = py_reader_code(c->reader, rf->code_id);
+	struct py_code *code;
+	char more[48];
 	int line;
 
+	if (rf->code_id == REC_MORE_FRAMES) { /* the middle of a deep stack */
+		snprintf(more, sizeof(more), "[%d more frames]", (int)rf->instr_offset);
+		f->function = strdup(more);
+		f->file = strdup("");
+		return f->function != NULL && f->file != NULL;
+	}
+	code = py_reader_code(c->reader, rf->code_id);
 	if (code == NULL || code->qualname == NULL || code->filename == NULL)
 		return false;
 	line = code->linetable != NULL
@@ -126,9 +134,16 @@ static bool fill_frame(struct dump_ctx *c, const struct rec_frame *rf, struct du
 static void add_locals(struct dump_ctx *c, const struct py_thread_sample *s,
                        struct dump_thread *t)
 {
-	size_t n = t->nframes;
-	uintptr_t *codes = calloc(n ? n : 1, sizeof(*codes));
-	struct py_frame_locals *fl = calloc(n ? n : 1, sizeof(*fl));
+	size_t all = t->nframes, n = 0;
+	uintptr_t *codes = calloc(all ? all : 1, sizeof(*codes));
+	struct py_frame_locals *fl = calloc(all ? all : 1, sizeof(*fl));
+
+	/* A deep stack's locals are read for its innermost frames, up to the
+	 * marker: the walk that reads them checks the frames one by one. */
+	while (n < all && s->frames[n].code_id != REC_MORE_FRAMES)
+		n++;
+	for (size_t i = n + 1; i < all; i++) /* the marker itself has none */
+		t->frames[all - 1 - i].locals.error = "not read (beyond the frame limit)";
 
 	for (size_t i = 0; codes != NULL && i < n; i++) {
 		struct py_code *code = py_reader_code(c->reader, s->frames[i].code_id);
@@ -139,11 +154,11 @@ static void add_locals(struct dump_ctx *c, const struct py_thread_sample *s,
 	    py_locals_read(&c->mem, &c->layout, s->tstate, codes, n, fl) == 0) {
 		/* fl is innermost first, the dump's frames outermost first */
 		for (size_t i = 0; i < n; i++)
-			t->frames[n - 1 - i].locals = fl[i];
+			t->frames[all - 1 - i].locals = fl[i];
 	} else {
 		for (size_t i = 0; i < n; i++)
-			t->frames[i].locals.error = "unreadable (the thread ran on while they "
-			                            "were read)";
+			t->frames[all - 1 - i].locals.error =
+				"unreadable (the thread ran on while they were read)";
 	}
 	free(codes);
 	free(fl);

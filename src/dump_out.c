@@ -41,7 +41,8 @@ static void print_thread_text(const struct dump *d, const struct dump_thread *t,
 	if (t->name != NULL)
 		fprintf(out, " \"%s\"", t->name);
 	fprintf(out, " (OS name \"%s\"): %s%s\n", t->os_name, state_text(t->state),
-	        t->truncated ? "; stack truncated to its innermost frames" : "");
+	        t->truncated ? "; deeper than the frame limit: its middle frames "
+	                       "left out" : "");
 	if (t->error != NULL)
 		fprintf(out, "    (stack %s)\n", t->error);
 	for (size_t i = 0; i < t->nframes; i++) {
@@ -49,8 +50,10 @@ static void print_thread_text(const struct dump *d, const struct dump_thread *t,
 
 		if (f->line > 0)
 			fprintf(out, "    %s (%s:%d)\n", f->function, f->file, f->line);
-		else
+		else if (f->file[0] != '\0')
 			fprintf(out, "    %s (%s)\n", f->function, f->file);
+		else /* "[N more frames]" */
+			fprintf(out, "    %s\n", f->function);
 		if (f->source != NULL && f->source[0] != '\0')
 			fprintf(out, "        %s\n", f->source);
 		if (d->locals)

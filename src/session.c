@@ -83,6 +83,7 @@ struct session {
 	struct proc_gauge_read gauge_first; /* the first read, and when */
 	uint64_t gauge_first_ns;
 	uint64_t mem_limit;
+	double started;             /* the target's start (proc_gauges_started) */
 	double cpu_limit;
 	uint64_t throttled_prev;    /* the cgroup's throttled ns at the previous
 	                               snapshot */
@@ -205,6 +206,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	uint64_t dticks = now->ticks - s->mark.ticks;
 
 	out->pid = s->target.pid;
+	out->target_started = s->started;
 	snprintf(out->command, sizeof(out->command), "%s", s->target.command);
 	snprintf(out->python_version, sizeof(out->python_version), "%s", s->rt.version);
 	out->target_exited = s->target.exited;
@@ -216,6 +218,7 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->errors = atomic_load(&st->errors);
 	for (int k = 0; k < SAMPLE_ERR_KINDS; k++)
 		out->errors_by_kind[k] = atomic_load(&st->errors_by_kind[k]);
+	out->deep_cut = atomic_load(&st->deep_cut);
 	out->dropped = ring_dropped(s->ring);
 	out->rate_hz = window > 0 ? (double)dticks / window : 0;
 	out->requested_hz = s->opts->rate_hz;
@@ -524,6 +527,7 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	/* Without gauges the profile still works: the header just lacks them. */
 	s->gauges = proc_gauges_new(s->target.pid);
 	s->mem_limit = proc_gauges_mem_limit(s->target.pid);
+	s->started = proc_gauges_started(s->target.pid);
 	s->cpu_limit = proc_gauges_cpu_limit(s->target.pid);
 	if (s->gauges != NULL && proc_gauges_read(s->gauges, &s->gauge_prev))
 		s->gauge_prev_ns = clock_now_ns();

@@ -157,29 +157,51 @@ static void check_locals(const char *where, json_t *want, json_t *got)
 	}
 }
 
+/* The index in got's frames of its "[N more frames]" marker (N in *n),
+ * or the number of frames when there is none. */
+static size_t marker_at(json_t *gf, long *n)
+{
+	size_t i;
+	json_t *g;
+
+	json_array_foreach(gf, i, g)
+		if (sscanf(str(g, "function"), "[%ld more frames]", n) == 1)
+			return i;
+	return json_array_size(gf);
+}
+
 static void check_frames(const struct parked *p, json_t *want, json_t *got, bool locals)
 {
 	json_t *wf = json_object_get(want, "frames"), *gf = json_object_get(got, "frames");
-	size_t i, skip = 0;
-	json_t *w;
+	size_t i, outer, nw = json_array_size(wf), ng = json_array_size(gf);
+	long n = 0;
+	json_t *g;
 	char where[256];
-	bool deep = json_array_size(wf) > MAX_FRAMES;
+	bool deep = nw > MAX_FRAMES;
 
-	/* A deeper stack is cut to its innermost frames, and says so. */
+	/* A deeper stack keeps its outermost and innermost frames, with one
+	 * "[N more frames]" between them for the rest, and says so. */
 	cr_expect_eq(json_is_true(json_object_get(got, "truncated")), deep,
 	             "%s: thread %s (%zu frames) truncated: %d", p->slot, str(want, "name"),
-	             json_array_size(wf), json_is_true(json_object_get(got, "truncated")));
-	if (deep)
-		skip = json_array_size(wf) - MAX_FRAMES;
-	cr_assert_eq(json_array_size(gf), json_array_size(wf) - skip,
-	             "%s: thread %s has %zu frames, Python shows %zu", p->slot,
-	             str(want, "name"), json_array_size(gf), json_array_size(wf));
-	json_array_foreach(wf, i, w) {
-		json_t *g = json_array_get(gf, i - skip);
+	             nw, json_is_true(json_object_get(got, "truncated")));
+	outer = marker_at(gf, &n);
+	if (deep) {
+		cr_assert_lt(outer, ng, "%s: thread %s: no marker frame", p->slot, str(want, "name"));
+		cr_assert_leq(ng, MAX_FRAMES, "%s: %zu frames", p->slot, ng);
+		g = json_array_get(gf, outer);
+		cr_expect_str_eq(str(g, "file"), "", "%s: the marker's file", p->slot);
+		cr_expect_eq(json_integer_value(json_object_get(g, "line")), 0);
+	}
+	cr_assert_eq(ng - (deep ? 1 : 0) + (size_t)n, nw,
+	             "%s: thread %s has %zu frames (%ld left out), Python shows %zu", p->slot,
+	             str(want, "name"), ng, n, nw);
+	json_array_foreach(gf, i, g) {
+		/* The outermost ones come first (dump order): past the marker,
+		 * the innermost ones, N further into Python's list. */
+		json_t *w = json_array_get(wf, i < outer ? i : i - 1 + (size_t)n);
 
-		if (i < skip)
+		if (i == outer)
 			continue;
-
 		snprintf(where, sizeof where, "%s: thread %s frame %zu (%s)", p->slot,
 		         str(want, "name"), i, str(w, "function"));
 		cr_expect_str_eq(str(g, "function"), str(w, "function"), "%s: function", where);
@@ -190,8 +212,12 @@ static void check_frames(const struct parked *p, json_t *want, json_t *got, bool
 		             (long long)json_integer_value(json_object_get(g, "line")),
 		             (long long)json_integer_value(json_object_get(w, "line")));
 		cr_expect_str_eq(str(g, "source"), str(w, "source"), "%s: source", where);
-		if (locals)
+		/* Locals are read for the frames inside the marker only. */
+		if (locals && (!deep || i > outer))
 			check_locals(where, w, g);
+		else if (locals)
+			cr_expect_str_eq(str(g, "locals_error"), "not read (beyond the frame limit)",
+			                 "%s", where);
 	}
 }
 

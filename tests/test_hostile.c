@@ -729,8 +729,9 @@ static json_t *func_named(json_t *snap, const char *name)
 	return NULL;
 }
 
-/* What pytop shows of a stack deeper than its frame limit is only noted:
- * the "[N more frames]" marker is later work (issue 15, item 3). */
+/* What pytop shows of a stack deeper than its frame limit is only noted
+ * here: tests/test_deep_stacks.c checks the outer Totals and the
+ * "[N more frames]" marker. */
 static void deep_recursion(const char *slot)
 {
 	struct hcase c;

@@ -136,6 +136,26 @@ static const struct py_thread_sample *thread_at(struct ctx *c, size_t i)
 	return th;
 }
 
+/* Frame i of th is the code and offset w says. */
+static void expect_frame(struct ctx *c, const struct py_thread_sample *th, size_t i,
+                         const struct want *w)
+{
+	const struct rec_frame *f = &th->frames[i];
+	const struct py_code *pc = py_reader_code(c->r, f->code_id);
+
+	cr_assert_not_null(pc, "%s: frame %zu: unknown code id %u", c->v, i, f->code_id);
+	cr_assert(pc->valid, "%s: frame %zu: code %u not valid", c->v, i, f->code_id);
+	cr_assert_eq(pc->addr, w->code->addr, "%s: frame %zu: code at %#lx, want %#lx (%s)",
+	             c->v, i, (unsigned long)pc->addr, (unsigned long)w->code->addr,
+	             w->code->qualname);
+	cr_assert_str_eq(pc->qualname, w->code->qualname, "%s: frame %zu", c->v, i);
+	cr_assert_str_eq(pc->filename, w->code->filename, "%s: frame %zu", c->v, i);
+	cr_assert_eq(pc->firstlineno, w->code->firstlineno, "%s: frame %zu", c->v, i);
+	cr_assert_eq(pc->code_bytes, (int32_t)(2 * w->code->units), "%s: frame %zu", c->v, i);
+	cr_assert_eq(f->instr_offset, w->instr, "%s: frame %zu: offset %d, want %d",
+	             c->v, i, f->instr_offset, w->instr);
+}
+
 static void expect_frames(struct ctx *c, size_t ti, const struct want *w, size_t n)
 {
 	const struct py_thread_sample *th = thread_at(c, ti);
@@ -143,22 +163,8 @@ static void expect_frames(struct ctx *c, size_t ti, const struct want *w, size_t
 	cr_assert_eq(th->status, PY_THREAD_OK, "%s: thread %zu status %d", c->v, ti, th->status);
 	cr_assert_eq(th->nframes, n, "%s: thread %zu has %u frames, want %zu",
 	             c->v, ti, th->nframes, n);
-	for (size_t i = 0; i < n; i++) {
-		const struct rec_frame *f = &th->frames[i];
-		const struct py_code *pc = py_reader_code(c->r, f->code_id);
-
-		cr_assert_not_null(pc, "%s: frame %zu: unknown code id %u", c->v, i, f->code_id);
-		cr_assert(pc->valid, "%s: frame %zu: code %u not valid", c->v, i, f->code_id);
-		cr_assert_eq(pc->addr, w[i].code->addr, "%s: frame %zu: code at %#lx, want %#lx (%s)",
-		             c->v, i, (unsigned long)pc->addr, (unsigned long)w[i].code->addr,
-		             w[i].code->qualname);
-		cr_assert_str_eq(pc->qualname, w[i].code->qualname, "%s: frame %zu", c->v, i);
-		cr_assert_str_eq(pc->filename, w[i].code->filename, "%s: frame %zu", c->v, i);
-		cr_assert_eq(pc->firstlineno, w[i].code->firstlineno, "%s: frame %zu", c->v, i);
-		cr_assert_eq(pc->code_bytes, (int32_t)(2 * w[i].code->units), "%s: frame %zu", c->v, i);
-		cr_assert_eq(f->instr_offset, w[i].instr, "%s: frame %zu: offset %d, want %d",
-		             c->v, i, f->instr_offset, w[i].instr);
-	}
+	for (size_t i = 0; i < n; i++)
+		expect_frame(c, th, i, &w[i]);
 }
 
 static void expect_error(struct ctx *c, size_t ti)
@@ -503,13 +509,17 @@ VERSION_TEST(more_chunks_than_copied)
 	ctx_end(&c);
 }
 
-VERSION_TEST(deeper_than_the_limit_is_truncated)
+/* A stack eight times deeper than a sample holds, over many chunks: the
+ * sample is its innermost frames, one REC_MORE_FRAMES marker counting the
+ * rest, and its outermost frames (all of `outer`'s), the same at later
+ * ticks, which read its older chunks in one go (the walker's prefetch). */
+VERSION_TEST(deeper_than_the_limit_keeps_both_ends)
 {
-	enum { DEPTH = PY_READER_MAX_FRAMES + 52 };
+	enum { DEPTH = 8 * PY_READER_MAX_FRAMES, OUTER = 52 };
 	struct ctx c;
 	struct fake_thread t;
 	struct code_ref outer, inner;
-	static struct want w[PY_READER_MAX_FRAMES];
+	static struct want w[DEPTH];
 	const struct py_thread_sample *th;
 
 	ctx_init(&c, *vi);
@@ -517,17 +527,77 @@ VERSION_TEST(deeper_than_the_limit_is_truncated)
 	outer = mk_code(&c, "outer", "/t.py", 1);
 	inner = mk_code(&c, "inner", "/t.py", 9);
 	for (int i = 0; i < DEPTH; i++) {
-		const struct code_ref *k = i < 52 ? &outer : &inner;
+		const struct code_ref *k = i < OUTER ? &outer : &inner;
 
 		fake_push(&c.im, &t, k->addr, 2 * (i % 50));
-		if (i >= 52)
-			w[DEPTH - 1 - i] = (struct want){ k, 2 * (i % 50) };
+		w[DEPTH - 1 - i] = (struct want){ k, 2 * (i % 50) };
 	}
+	ctx_publish(&c);
+	for (int tick = 0; tick < 4; tick++) {
+		uint64_t calls = remote_calls();
+		cr_assert_eq(ctx_sample(&c), 1);
+		calls = remote_calls() - calls;
+		/* Warm: the first read, then the older chunks (about a
+		 * hundred of 16 KiB here) 64 at a time. */
+		if (tick > 0)
+			cr_assert_leq(calls, 3, "%s: %lu reads at tick %d", c.v,
+			              (unsigned long)calls, tick);
+		th = thread_at(&c, 0);
+		cr_assert_eq(th->status, PY_THREAD_OK, "%s: tick %d status %d", c.v, tick, th->status);
+		cr_assert_neq(th->flags & SAMPLE_TRUNCATED, 0, "%s: flagged truncated", c.v);
+		cr_assert_eq(th->nframes, PY_READER_MAX_FRAMES, "%s: %u frames", c.v, th->nframes);
+		size_t m = th->nframes;
+		for (size_t i = 0; i < th->nframes; i++)
+			if (th->frames[i].code_id == REC_MORE_FRAMES) {
+				cr_assert_eq(m, th->nframes, "%s: a second marker at %zu", c.v, i);
+				m = i;
+			}
+		cr_assert_lt(m, th->nframes, "%s: no marker frame", c.v);
+		size_t kept_outer = th->nframes - m - 1;
+		size_t left_out = (size_t)th->frames[m].instr_offset;
+		cr_assert_eq(m + left_out + kept_outer, DEPTH, "%s: %zu + %zu + %zu frames", c.v, m,
+		             left_out, kept_outer);
+		cr_assert_geq(kept_outer, OUTER, "%s: only %zu outermost frames", c.v, kept_outer);
+		for (size_t i = 0; i < m; i++)
+			expect_frame(&c, th, i, &w[i]);
+		for (size_t i = m + 1; i < th->nframes; i++)
+			expect_frame(&c, th, i, &w[i - 1 + left_out]);
+	}
+	ctx_end(&c);
+}
+
+/* Frames outside the chunks (generators) are read one by one: a chain
+ * of more than a sample holds is cut after as many reads, the innermost
+ * frames kept and a last marker frame counting those read past them. */
+VERSION_TEST(frames_read_one_by_one_are_bounded)
+{
+	enum { HEAP = PY_READER_MAX_FRAMES + 100 };
+	struct ctx c;
+	struct fake_thread t;
+	struct code_ref mod, gen;
+	const struct py_thread_sample *th;
+
+	ctx_init(&c, *vi);
+	ctx_thread(&c, &t);
+	mod = mk_code(&c, "<module>", "/g.py", 1);
+	gen = mk_code(&c, "numbers", "/g.py", 4);
+	fake_push(&c.im, &t, mod.addr, 10);
+	for (int i = 0; i < HEAP; i++)
+		fake_push_heap(&c.im, &t, gen.addr, 8, 1 /* FRAME_OWNED_BY_GENERATOR */);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
 	th = thread_at(&c, 0);
+	cr_assert_eq(th->status, PY_THREAD_OK, "%s: status %d", c.v, th->status);
 	cr_assert_neq(th->flags & SAMPLE_TRUNCATED, 0, "%s: flagged truncated", c.v);
-	expect_frames(&c, 0, w, PY_READER_MAX_FRAMES); /* the innermost ones */
+	cr_assert_gt(th->nframes, 1, "%s: %u frames", c.v, th->nframes);
+	const struct rec_frame *last = &th->frames[th->nframes - 1];
+	cr_assert_eq(last->code_id, REC_MORE_FRAMES, "%s: the last frame is no marker", c.v);
+	cr_assert_geq(last->instr_offset, 1, "%s: marker counts %d", c.v, last->instr_offset);
+	cr_assert_leq(th->nframes - 1 + (size_t)last->instr_offset, HEAP + 1,
+	              "%s: %u frames and %d more: more than the stack has", c.v, th->nframes,
+	              last->instr_offset);
+	for (size_t i = 0; i + 1 < th->nframes; i++)
+		expect_frame(&c, th, i, &(struct want){ &gen, 8 });
 	ctx_end(&c);
 }
 

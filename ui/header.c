@@ -100,7 +100,7 @@ static double share_pct(uint64_t part, uint64_t rest)
 
 /* The health line's pieces, in display order. */
 enum segment {
-	SEG_SAMPLES, SEG_RATE, SEG_ERRORS, SEG_DROPPED, SEG_THREADS, SEG_PROCESSES,
+	SEG_SAMPLES, SEG_RATE, SEG_ERRORS, SEG_DROPPED, SEG_DEEP, SEG_THREADS, SEG_PROCESSES,
 	SEG_GIL, SEG_ACTIVE, SEG_PYTOP, NSEGMENTS
 };
 
@@ -196,6 +196,9 @@ static void health_segments(const struct snapshot *s, bool short_forms,
 	error_segment(s, samples, short_forms, g->text[SEG_ERRORS], SEGMENT_MAX);
 	snprintf(g->text[SEG_DROPPED], SEGMENT_MAX, "drop %.1f%%",
 	         share_pct(s->dropped, samples));
+	text_thousands(n, sizeof n, s->deep_cut);
+	snprintf(g->text[SEG_DEEP], SEGMENT_MAX, short_forms ? "deep cut %s"
+	         : "deep stacks cut: %s", n);
 	/* "Python threads": the gauges count OS threads. */
 	snprintf(g->text[SEG_THREADS], SEGMENT_MAX, "Py threads %d/%d",
 	         s->threads_running, s->threads_total);
@@ -244,7 +247,7 @@ static bool shrink_to_fit(const struct snapshot *s, struct segments *g,
                           int width, bool utf8)
 {
 	static const enum segment drop_order[] = {
-		SEG_PYTOP, SEG_THREADS, SEG_PROCESSES, SEG_DROPPED, SEG_ERRORS,
+		SEG_PYTOP, SEG_THREADS, SEG_PROCESSES, SEG_DEEP, SEG_DROPPED, SEG_ERRORS,
 	};
 
 	if (fits(g, width, utf8))
@@ -277,6 +280,7 @@ int header_health(const struct snapshot *s, int width, bool utf8,
 		g.shown[i] = true;
 	g.shown[SEG_RATE] = rate_not_held(s);
 	g.shown[SEG_PROCESSES] = s->following;
+	g.shown[SEG_DEEP] = s->deep_cut > 0; /* only where stacks were cut */
 	if (shrink_to_fit(s, &g, width, utf8) || max_lines < 2) {
 		join(&g, tmp, sizeof tmp);
 		text_fit(lines[0], HEADER_LINE_MAX, tmp, width,

@@ -5,6 +5,8 @@
  *   errors_by_kind: {thread_state, stack_memory, torn_frame, too_deep,
  *              code_object, string, code_changed}: errors by why (every
  *              kind, 0 included; they sum to errors; sample_errors.h),
+ *   deep_stacks_cut (samples of stacks deeper than the frame limit: their
+ *   middle frames are one "[N more frames]" frame),
  *   rate_hz, requested_hz, threads_running, threads_total,
  *   native_missed (--native only: thread samples without a native stack),
  *   pytop_cpu (% of one CPU), sample_work_us (mean sampler CPU time per
@@ -522,6 +524,7 @@ static json_t *snapshot_object(const struct snapshot *s)
 	    (s->native &&
 	     json_object_set_new(o, "native_missed", jcount(s->native_missed)) != 0) ||
 	    json_object_set_new(o, "errors_by_kind", errors_by_kind(s)) != 0 ||
+	    json_object_set_new(o, "deep_stacks_cut", jcount(s->deep_cut)) != 0 ||
 	    json_object_set_new(o, "runnable_pct", jreal(s->runnable_pct)) != 0 ||
 	    json_object_set_new(o, "cpu_wait_pct", jreal(s->cpu_wait_pct)) != 0 ||
 	    json_object_set_new(o, "functions",

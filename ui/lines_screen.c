@@ -254,6 +254,9 @@ bool lscreen_open(struct lines_screen *ls, const struct snapshot *s,
 	ls->open = true;
 	ls->first = f->line;
 	source_file_load_pid(&ls->src, s->pid, ls->file);
+	ls->started = s->target_started;
+	ls->stale = f->native ? SOURCE_CURRENT
+	            : source_stale(&ls->src, ls->started, ls->name, ls->first);
 	find_extent(ls);
 	ls->sel_line = line;
 	ls->follow_hottest = line <= 0;
@@ -449,6 +452,9 @@ static void set_note(struct lines_screen *ls)
 		snprintf(ls->note, sizeof ls->note, "source changed? line %d "
 		         "is past the end of the file (%zu lines)", past,
 		         ls->src.nlines);
+	else
+		source_stale_reason(ls->stale, &ls->src, ls->started, ls->name,
+		                    ls->first, ls->note, sizeof ls->note);
 }
 
 /* Put the bar on the hottest line (until the user moves), else back on
@@ -552,6 +558,8 @@ void lscreen_describe(const struct lines_screen *ls, int width, char *buf,
                       size_t size)
 {
 	char of[256], where[64], file[TABLE_VIEW_LINE];
+	const char *flag = ls->stale != SOURCE_CURRENT
+	                   ? " [source changed since start: line numbers may not match]" : "";
 	const char *tname = ls->snap != NULL
 	                    ? profile_thread_name(ls->snap, ls->thread) : "";
 	int room;
@@ -564,10 +572,10 @@ void lscreen_describe(const struct lines_screen *ls, int width, char *buf,
 		snprintf(where, sizeof where, ":%d), ", ls->first);
 	/* The path gives way first, from the left: its end says most. */
 	room = width - text_width(ls->name, ls->utf8) - (int)strlen(where) -
-	       (int)strlen(of) - (int)strlen("Source of  (");
+	       (int)strlen(of) - (int)strlen(flag) - (int)strlen("Source of  (");
 	text_fit(file, sizeof file, ls->file, width < 0 ? -1 : room < 12 ? 12
 	         : room, TEXT_CUT_LEFT, ls->utf8);
-	snprintf(buf, size, "Source of %s (%s%s%s", ls->name, file, where, of);
+	snprintf(buf, size, "Source of %s (%s%s%s%s", ls->name, file, where, of, flag);
 }
 
 /* Put the selected line mid-screen (on opening). */

@@ -20,6 +20,7 @@
 #include "profile/snapshot.h"
 #include "screen.h"
 #include "source_file.h"
+#include "source_stale.h"
 #include "table.h"
 
 #define LINES_HSCROLL_STEP 8 /* source columns per Right / Left */
@@ -60,6 +61,8 @@ struct lines_screen {
 	char *name, *file;            /* owned: the function shown */
 	int first, last;              /* its lines in the file; 0 = unknown */
 	struct source_file src;       /* owned */
+	enum source_stale stale;      /* src may not be what the target ran */
+	double started;               /* the target's start (snapshot's) */
 	const struct snapshot *snap;  /* borrowed; NULL before the first */
 	unsigned long synced;         /* the `shown` count of the rows */
 	struct lines_row *rows;       /* owned, by line number */

@@ -89,6 +89,11 @@ static void fmt_function(const void *row, const void *ctx, int width,
 			return;
 		}
 	}
+	if (file[0] == '\0' && r->line <= 0) {
+		/* "[N more frames]": no code, no file to name. */
+		snprintf(buf, size, "%s", name);
+		return;
+	}
 	snprintf(tail, sizeof tail, ":%d)", r->line);
 	name_w = text_width(name, utf8);
 	fixed = 2 + (int)strlen(tail); /* " (" and ":line)" */

@@ -34,9 +34,10 @@ static int grow(char **buf, size_t *cap)
 	return 0;
 }
 
-/* The bytes of an open regular file (malloc'd, *len set), or NULL with
- * errno set (EFBIG: too large; EISDIR / EINVAL: not a regular file). */
-static char *read_all(int fd, size_t *len)
+/* The bytes of an open regular file (malloc'd, *len and *mtime set), or
+ * NULL with errno set (EFBIG: too large; EISDIR / EINVAL: not a regular
+ * file). */
+static char *read_all(int fd, size_t *len, double *mtime)
 {
 	struct stat st;
 	size_t cap, n = 0;
@@ -52,6 +53,7 @@ static char *read_all(int fd, size_t *len)
 		errno = EFBIG;
 		return NULL;
 	}
+	*mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
 	/* Room to see the end of file without growing, unless the file
 	 * grows while we read (or its size is not known). */
 	cap = (size_t)st.st_size + 4097;
@@ -82,7 +84,7 @@ static char *read_all(int fd, size_t *len)
 /* Read path below rootfd with cr's rights (NULL: ours); returns the bytes
  * or NULL with errno set. */
 static char *read_below(int rootfd, const struct target_creds *cr,
-                        const char *path, size_t *len)
+                        const char *path, size_t *len, double *mtime)
 {
 	int fd = target_file_open_at(rootfd, cr, path);
 	char *data;
@@ -90,7 +92,7 @@ static char *read_below(int rootfd, const struct target_creds *cr,
 
 	if (fd < 0)
 		return NULL;
-	data = read_all(fd, len);
+	data = read_all(fd, len, mtime);
 	err = errno;
 	close(fd);
 	errno = err;
@@ -259,6 +261,7 @@ static int load_in(struct source_file *sf, const char *root,
 {
 	char from[sizeof sf->from];
 	size_t len = 0;
+	double mtime = 0;
 	char *data;
 	int rootfd, rc, err;
 
@@ -271,7 +274,7 @@ static int load_in(struct source_file *sf, const char *root,
 		         strerror(errno));
 		return -1;
 	}
-	data = read_below(rootfd, cr, path, &len);
+	data = read_below(rootfd, cr, path, &len, &mtime);
 	err = errno;
 	close(rootfd);
 	if (data == NULL) {
@@ -280,6 +283,7 @@ static int load_in(struct source_file *sf, const char *root,
 		return -1;
 	}
 	rc = load_bytes(sf, from, data, len);
+	sf->mtime = mtime;
 	free(data);
 	return rc;
 }

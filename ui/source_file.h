@@ -23,6 +23,8 @@ struct source_file {
 	bool loaded;
 	char reason[4352]; /* when !loaded: why, for "source not available:" */
 	char from[4096];  /* when loaded: the path actually read */
+	double mtime;     /* when loaded: its modification time
+	                     (CLOCK_REALTIME seconds) */
 };
 
 /* Read path as seen from the directory root (NULL: "/"), never from

@@ -9,7 +9,14 @@
  * last tick's walk needed (the chunk up to a little past its top, the
  * cframe word, older chunks, frames outside) is guessed into the tick's
  * first scatter read, with the thread states, and used when the fresh
- * thread state shows the guess holds. */
+ * thread state shows the guess holds.
+ *
+ * A stack deeper than the record's limit (PY_READER_MAX_FRAMES) is walked
+ * whole, up to WALK_MAX_FRAMES: its innermost KEEP_INNER frames, a marker
+ * frame (REC_MORE_FRAMES) counting the frames left out, and its outermost
+ * KEEP_OUTER frames, so that a deep recursion still shows <module> and
+ * main under it.  The chunks such a walk needs beyond the guessed ones are
+ * read next tick in one system call (prefetch), not one by one. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -24,9 +31,16 @@
 
 #define CHUNK_GUESS (16u << 10)    /* CPython's data-stack chunk size */
 #define MAX_CHUNK (1u << 20)
-#define MAX_COPIES 16              /* data-stack chunks copied per thread */
+#define MAX_COPIES 1024            /* data-stack chunks copied per walk */
 #define MAX_EXTRA 8
 #define SPECULATION_SLACK 512u     /* bytes read past last tick's top */
+/* A deep stack: its innermost and outermost frames around one marker. */
+#define KEEP_OUTER 512u
+#define KEEP_INNER (PY_READER_MAX_FRAMES - KEEP_OUTER - 1u)
+#define RING_FRAMES (PY_READER_MAX_FRAMES - KEEP_INNER) /* outer candidates */
+#define WALK_MAX_FRAMES 65536u     /* Python frames walked at most */
+#define MAX_SINGLE_READS PY_READER_MAX_FRAMES /* frames read one by one per walk */
+#define PREFETCH_BATCH 64          /* chunks per prefetch system call */
 
 /* A region of target memory copied into pytop for this thread's walk. */
 struct copy {
@@ -59,6 +73,12 @@ struct extra_range {
 	bool ok;       /* arrived this tick */
 };
 
+/* A data-stack chunk a deep walk copied: read again, all at once, at the
+ * next tick's walk of the same thread. */
+struct chain_link {
+	uint64_t addr, size;
+};
+
 /* The walker's state for one thread slot. */
 struct chunk_thread {
 	struct extra_range extra[MAX_EXTRA]; /* read this tick */
@@ -67,20 +87,57 @@ struct chunk_thread {
 	size_t nnext;
 	uint64_t frame_ptr;       /* the newest frame (3.11/3.12: through the cframe) */
 	struct speculation spec;
+	struct copy live;         /* the current chunk's live part, this tick */
+	bool has_live;
+	struct chain_link *chain; /* owned (NULL until a walk needs more
+	                             older chunks than MAX_EXTRA): last walk's */
+	size_t nchain;
+	uint64_t guessed_tick;    /* the tick queue_guess last ran for this slot */
+};
+
+/* A frame of a deep stack that may be among its outermost: kept raw,
+ * resolved only if it is. */
+struct raw_frame {
+	uint64_t code, instr;
+	uint8_t entry;
+};
+
+/* The walk in progress (one thread at a time): the chunks it copied,
+ * newest first, and those prefetched for it. */
+struct chunk_walk_state {
+	struct chunk_thread *threads; /* MAX_THREADS slots */
 	struct copy copies[MAX_COPIES];
 	size_t ncopies;
-	uint64_t guessed_tick;    /* the tick queue_guess last ran for this slot */
+	struct copy pre[MAX_COPIES];  /* prefetched from the thread's chain */
+	size_t npre;
+	bool prefetched;
+	size_t single_reads;
+	struct raw_frame ring[RING_FRAMES];
 };
 
 static void *chunk_new_state(const struct py_offsets *o)
 {
+	struct chunk_walk_state *ws = calloc(1, sizeof(*ws));
+
 	(void)o;
-	return calloc(MAX_THREADS, sizeof(struct chunk_thread));
+	if (ws == NULL)
+		return NULL;
+	ws->threads = calloc(MAX_THREADS, sizeof(struct chunk_thread));
+	if (ws->threads == NULL) {
+		free(ws);
+		return NULL;
+	}
+	return ws;
 }
 
 static void chunk_free_state(void *state)
 {
-	free(state);
+	struct chunk_walk_state *ws = state;
+
+	for (size_t i = 0; i < MAX_THREADS; i++)
+		free(ws->threads[i].chain);
+	free(ws->threads);
+	free(ws);
 }
 
 /* ---- guesses ------------------------------------------------------------ */
@@ -88,7 +145,7 @@ static void chunk_free_state(void *state)
 static void chunk_queue_guess(const struct walk_ctx *cx, void *state, size_t slot,
                               const struct thread_slot *t, struct scatter *s)
 {
-	struct chunk_thread *ct = (struct chunk_thread *)state + slot;
+	struct chunk_thread *ct = ((struct chunk_walk_state *)state)->threads + slot;
 	struct speculation *sp = &ct->spec;
 
 	ct->guessed_tick = cx->tick;
@@ -138,7 +195,7 @@ static void extra_remember(struct chunk_thread *ct, uintptr_t addr, size_t len)
 static void remember(const struct py_offsets *o, struct chunk_thread *ct,
                      const struct thread_slot *t, uint64_t chunk, uint64_t top)
 {
-	uint64_t size = rd64(ct->copies[0].buf, o->chunk_size);
+	uint64_t size = rd64(ct->live.buf, o->chunk_size);
 	uint64_t len = top - chunk + SPECULATION_SLACK;
 
 	if (size >= o->chunk_data && size <= MAX_CHUNK && len > size)
@@ -162,8 +219,8 @@ static bool use_speculation(const struct py_offsets *o, struct chunk_thread *ct,
 		return false;
 	if (o->ts_cframe)
 		ct->frame_ptr = sp->frame_ptr;
-	ct->copies[0] = (struct copy){ chunk, top, chunk, sp->buf };
-	ct->ncopies = 1;
+	ct->live = (struct copy){ chunk, top, chunk, sp->buf };
+	ct->has_live = true;
 	return true;
 }
 
@@ -202,10 +259,10 @@ static int queue_stack(const struct walk_ctx *cx, struct chunk_thread *ct,
 		return n;
 	if ((buf = tick_arena_alloc(cx->arena, (size_t)(top - chunk))) == NULL)
 		return n;
-	ct->copies[0] = (struct copy){ chunk, top, chunk, buf };
+	ct->live = (struct copy){ chunk, top, chunk, buf };
 	local[n] = (struct iovec){ buf, top - chunk };
 	remote[n++] = (struct iovec){ (void *)chunk, top - chunk };
-	ct->ncopies = 1;
+	ct->has_live = true;
 	return n;
 }
 
@@ -213,7 +270,7 @@ static void chunk_read_stacks(const struct walk_ctx *cx, void *state,
                               struct thread_slot *slots, size_t nslots)
 {
 	const struct py_offsets *o = cx->o;
-	struct chunk_thread *cts = state;
+	struct chunk_thread *cts = ((struct chunk_walk_state *)state)->threads;
 	struct iovec local[2 * MAX_THREADS], remote[2 * MAX_THREADS];
 	struct thread_slot *owner[2 * MAX_THREADS];
 	int n = 0, done = 0;
@@ -231,7 +288,7 @@ static void chunk_read_stacks(const struct walk_ctx *cx, void *state,
 			ct->nextra = 0;
 			ct->nnext = 0;
 		}
-		ct->ncopies = 0;
+		ct->has_live = false;
 		ct->frame_ptr = o->ts_current_frame ? rd64(t->buf, o->ts_current_frame) : 0;
 		if (t->out.status != PY_THREAD_OK) {
 			ct->spec.chunk = 0; /* guess only for threads being sampled */
@@ -259,25 +316,101 @@ static void chunk_read_stacks(const struct walk_ctx *cx, void *state,
 	for (size_t i = 0; i < nslots; i++) {
 		struct chunk_thread *ct = &cts[i];
 
-		if (slots[i].out.status == PY_THREAD_OK && ct->ncopies == 1)
-			remember(o, ct, &slots[i], ct->copies[0].chunk, ct->copies[0].end);
+		if (slots[i].out.status == PY_THREAD_OK && ct->has_live)
+			remember(o, ct, &slots[i], ct->live.chunk, ct->live.end);
 	}
 }
 
 /* ---- the walk ----------------------------------------------------------- */
 
+static void walk_begin(struct chunk_walk_state *ws, const struct chunk_thread *ct)
+{
+	ws->ncopies = 0;
+	if (ct->has_live)
+		ws->copies[ws->ncopies++] = ct->live;
+	ws->npre = 0;
+	ws->prefetched = false;
+	ws->single_reads = 0;
+}
+
+/* Read the last n prefetch copies queued in local/remote; those past the
+ * first unreadable range are no copies. */
+static void prefetch_read(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                          const struct iovec *local, const struct iovec *remote, int n)
+{
+	int got = n > 0 ? remote_readv(cx->pid, local, remote, n) : 0;
+
+	for (int k = got < 0 ? 0 : got; k < n; k++)
+		ws->pre[ws->npre - (size_t)n + (size_t)k].chunk = 0;
+}
+
+/* Read, PREFETCH_BATCH chunks a system call, the older chunks last tick's
+ * walk of this thread needed beyond those the first read guessed: a deep
+ * stack's chain would otherwise cost one read per chunk.  A copy whose
+ * header no longer gives the remembered size is left out. */
+static void prefetch_chain(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                           const struct chunk_thread *ct)
+{
+	struct iovec local[PREFETCH_BATCH], remote[PREFETCH_BATCH];
+	int n = 0;
+
+	ws->prefetched = true;
+	for (size_t i = 0; i < ct->nchain && ws->npre < MAX_COPIES; i++) {
+		const struct chain_link *l = &ct->chain[i];
+		uint8_t *buf;
+
+		if (extra_lookup(ct, (uintptr_t)l->addr, (size_t)l->size) != NULL ||
+		    (buf = tick_arena_alloc(cx->arena, (size_t)l->size)) == NULL)
+			continue;
+		if (n == PREFETCH_BATCH) {
+			prefetch_read(cx, ws, local, remote, n);
+			n = 0;
+		}
+		ws->pre[ws->npre++] = (struct copy){ (uintptr_t)l->addr,
+		                                     (uintptr_t)(l->addr + l->size),
+		                                     (uintptr_t)l->addr, buf };
+		local[n] = (struct iovec){ buf, (size_t)l->size };
+		remote[n++] = (struct iovec){ (void *)(uintptr_t)l->addr, (size_t)l->size };
+	}
+	prefetch_read(cx, ws, local, remote, n);
+	for (size_t i = 0; i < ws->npre; i++) {
+		struct copy *c = &ws->pre[i];
+
+		if (c->chunk != 0 && rd64(c->buf, cx->o->chunk_size) != c->end - c->start)
+			c->chunk = 0;
+	}
+}
+
+static const struct copy *prefetched(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                                     const struct chunk_thread *ct, uintptr_t chunk)
+{
+	if (!ws->prefetched && ct->nchain > 0)
+		prefetch_chain(cx, ws, ct);
+	for (size_t i = 0; i < ws->npre; i++)
+		if (ws->pre[i].chunk == chunk)
+			return &ws->pre[i];
+	return NULL;
+}
+
 /* Copy an older (non-current) data-stack chunk whole. */
-static struct copy *copy_chunk(const struct walk_ctx *cx, struct chunk_thread *ct,
-                               uintptr_t chunk)
+static struct copy *copy_chunk(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                               struct chunk_thread *ct, uintptr_t chunk)
 {
 	const struct py_offsets *o = cx->o;
+	const struct copy *pre;
 	struct copy *c;
 	uint64_t size;
 	const uint8_t *head;
 	uint8_t *buf;
 
-	if (ct->ncopies == MAX_COPIES || !plausible_ptr(chunk))
+	if (ws->ncopies == MAX_COPIES || !plausible_ptr(chunk))
 		return NULL;
+	if ((pre = prefetched(cx, ws, ct, chunk)) != NULL) {
+		extra_remember(ct, chunk, (size_t)(pre->end - pre->start));
+		c = &ws->copies[ws->ncopies++];
+		*c = *pre;
+		return c;
+	}
 	/* Its size is in its header: from the speculative copy, or from a
 	 * first read of the usual chunk size. */
 	head = extra_lookup(ct, chunk, o->chunk_data);
@@ -299,74 +432,183 @@ static struct copy *copy_chunk(const struct walk_ctx *cx, struct chunk_thread *c
 		if (buf == NULL || remote_read(cx->pid, chunk, buf, (size_t)size) != 0)
 			return NULL;
 	}
-	c = &ct->copies[ct->ncopies++];
+	c = &ws->copies[ws->ncopies++];
 	*c = (struct copy){ chunk, chunk + (uintptr_t)size, chunk, buf };
 	return c;
 }
 
+/* The copy holding frame bytes [f, f + size), or NULL.  A walk goes from
+ * chunk to older chunk, so the newest copies are looked at last. */
+static const uint8_t *in_copies(const struct chunk_walk_state *ws, uintptr_t f, size_t size)
+{
+	for (size_t i = ws->ncopies; i-- > 0;) {
+		const struct copy *c = &ws->copies[i];
+
+		if (f >= c->start && f + size <= c->end)
+			return c->buf + (f - c->start);
+	}
+	return NULL;
+}
+
 /* Find frame bytes for address f: from a copied chunk, by copying the next
  * older chunk, or (generator frames, C-stack shims) by a direct read into
- * `tmp`. */
-static const uint8_t *frame_bytes(const struct walk_ctx *cx, struct chunk_thread *ct,
-                                  uintptr_t f, uint8_t *tmp)
+ * `tmp`, at most MAX_SINGLE_READS a walk (*spent when that is why it
+ * failed). */
+static const uint8_t *frame_bytes(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                                  struct chunk_thread *ct, uintptr_t f, uint8_t *tmp,
+                                  bool *spent)
 {
 	size_t size = cx->o->if_size;
 	const uint8_t *fb;
 
 	for (;;) {
-		for (size_t i = 0; i < ct->ncopies; i++) {
-			const struct copy *c = &ct->copies[i];
-
-			if (f >= c->start && f + size <= c->end)
-				return c->buf + (f - c->start);
-		}
+		if ((fb = in_copies(ws, f, size)) != NULL)
+			return fb;
 		/* Is it in the chunk before the oldest one copied so far? */
-		if (ct->ncopies == 0 || ct->copies[ct->ncopies - 1].chunk == 0)
+		if (ws->ncopies == 0 || ws->copies[ws->ncopies - 1].chunk == 0)
 			break;
 		{
-			const struct copy *last = &ct->copies[ct->ncopies - 1];
+			const struct copy *last = &ws->copies[ws->ncopies - 1];
 			uint64_t prev;
 
 			if (last->start != last->chunk)
 				break;
 			prev = rd64(last->buf, 0);
-			if (prev == 0 || copy_chunk(cx, ct, (uintptr_t)prev) == NULL)
+			if (prev == 0 || copy_chunk(cx, ws, ct, (uintptr_t)prev) == NULL)
 				break;
 		}
 	}
 	extra_remember(ct, f, size);
 	if ((fb = extra_lookup(ct, f, size)) != NULL)
 		return fb;
+	if (ws->single_reads++ == MAX_SINGLE_READS) {
+		*spent = true;
+		return NULL;
+	}
 	return remote_read(cx->pid, f, tmp, size) == 0 ? tmp : NULL;
 }
 
-static bool frame_to_record(const struct walk_ctx *cx, struct thread_slot *t,
-                            const uint8_t *fb, struct rec_frame *out)
+/* The frame's code object address and instruction pointer, checked. */
+static bool frame_raw(const struct py_offsets *o, const uint8_t *fb, struct raw_frame *r)
 {
-	const struct py_offsets *o = cx->o;
-	uint64_t code_addr = rd64(fb, o->if_code);
-	uint64_t instr = rd64(fb, o->if_instr);
-
+	r->code = rd64(fb, o->if_code);
+	r->instr = rd64(fb, o->if_instr);
 	if (o->code_tagged)
-		code_addr &= ~(uint64_t)7;
-	if (!plausible_ptr(code_addr) || !plausible_ptr(instr & ~(uint64_t)7))
-		return false;
+		r->code &= ~(uint64_t)7;
+	r->entry = o->if_is_entry && fb[o->if_is_entry] != 0;
+	return plausible_ptr(r->code) && plausible_ptr(r->instr & ~(uint64_t)7);
+}
+
+static bool raw_to_record(const struct walk_ctx *cx, struct thread_slot *t,
+                          const struct raw_frame *r, uint32_t at)
+{
 	/* Both are below 2^47 here, so the difference cannot overflow. */
-	return walk_frame_record(cx, t, (uintptr_t)code_addr,
-	                         (int64_t)instr - (int64_t)(code_addr + o->co_code_adaptive),
-	                         out);
+	if (!walk_frame_record(cx, t, (uintptr_t)r->code,
+	                       (int64_t)r->instr - (int64_t)(r->code + cx->o->co_code_adaptive),
+	                       &t->frames[at]))
+		return false;
+	t->entry[at] = r->entry;
+	return true;
+}
+
+static struct raw_frame *ring_at(struct chunk_walk_state *ws, uint32_t n)
+{
+	return &ws->ring[(n - KEEP_INNER) % RING_FRAMES];
+}
+
+/* Python frame n of the walk (0 = the leaf): an innermost one becomes a
+ * record now; a later one is kept raw in the ring, in case it is among
+ * the outermost. */
+static bool keep_frame(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                       struct thread_slot *t, const uint8_t *fb, uint32_t n)
+{
+	struct raw_frame r;
+
+	if (!frame_raw(cx->o, fb, &r))
+		return false;
+	if (n >= KEEP_INNER) {
+		*ring_at(ws, n) = r;
+		return true;
+	}
+	if (!raw_to_record(cx, t, &r, n))
+		return false;
+	if (n == 0 && py_code_in_call(code_cache_get(cx->codes, t->frames[0].code_id),
+	                              t->frames[0].instr_offset))
+		t->out.flags |= SAMPLE_IN_CALL;
+	return true;
+}
+
+static void mark_entry(struct chunk_walk_state *ws, struct thread_slot *t, uint32_t n)
+{
+	if (n < KEEP_INNER)
+		t->entry[n] = 1;
+	else
+		ring_at(ws, n)->entry = 1;
+}
+
+/* The walk saw n Python frames (cut: and stopped before the outermost).
+ * A stack that fits keeps them all; a deeper one its innermost, a marker
+ * counting those left out, and (not cut) its outermost. */
+static bool finish_walk(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                        struct thread_slot *t, uint32_t n, bool cut)
+{
+	uint32_t outer = cut ? 0 : KEEP_OUTER, kept;
+
+	if (!cut && n <= PY_READER_MAX_FRAMES) {
+		for (uint32_t p = KEEP_INNER; p < n; p++)
+			if (!raw_to_record(cx, t, ring_at(ws, p), p))
+				return false;
+		t->out.nframes = n;
+		return true;
+	}
+	kept = n < KEEP_INNER ? n : KEEP_INNER;
+	/* Cut: the frames walked past the kept ones, and more unknown. */
+	t->frames[kept] = (struct rec_frame){ REC_MORE_FRAMES,
+	                                      (int32_t)(n - kept - outer > 0 ? n - kept - outer : 1) };
+	t->entry[kept] = 0;
+	for (uint32_t j = 0; j < outer; j++)
+		if (!raw_to_record(cx, t, ring_at(ws, n - outer + j), kept + 1 + j))
+			return false;
+	t->out.nframes = kept + 1 + outer;
+	t->out.flags |= SAMPLE_TRUNCATED;
+	return true;
+}
+
+/* After a walk that needed more older chunks than the first read
+ * guesses: remember them for next tick's prefetch. */
+static void remember_chain(const struct chunk_walk_state *ws, struct chunk_thread *ct)
+{
+	size_t from = ct->has_live ? 1 : 0;
+
+	ct->nchain = 0;
+	if (ws->ncopies - from <= MAX_EXTRA)
+		return;
+	if (ct->chain == NULL && (ct->chain = malloc(MAX_COPIES * sizeof(*ct->chain))) == NULL)
+		return;
+	for (size_t i = from; i < ws->ncopies; i++) {
+		const struct copy *c = &ws->copies[i];
+		bool guessed = false;
+
+		for (size_t k = 0; k < ct->nnext; k++)
+			guessed |= ct->next[k].addr == c->chunk;
+		if (!guessed)
+			ct->chain[ct->nchain++] = (struct chain_link){ c->chunk, c->end - c->start };
+	}
 }
 
 static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
                        struct thread_slot *t)
 {
 	const struct py_offsets *o = cx->o;
-	struct chunk_thread *ct = (struct chunk_thread *)state + slot;
+	struct chunk_walk_state *ws = state;
+	struct chunk_thread *ct = ws->threads + slot;
 	uint64_t f = ct->frame_ptr;
 	uint8_t tmp[PY_FRAME_READ_MAX];
 	uint32_t n = 0, depth = 0, power = 1;
 	uint64_t mark = 0;
+	bool cut = false;
 
+	walk_begin(ws, ct);
 	t->ncheck = 0;
 	while (f != 0) {
 		const uint8_t *fb;
@@ -374,7 +616,7 @@ static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
 
 		if (!plausible_ptr(f) || f == mark)
 			goto torn;
-		if (++depth > 4 * PY_READER_MAX_FRAMES) {
+		if (++depth > 2 * WALK_MAX_FRAMES) {
 			py_sample_fail(&t->out, SAMPLE_ERR_DEEP);
 			goto torn;
 		}
@@ -382,32 +624,33 @@ static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
 			mark = f;
 			power *= 2;
 		}
-		fb = frame_bytes(cx, ct, (uintptr_t)f, tmp);
-		if (fb == NULL)
+		fb = frame_bytes(cx, ws, ct, (uintptr_t)f, tmp, &cut);
+		if (fb == NULL) {
+			if (cut && n > 0)
+				break;
 			goto torn;
+		}
 		owner = fb[o->if_owner];
 		if (owner < o->owner_not_python) {
 			if (owner > 3)
 				goto torn;
-			if (n == PY_READER_MAX_FRAMES) {
-				t->out.flags |= SAMPLE_TRUNCATED;
+			if (n == WALK_MAX_FRAMES) {
+				cut = true;
 				break;
 			}
-			if (!frame_to_record(cx, t, fb, &t->frames[n]))
+			if (!keep_frame(cx, ws, t, fb, n))
 				goto torn;
-			t->entry[n] = o->if_is_entry && fb[o->if_is_entry] != 0;
-			if (n == 0 && py_code_in_call(code_cache_get(cx->codes, t->frames[0].code_id),
-			                              t->frames[0].instr_offset))
-				t->out.flags |= SAMPLE_IN_CALL;
 			n++;
 		} else if (n > 0) {
-			t->entry[n - 1] = 1; /* the shim before an invocation's frames */
+			mark_entry(ws, t, n - 1); /* the shim before an invocation's frames */
 		}
 		if (rd64(fb, o->if_previous) == f)
 			goto torn;
 		f = rd64(fb, o->if_previous);
 	}
-	t->out.nframes = n;
+	if (!finish_walk(cx, ws, t, n, cut))
+		goto torn;
+	remember_chain(ws, ct);
 	return;
 torn: /* a code or string that failed said so already */
 	py_sample_fail(&t->out, SAMPLE_ERR_FRAME);

@@ -74,7 +74,9 @@ struct py_frame_walker {
 	void (*read_stacks)(const struct walk_ctx *cx, void *state,
 	                    struct thread_slot *slots, size_t n);
 	/* Fill t->frames (leaf first), t->entry, t->out.nframes and the
-	 * SAMPLE_TRUNCATED and SAMPLE_IN_CALL flags; a torn chain makes
+	 * SAMPLE_TRUNCATED and SAMPLE_IN_CALL flags; a stack deeper than
+	 * PY_READER_MAX_FRAMES as its innermost and outermost frames around
+	 * a REC_MORE_FRAMES marker (py_reader.h); a torn chain makes
 	 * t->out.status PY_THREAD_ERROR with no frames (py_sample_fail: a
 	 * torn frame, or what walk_frame_record found wrong). */
 	void (*walk)(const struct walk_ctx *cx, void *state, size_t slot,

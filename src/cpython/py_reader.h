@@ -42,6 +42,11 @@
 #include "target/proc_threads.h"
 #include "transport/record.h"
 
+/* The most frames a sample holds.  A deeper stack is walked whole (up to
+ * 65536 frames, 2048 of them outside the data-stack chunks) and kept as
+ * its innermost frames, one REC_MORE_FRAMES marker (record.h) and its
+ * outermost 512 (SAMPLE_TRUNCATED); beyond those bounds the walk stops
+ * and the marker, last, counts the frames walked past the kept ones. */
 #define PY_READER_MAX_FRAMES 2048
 
 enum py_thread_status {

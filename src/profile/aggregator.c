@@ -830,13 +830,15 @@ static bool agg_resolve(struct aggregator *a, struct rec_frame f,
 		out->line = (uint32_t)v;
 		return true;
 	}
-	const struct code_info *ci = code_table_use(a->codes, f.code_id);
+	const struct code_info *ci = f.code_id == REC_MORE_FRAMES
+		? code_table_more_frames(a->codes, f.instr_offset)
+		: code_table_use(a->codes, f.code_id);
 	if (ci == NULL)
 		return false;
 	int line = code_info_line(ci, f.instr_offset);
 	if (!agg_func_row(a, ci, &out->func))
 		return false;
-	if (ci->native && line <= 0)
+	if ((ci->native || ci->marker) && line <= 0)
 		out->line = AGG_NO_LINE;
 	else if (!agg_line_row(a, ci, line, &out->line))
 		return false;

@@ -6,6 +6,7 @@
 
 #include "profile/code_table.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +129,40 @@ enum code_table_add code_table_add_native(struct code_table *ct, uint32_t code_i
 	return code_table_insert(ct, &ci);
 }
 
+/* Marker rows' ids: above the sampler's (counting up from 0) and the
+ * native functions' (from 0x80000000), one per bucket of N. */
+#define MORE_FRAMES_ID_BASE 0xfffe0000u
+
+const struct code_info *code_table_more_frames(struct code_table *ct, int32_t n)
+{
+	uint32_t d = (uint32_t)n, e = 0, scale = 1;
+	char name[48];
+
+	if (n < 1)
+		return NULL;
+	while (d >= 100) {
+		d /= 10;
+		e++;
+		scale *= 10;
+	}
+	uint32_t id = MORE_FRAMES_ID_BASE + e * 100 + d;
+	const struct code_info *known = code_table_use(ct, id);
+	if (known != NULL)
+		return known;
+	snprintf(name, sizeof name, e == 0 ? "[%u more frames]" : "[%u+ more frames]",
+	         d * scale);
+	struct code_info ci = { .code_id = id, .marker = true };
+	ci.qualname = strtab_intern(ct->strings, name, strlen(name), &ci.qualname_sid);
+	ci.filename = strtab_intern(ct->strings, "", 0, &ci.filename_sid);
+	ci.module = strtab_intern(ct->strings, "", 0, NULL);
+	if (ci.qualname == NULL || ci.filename == NULL)
+		return NULL;
+	ci.lt = linetable_decode(NULL, 0, 0);
+	if (code_table_insert(ct, &ci) != CODE_ADDED)
+		return NULL;
+	return &ct->codes[ct->ncodes - 1];
+}
+
 const struct code_info *code_table_get(const struct code_table *ct,
                                        uint32_t code_id)
 {
@@ -190,7 +225,8 @@ bool code_table_rehome(struct code_table *ct, struct strtab *to)
 		                         .filename = f, .qualname_sid = qsid,
 		                         .filename_sid = fsid,
 		                         .firstlineno = c->firstlineno, .lt = c->lt,
-		                         .native = c->native, .module = m,
+		                         .native = c->native, .marker = c->marker,
+		                         .module = m,
 		                         .used_epoch = c->used_epoch };
 	}
 	return true;
@@ -198,6 +234,8 @@ bool code_table_rehome(struct code_table *ct, struct strtab *to)
 
 int code_info_line(const struct code_info *ci, int32_t instr_offset)
 {
+	if (ci->marker)
+		return 0;
 	if (ci->native)
 		return instr_offset > 0 ? instr_offset : 0;
 	int line = linetable_line(ci->lt, instr_offset);

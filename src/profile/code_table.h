@@ -32,6 +32,8 @@ struct code_info {
 	int firstlineno;
 	struct linetable *lt;  /* owned; never NULL */
 	bool native;           /* a native function (--native), not a code */
+	bool marker;           /* "[N more frames]": frames a deep stack left
+	                          out (code_table_more_frames); no line */
 	const char *module;    /* native: its module's file name, interned;
 	                          "" for Python codes */
 	uint32_t used_epoch;   /* the table's epoch at its last use */
@@ -61,6 +63,13 @@ enum code_table_add code_table_add_record(struct code_table *ct,
 enum code_table_add code_table_add_native(struct code_table *ct, uint32_t code_id,
                                           const char *name, const char *file,
                                           int line, const char *module);
+
+/* The row of a REC_MORE_FRAMES marker frame counting n left-out frames
+ * (record.h), defined on first use and marked used.  Its name is
+ * "[N more frames]", N exact below 100 and else rounded down to two
+ * significant digits with a '+' ("[2900+ more frames]"): a recursion whose
+ * depth varies gets a few rows, not one per depth.  NULL on OOM or n < 1. */
+const struct code_info *code_table_more_frames(struct code_table *ct, int32_t n);
 
 /* NULL when code_id was never defined.  The pointer stays valid until the
  * next add or code_table_free. */

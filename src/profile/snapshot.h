@@ -180,6 +180,7 @@ struct snap_process {
 struct snapshot {
 	/* target */
 	pid_t pid;
+	double target_started;    /* CLOCK_REALTIME seconds; 0 unknown */
 	char command[256];        /* the target's command line, spaces between */
 	char python_version[16];  /* "3.11.2" */
 	bool target_exited;
@@ -196,6 +197,9 @@ struct snapshot {
 	uint64_t errors;          /* failed or torn samples since start */
 	uint64_t errors_by_kind[SAMPLE_ERR_KINDS]; /* the same by why; they
 	                             sum to errors (sample_errors.h names them) */
+	uint64_t deep_cut;        /* samples of stacks deeper than the frame
+	                             limit, since start: shown with a
+	                             "[N more frames]" frame in place of N */
 	uint64_t dropped;         /* records lost because the ring was full */
 	double rate_hz;           /* ticks per second over the last window */
 	int requested_hz;

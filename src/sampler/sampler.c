@@ -142,6 +142,10 @@ static bool define_codes(struct sampler *s, struct sampler_proc *p,
                          const struct py_thread_sample *t, struct rec_frame *out)
 {
 	for (uint32_t i = 0; i < t->nframes; i++) {
+		if (t->frames[i].code_id == REC_MORE_FRAMES) { /* no code: the count */
+			out[i] = t->frames[i];
+			continue;
+		}
 		struct py_code *c = py_reader_code(p->reader, t->frames[i].code_id);
 		uint32_t id = sampler_proc_code_id(p, t->frames[i].code_id, &s->next_code_id);
 
@@ -232,7 +236,7 @@ static struct growth_share tick_growth(struct sampler *s, struct sampler_proc *p
 	return g;
 }
 
-static void push_sample(struct sampler *s, struct sampler_proc *p,
+static bool push_sample(struct sampler *s, struct sampler_proc *p,
                         const struct py_thread_sample *t, uint64_t now, uint64_t interval,
                         struct growth_part mem)
 {
@@ -258,8 +262,10 @@ static void push_sample(struct sampler *s, struct sampler_proc *p,
 	};
 	if (t->nframes > 0) /* a non-Python target's threads have no frames */
 		memcpy(r->frames, s->frames, t->nframes * sizeof(struct rec_frame));
-	if (ring_push(s->cfg.ring, r, size))
-		atomic_fetch_add_explicit(&s->stats.samples, 1, memory_order_relaxed);
+	if (!ring_push(s->cfg.ring, r, size))
+		return false;
+	atomic_fetch_add_explicit(&s->stats.samples, 1, memory_order_relaxed);
+	return true;
 }
 
 /* Every thread's state and CPU time, a few times a second: enough for
@@ -415,6 +421,8 @@ struct tick_tally {
 	int threads, running;
 	bool gil;            /* some thread of the target held its GIL */
 	uint64_t errors, errors_by_kind[SAMPLE_ERR_KINDS];
+	uint64_t errors;
+	uint64_t deep;       /* samples sent with a REC_MORE_FRAMES marker */
 	uint64_t run_ns, delay_ns; /* the target's runnable threads' schedstat
 	                              growth since their previous read */
 };
@@ -508,7 +516,9 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 		 * shares (counted in native_missed instead). */
 		if (native && !push_native(s, p, i, t, now))
 			continue;
-		push_sample(s, p, t, now, interval, take_share(&growth, t));
+		if (push_sample(s, p, t, now, interval, take_share(&growth, t)) &&
+		    (t->flags & SAMPLE_TRUNCATED))
+			tt->deep++;
 	}
 	push_thread_states(s, p, n, now);
 	tt->threads += n < 0 ? 0 : n;
@@ -577,6 +587,7 @@ static bool tick(struct sampler *s, uint64_t now, uint64_t interval)
 		if (tt.errors_by_kind[k] != 0)
 			atomic_fetch_add_explicit(&s->stats.errors_by_kind[k],
 			                          tt.errors_by_kind[k], memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->stats.deep_cut, tt.deep, memory_order_relaxed);
 	if (timed)
 		atomic_fetch_add_explicit(&s->stats.work_ns,
 		                          (clock_thread_cpu_ns() - cpu0) * WORK_EVERY,

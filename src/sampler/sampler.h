@@ -22,6 +22,8 @@ struct sampler_stats {
 	atomic_uint_fast64_t errors_by_kind[SAMPLE_ERR_KINDS]; /* the same by
 	                                   why (sample_errors.h); they sum to
 	                                   errors */
+	atomic_uint_fast64_t deep_cut;  /* samples pushed with frames left out
+	                                   (deeper than PY_READER_MAX_FRAMES) */
 	atomic_uint_fast64_t work_ns;   /* sampler thread CPU time spent reading
 	                                   (measured on every WORK_EVERY-th tick,
 	                                   scaled: the clock costs a system call) */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -344,4 +345,43 @@ uint64_t proc_gauges_cpu_throttled(pid_t pid)
 	double v = cgroup_limit(pid, "cpu", throttled_negated, throttled_negated);
 
 	return isinf(v) || v >= 0 ? 0 : (uint64_t)-v;
+}
+
+uint64_t proc_gauges_parse_start(const char *stat)
+{
+	/* comm may hold spaces and parentheses: count from the last ')',
+	 * after which field 3 (the state) comes. */
+	const char *p = strrchr(stat, ')');
+	int field = 2;
+
+	if (p == NULL)
+		return 0;
+	for (p++; *p != '\0' && field < 22; p++)
+		if (*p == ' ' && p[1] != ' ' && p[1] != '\0')
+			field++;
+	if (field != 22)
+		return 0;
+	return strtoull(p, NULL, 10);
+}
+
+double proc_gauges_started(pid_t pid)
+{
+	char path[64], line[1024];
+	struct timespec real, boot;
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t ticks;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	if (fgets(line, sizeof(line), f) == NULL)
+		line[0] = '\0';
+	fclose(f);
+	ticks = proc_gauges_parse_start(line);
+	if (ticks == 0 || hz <= 0 || clock_gettime(CLOCK_REALTIME, &real) != 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
+		return 0;
+	return (double)(real.tv_sec - boot.tv_sec) + (double)(real.tv_nsec - boot.tv_nsec) / 1e9 +
+	       (double)ticks / (double)hz;
 }

@@ -53,12 +53,20 @@ double proc_gauges_cpu_limit(pid_t pid);
  * /proc/PID/cgroup each time: a process moved into a cgroup is seen. */
 uint64_t proc_gauges_cpu_throttled(pid_t pid);
 
+/* When the process started, in CLOCK_REALTIME seconds (to a clock tick:
+ * /proc/PID/stat's start time after boot, plus the boot's real time); 0
+ * when it is gone or unreadable.  Read once: it never changes. */
+double proc_gauges_started(pid_t pid);
+
 /* The parsers behind the reads above (for tests and fuzzing): VmHWM of a
  * /proc/PID/status text in bytes (0 when absent), and a cgroup memory
  * limit file's text (memory.max, memory.limit_in_bytes) in bytes
  * (UINT64_MAX for "max" or garbage). */
 uint64_t proc_gauges_parse_hwm(FILE *status);
 uint64_t proc_gauges_parse_max(const char *text);
+/* A /proc/PID/stat line's start time (field 22, clock ticks after boot);
+ * 0 when it has none. */
+uint64_t proc_gauges_parse_start(const char *stat);
 /* A cpu.stat text's throttled time in ns (0 when absent). */
 uint64_t proc_gauges_parse_throttled(const char *text);
 

@@ -51,9 +51,19 @@ struct rec_frame {
 	                         from co_code_adaptive; negative = not started */
 };
 
+/* The code id of the marker frame that stands, in a stack deeper than
+ * REC_MAX_PY_FRAMES, for the frames left out between its innermost and
+ * outermost ones; its instr_offset is how many (>= 1).  Never defined by
+ * a REC_CODE_DEF: every reader of frames knows it.  When the walk stopped
+ * before the outermost frame (deeper than the sampler walks), the marker
+ * is the sample's last frame and counts the frames walked past the kept
+ * ones. */
+#define REC_MORE_FRAMES 0xffffffffu
+
 enum rec_sample_flags {
 	SAMPLE_RUNNING = 1u << 0,   /* thread was on a CPU ("R") */
-	SAMPLE_TRUNCATED = 1u << 1, /* stack deeper than the sampler's limit */
+	SAMPLE_TRUNCATED = 1u << 1, /* stack deeper than the sampler's limit:
+	                               one frame is a REC_MORE_FRAMES marker */
 	SAMPLE_HAS_GIL = 1u << 2,   /* thread held the GIL */
 	SAMPLE_GIL_WAIT = 1u << 3,  /* off CPU, waiting for the GIL */
 	SAMPLE_IN_CALL = 1u << 4,   /* the leaf frame's instruction is a call
@@ -196,9 +206,10 @@ struct rec_process {
 	char cmd[];
 };
 
-/* Wire limits: the most frames one record carries.  The sampler's readers
- * stop there (a deeper stack is sent truncated), and the consumer refuses
- * a record that claims more. */
+/* Wire limits: the most frames one record carries.  A deeper Python stack
+ * is sent as its innermost and outermost frames around one
+ * REC_MORE_FRAMES marker (SAMPLE_TRUNCATED), and the consumer refuses a
+ * record that claims more. */
 #define REC_MAX_PY_FRAMES 2048    /* rec_sample.nframes, rec_native groups */
 #define REC_MAX_NATIVE_FRAMES 128 /* rec_native.nips */
 

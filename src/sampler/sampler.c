@@ -421,7 +421,6 @@ struct tick_tally {
 	int threads, running;
 	bool gil;            /* some thread of the target held its GIL */
 	uint64_t errors, errors_by_kind[SAMPLE_ERR_KINDS];
-	uint64_t errors;
 	uint64_t deep;       /* samples sent with a REC_MORE_FRAMES marker */
 	uint64_t run_ns, delay_ns; /* the target's runnable threads' schedstat
 	                              growth since their previous read */

@@ -437,8 +437,12 @@ static void attach_split(const struct target_py *py)
 	char st = h_proc_state(target.pid);
 	cr_assert(st == 'R' || st == 'S', "target state after pytop: %c", st);
 	cr_assert_eq(h_tracer_pid(target.pid), 0);
+	/* Its CPU time moves within seconds (a 10 ms clock tick: on a busy
+	 * machine a CPU-bound target may get a few per cent of a CPU). */
 	long before = cpu_ticks(target.pid);
-	h_sleep(0.3);
+	double give_up = h_now() + 5.0;
+	while (cpu_ticks(target.pid) <= before && h_now() < give_up)
+		h_sleep(0.1);
 	cr_assert_gt(cpu_ticks(target.pid), before,
 	             "target makes no progress after pytop left");
 

@@ -47,6 +47,8 @@
 #include "profile/mem_kept.h"
 #include "hashmap.h"
 #include "profile/proc_table.h"
+#include "profile/stack_snapshot.h"
+#include "profile/stack_table.h"
 #include "transport/record.h"
 #include "profile/strtab.h"
 
@@ -112,6 +114,7 @@ struct agg_cpu {
  * rows fold): its RSS shrink is charged there (agg_charge_shrink). */
 struct agg_prev_rows {
 	bool valid, has_line, has_callee;
+	uint32_t cell;                /* its stack cell (renumbered by folds) */
 	uint64_t fkey, lkey;          /* function and own line rows */
 	uint64_t callee_fkey, callee_lkey; /* the callee's leaf and caller line */
 };
@@ -136,6 +139,7 @@ struct agg_thread {
 	                                       system share (cpu_split.h) */
 	struct snap_split split, split_win; /* of its samples with a stack */
 	struct agg_prev_rows prev;          /* of its latest sample */
+	struct stack_memo memo;             /* its latest stack, interned */
 };
 
 /* One thread's counters for one function or line row. */
@@ -218,7 +222,9 @@ struct aggregator {
 	uint32_t win_reports;     /* reports in this window */
 
 	struct agg_frame *scratch; /* owned; resolved frames of one sample */
+	struct stack_frame *sframes; /* owned; the same as stack frames */
 	size_t scratch_cap;
+	struct stack_table stacks; /* every stack, counted per thread */
 
 	uint64_t serial;          /* samples counted so far, for stamps */
 	uint64_t samples, samples_win;
@@ -338,6 +344,8 @@ struct aggregator *aggregator_new(bool split)
 	a->other = strtab_intern(a->strings, "[other]", 7, NULL);
 	if (a->empty == NULL || a->other == NULL || !agg_add_other_rows(a))
 		goto fail;
+	if (!stack_table_init(&a->stacks))
+		goto fail;
 	a->next_sweep_ns = clock_now_ns() + AGG_SWEEP_NS;
 	return a;
 fail:
@@ -351,9 +359,13 @@ void aggregator_free(struct aggregator *a)
 		return;
 	free(a->funcs.items);
 	free(a->lines.items);
-	for (size_t i = 0; i < a->threads.n; i++)
+	for (size_t i = 0; i < a->threads.n; i++) {
 		split_queue_free(&agg_threads(a)[i].queue);
+		stack_memo_free(&agg_threads(a)[i].memo);
+	}
 	free(a->threads.items);
+	stack_table_destroy(&a->stacks);
+	free(a->sframes);
 	free(a->tfuncs.items);
 	free(a->tlines.items);
 	free(a->pfuncs.items);
@@ -598,6 +610,7 @@ static void agg_split_apply(struct aggregator *a, struct agg_thread *t,
 	agg_trow_split(&a->pfuncs, it->pfunc, d, win);
 	agg_trow_split(&a->plines, it->pline, d, win);
 	agg_trow_split(&a->pcallees, it->pcallee, d, win);
+	stack_table_split(&a->stacks, it->cell, d, win);
 	snap_split_add(&t->split, d);
 	snap_split_add(&a->split, d);
 	if (win) {
@@ -670,7 +683,7 @@ static uint32_t agg_tindex(const struct agg_tcache *tc, pid_t tid)
 static struct split_item agg_split_item(const struct aggregator *a,
                                         const struct rec_sample *s,
                                         uint32_t func, uint32_t line,
-                                        uint32_t callee)
+                                        uint32_t callee, uint32_t cell)
 {
 	const struct agg_func *f = &agg_funcs(a)[func];
 	struct split_item it = {
@@ -679,6 +692,7 @@ static struct split_item agg_split_item(const struct aggregator *a,
 		.pfunc = agg_tindex(&f->ptc, s->pid),
 		.tline = AGG_NO_ROW, .pline = AGG_NO_ROW,
 		.tcallee = AGG_NO_ROW, .pcallee = AGG_NO_ROW,
+		.cell = cell,
 		.win = a->win,
 		.native = (s->flags & SAMPLE_IN_CALL) != 0,
 	};
@@ -713,7 +727,8 @@ static bool agg_row_of_key(const struct hashmap *by_key, uint64_t key, uint32_t 
 
 static struct agg_prev_rows agg_prev_of(const struct aggregator *a, const struct split_item *it)
 {
-	struct agg_prev_rows p = { .valid = true, .fkey = agg_funcs(a)[it->func].key };
+	struct agg_prev_rows p = { .valid = true, .fkey = agg_funcs(a)[it->func].key,
+	                           .cell = it->cell };
 
 	if (it->line != AGG_NO_LINE) {
 		p.has_line = true;
@@ -738,7 +753,8 @@ static bool agg_prev_item(const struct aggregator *a, const struct agg_thread *t
 	uint32_t cf, cl;
 	uint64_t v;
 
-	*it = (struct split_item){ .line = AGG_NO_LINE, .callee = AGG_NO_ROW };
+	*it = (struct split_item){ .line = AGG_NO_LINE, .callee = AGG_NO_ROW,
+	                           .cell = p->cell };
 	if (!p->valid || !agg_row_of_key(&a->func_by_key, p->fkey, &it->func))
 		return false;
 	if (p->has_line && !agg_row_of_key(&a->line_by_key, p->lkey, &it->line))
@@ -923,8 +939,39 @@ static bool agg_reserve_scratch(struct aggregator *a, size_t n)
 	if (ns == NULL)
 		return false;
 	a->scratch = ns;
+	struct stack_frame *sf = realloc(a->sframes, n * sizeof *sf);
+	if (sf == NULL)
+		return false;
+	a->sframes = sf;
 	a->scratch_cap = n;
 	return true;
+}
+
+/* The sample's stack, interned (its thread's memo spares a stack seen
+ * last time the hashing), counted in its (stack, thread) cell: the
+ * cell, or STACK_NO_CELL on OOM.  raw: the record's frames, maybe
+ * unaligned. */
+static uint32_t agg_count_stack(struct aggregator *a, struct agg_thread *t,
+                                const struct rec_sample *s, const uint8_t *raw)
+{
+	const struct agg_line *lines = agg_lines(a);
+	uint32_t node;
+	size_t n = s->nframes;
+
+	if (!stack_memo_hit(&t->memo, &a->stacks, raw, n, &node)) {
+		for (size_t i = 0; i < n; i++) {
+			struct rec_frame f;
+			memcpy(&f, raw + i * sizeof f, sizeof f);
+			a->sframes[i] = (struct stack_frame){ f.code_id,
+				a->scratch[i].line == AGG_NO_LINE ? 0
+				: lines[a->scratch[i].line].line };
+		}
+		node = stack_table_intern(&a->stacks, a->sframes, n);
+		if (node == STACK_NO_CELL)
+			return STACK_NO_CELL;
+		stack_memo_set(&t->memo, &a->stacks, raw, n, node);
+	}
+	return stack_table_count(&a->stacks, node, s->tid, s->pid, s->interval_ns);
 }
 
 static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
@@ -1000,9 +1047,10 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 	}
 	uint32_t callee = funcs[leaf->func].native
 	                  ? agg_count_callee(a, &s, w) : AGG_NO_ROW;
+	uint32_t cell = agg_count_stack(a, t, &s, rec + sizeof s);
 	if (!a->no_split)
 		agg_split_sample(a, t, &s, agg_split_item(a, &s, leaf->func,
-		        ll < s.nframes ? a->scratch[ll].line : AGG_NO_LINE, callee));
+		        ll < s.nframes ? a->scratch[ll].line : AGG_NO_LINE, callee, cell));
 	for (size_t i = 1; i < s.nframes; i++) {
 		const struct agg_frame *f = &a->scratch[i];
 		if (agg_count_total(&funcs[f->func].c, serial, w)) {
@@ -1523,12 +1571,45 @@ static void agg_rehome(struct aggregator *a)
 	a->retired[a->nretired++] = old;
 }
 
+static bool agg_code_dead(void *ctx, uint32_t code_id)
+{
+	return code_table_get(ctx, code_id) == NULL;
+}
+
+static uint32_t agg_map_cell(const uint32_t *cmap, size_t n, uint32_t cell)
+{
+	return cell < n ? cmap[cell] : STACK_NO_CELL;
+}
+
+/* Over the stack table's caps, or codes went: fold its stacks
+ * (stack_table.h), and renumber the cells the queued samples and each
+ * thread's previous sample name. */
+static void agg_fold_stacks(struct aggregator *a, bool codes_went)
+{
+	bool over = stack_table_over_cap(&a->stacks);
+	size_t n = a->stacks.ncells;
+	if (!over && !codes_went)
+		return;
+	uint32_t *cmap = stack_table_fold(&a->stacks, over ? STACK_MAX_CELLS * 3 / 4 : n,
+	                                  codes_went ? agg_code_dead : NULL, a->codes);
+	if (cmap == NULL)
+		return;
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++) {
+		t[i].prev.cell = agg_map_cell(cmap, n, t[i].prev.cell);
+		for (size_t k = 0; k < t[i].queue.n; k++)
+			t[i].queue.items[k].cell =
+				agg_map_cell(cmap, n, t[i].queue.items[k].cell);
+	}
+	free(cmap);
+}
+
 /* Every AGG_SWEEP_NS (looked at on snapshots and every 1024 records):
  * fold idle rows when over the soft caps, age the codes.  Over the hard
  * caps: fold at once. */
 static void agg_sweep(struct aggregator *a)
 {
-	bool dropped = false;
+	bool dropped = false, codes_went = false;
 	uint64_t now = clock_now_ns();
 	bool due = now >= a->next_sweep_ns;
 	if ((due && (a->funcs.n > AGG_SOFT_FUNCS ||
@@ -1539,7 +1620,8 @@ static void agg_sweep(struct aggregator *a)
 		a->next_sweep_ns = now + AGG_SWEEP_NS;
 		a->idle_serial = a->sweep_serial;
 		a->sweep_serial = a->serial;
-		dropped |= code_table_age(a->codes, AGG_CODE_IDLE_EPOCHS) > 0;
+		codes_went = code_table_age(a->codes, AGG_CODE_IDLE_EPOCHS) > 0;
+		dropped |= codes_went;
 		/* A thread per request and no code churn: only a rehome frees
 		 * the names of the threads aged out. */
 		dropped |= a->threads_dropped >= AGG_REHOME_GONE_THREADS;
@@ -1547,6 +1629,9 @@ static void agg_sweep(struct aggregator *a)
 		 * each code still used is marked in the new epoch. */
 		hashmap_clear(&a->frame_cache);
 	}
+	/* Before a rehome: the dead codes' stacks are told apart by the
+	 * codes' presence, not their strings. */
+	agg_fold_stacks(a, codes_went);
 	if (dropped)
 		agg_rehome(a);
 }
@@ -1950,6 +2035,7 @@ static void agg_age_threads(struct aggregator *a)
 		if (drop[i]) {
 			agg_settle_lifetime(a, &t[i]);
 			split_queue_free(&t[i].queue);
+			stack_memo_free(&t[i].memo);
 			a->threads_dropped++;
 			continue;
 		}
@@ -2097,6 +2183,13 @@ static void agg_snap_strings(struct snapshot *out)
 	free(out->callees);
 	free(out->threads);
 	free(out->processes);
+	free(out->stack_frames);
+	free(out->stack_nodes);
+	free(out->stacks);
+	out->stack_frames = NULL;
+	out->stack_nodes = NULL;
+	out->stacks = NULL;
+	out->nstack_frames = out->nstack_nodes = out->nstacks = 0;
 	out->funcs = NULL;
 	out->lines = NULL;
 	out->callees = NULL;
@@ -2104,6 +2197,19 @@ static void agg_snap_strings(struct snapshot *out)
 	out->processes = NULL;
 	out->nfuncs = out->nlines = out->ncallees = 0;
 	out->nthreads = out->nprocesses = 0;
+}
+
+/* A stack frame's function, for the snapshot (stack_snapshot.h). */
+static bool agg_describe(void *ctx, uint32_t code_id, int line, struct snap_frame *out)
+{
+	const struct code_info *ci = code_table_get(ctx, code_id);
+	if (ci == NULL)
+		return false;
+	*out = (struct snap_frame){
+		.name = ci->qualname, .file = ci->filename, .line = line,
+		.first_line = ci->firstlineno, .native = ci->native,
+		.module = ci->module };
+	return true;
 }
 
 /* A thread that is gone moves its counters no more: what it left queued
@@ -2130,6 +2236,8 @@ void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 	agg_snap_funcs(a, &fv, out);
 	agg_snap_lines(a, &lv, out);
 	agg_snap_callees(a, &cv, out);
+	stack_snapshot_emit(&a->stacks, agg_describe, a->codes, out);
+	stack_table_close_window(&a->stacks);
 	if (!ok) {
 		free(out->funcs);
 		free(out->lines);
@@ -2170,12 +2278,14 @@ static void agg_reset_threads(struct aggregator *a)
 		split_queue_drop(&t[i].queue);
 		if (!agg_thread_listed(a, &t[i])) {
 			split_queue_free(&t[i].queue);
+			stack_memo_free(&t[i].memo);
 			continue;
 		}
 		t[kept] = t[i];
 		t[kept].samples = t[kept].samples_win = 0;
 		t[kept].py_samples = t[kept].py_samples_win = 0;
 		t[kept].split = t[kept].split_win = (struct snap_split){ 0 };
+		t[kept].prev.cell = STACK_NO_CELL; /* the cells go */
 		/* Cannot fail: the table already held more keys. */
 		(void)hashmap_put(&a->thread_by_tid, (uint32_t)t[kept].tid,
 		                  kept);
@@ -2219,6 +2329,7 @@ void aggregator_reset(struct aggregator *a)
 	hashmap_clear(&a->pcallee_by_key);
 	proc_table_reset(a->procs);
 	agg_reset_threads(a);
+	stack_table_reset(&a->stacks);
 	a->folded_funcs = a->folded_lines = 0;
 	a->samples = a->samples_win = 0;
 	a->split = a->split_win = (struct snap_split){ 0 };

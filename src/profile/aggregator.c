@@ -744,9 +744,26 @@ static struct agg_prev_rows agg_prev_of(const struct aggregator *a, const struct
 	return p;
 }
 
+/* The index of tid's row for global row `row`, created with no counts if
+ * need be; AGG_NO_ROW for no row, or on OOM. */
+static uint32_t agg_trow_make(struct agg_vec *v, struct hashmap *by_key, pid_t tid,
+                              uint32_t row)
+{
+	uint64_t key = pair_key((uint32_t)tid, row), idx;
+	if (row == AGG_NO_ROW)
+		return AGG_NO_ROW;
+	if (hashmap_get(by_key, key, &idx))
+		return (uint32_t)idx;
+	if (v->n >= UINT32_MAX - 1 || !agg_vec_reserve(v, sizeof(struct agg_trow)) ||
+	    !hashmap_put(by_key, key, v->n))
+		return AGG_NO_ROW;
+	agg_trows(v)[v->n] = (struct agg_trow){ .row = row, .tid = tid };
+	return (uint32_t)v->n++;
+}
+
 /* The rows of the thread's previous sample, as they are numbered now;
  * false when its function row is gone (reset). */
-static bool agg_prev_item(const struct aggregator *a, const struct agg_thread *t,
+static bool agg_prev_item(struct aggregator *a, const struct agg_thread *t,
                           pid_t pid, struct split_item *it)
 {
 	const struct agg_prev_rows *p = &t->prev;
@@ -763,12 +780,14 @@ static bool agg_prev_item(const struct aggregator *a, const struct agg_thread *t
 	    agg_row_of_key(&a->line_by_key, p->callee_lkey, &cl) &&
 	    hashmap_get(&a->callee_by_key, pair_key(cl, cf), &v))
 		it->callee = (uint32_t)v;
-	it->tfunc = agg_trow_find(&a->tfunc_by_key, t->tid, it->func);
-	it->tline = agg_trow_find(&a->tline_by_key, t->tid, it->line);
-	it->tcallee = agg_trow_find(&a->tcallee_by_key, t->tid, it->callee);
-	it->pfunc = agg_trow_find(&a->pfunc_by_key, pid, it->func);
-	it->pline = agg_trow_find(&a->pline_by_key, pid, it->line);
-	it->pcallee = agg_trow_find(&a->pcallee_by_key, pid, it->callee);
+	/* After a reset the thread's and process's rows are gone: made
+	 * again, so that they take what the global rows take. */
+	it->tfunc = agg_trow_make(&a->tfuncs, &a->tfunc_by_key, t->tid, it->func);
+	it->tline = agg_trow_make(&a->tlines, &a->tline_by_key, t->tid, it->line);
+	it->tcallee = agg_trow_make(&a->tcallees, &a->tcallee_by_key, t->tid, it->callee);
+	it->pfunc = agg_trow_make(&a->pfuncs, &a->pfunc_by_key, pid, it->func);
+	it->pline = agg_trow_make(&a->plines, &a->pline_by_key, pid, it->line);
+	it->pcallee = agg_trow_make(&a->pcallees, &a->pcallee_by_key, pid, it->callee);
 	return true;
 }
 
@@ -2285,13 +2304,28 @@ static void agg_reset_threads(struct aggregator *a)
 		t[kept].samples = t[kept].samples_win = 0;
 		t[kept].py_samples = t[kept].py_samples_win = 0;
 		t[kept].split = t[kept].split_win = (struct snap_split){ 0 };
-		t[kept].prev.cell = STACK_NO_CELL; /* the cells go */
 		/* Cannot fail: the table already held more keys. */
 		(void)hashmap_put(&a->thread_by_tid, (uint32_t)t[kept].tid,
 		                  kept);
 		kept++;
 	}
 	a->threads.n = kept;
+}
+
+/* The counts go, the stacks stay: each thread's previous stack gets a
+ * fresh cell, where memory it gives back is charged (as its rows are). */
+static void agg_reset_stacks(struct aggregator *a)
+{
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++) {
+		uint32_t c = t[i].prev.cell;
+		t[i].prev.cell = c < a->stacks.ncells ? a->stacks.cells[c].node : STACK_NO_CELL;
+	}
+	stack_table_reset(&a->stacks);
+	for (size_t i = 0; i < a->threads.n; i++)
+		if (t[i].prev.cell != STACK_NO_CELL)
+			t[i].prev.cell = stack_table_cell(&a->stacks, t[i].prev.cell,
+			                                  t[i].tid, t[i].pid);
 }
 
 void aggregator_reset(struct aggregator *a)
@@ -2328,8 +2362,8 @@ void aggregator_reset(struct aggregator *a)
 	hashmap_clear(&a->pline_by_key);
 	hashmap_clear(&a->pcallee_by_key);
 	proc_table_reset(a->procs);
+	agg_reset_stacks(a);
 	agg_reset_threads(a);
-	stack_table_reset(&a->stacks);
 	a->folded_funcs = a->folded_lines = 0;
 	a->samples = a->samples_win = 0;
 	a->split = a->split_win = (struct snap_split){ 0 };

@@ -6,8 +6,9 @@
  * the innermost frame that has a line (a native frame without a source
  * line has none); total counts every distinct function and line of a
  * stack once; the split belongs to the own function and line.  A
- * function's line is the smallest first line of its frames, a line's
- * name the function of the first frame met on it.  "[other stacks]"
+ * function's line is the smallest first line of its frames in the table
+ * (the row counters keep theirs across a reset), a line's name the
+ * function of the first frame met on it.  "[other stacks]"
  * gives one function and one line row with other = true.  mem_kept is
  * not kept per stack: 0.  This is what the call tree, exports and
  * recordings can count from, and how the stack table is checked against

@@ -28,7 +28,9 @@ static size_t emit_stacks(const struct stack_table *t, struct snap_stack *to)
 	size_t n = 0;
 	for (size_t i = 0; i < t->ncells; i++) {
 		const struct stack_cell *c = &t->cells[i];
-		if (c->samples == 0)
+		/* A cell without samples may hold the memory its thread gave
+		 * back after a reset. */
+		if (c->samples == 0 && c->split.mem_shrink == 0)
 			continue;
 		to[n++] = (struct snap_stack){
 			.node = c->node, .tid = c->tid, .pid = c->pid,

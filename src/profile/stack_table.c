@@ -65,14 +65,9 @@ void stack_table_destroy(struct stack_table *t)
 
 void stack_table_reset(struct stack_table *t)
 {
-	hashmap_clear(&t->frame_by_key);
-	hashmap_clear(&t->node_by_key);
 	hashmap_clear(&t->cell_by_key);
 	t->ncells = 0;
 	t->folded = 0;
-	t->gen++;
-	/* Cannot fail: the arrays hold at least the fixed entries. */
-	(void)st_add_fixed(t);
 }
 
 static uint32_t st_frame_id(struct stack_table *t, struct stack_frame f)
@@ -166,10 +161,15 @@ static uint32_t st_cell(struct stack_table *t, uint32_t node, pid_t tid, pid_t p
 	return (uint32_t)t->ncells++;
 }
 
+uint32_t stack_table_cell(struct stack_table *t, uint32_t node, pid_t tid, pid_t pid)
+{
+	return node < t->nnodes ? st_cell(t, node, tid, pid) : STACK_NO_CELL;
+}
+
 uint32_t stack_table_count(struct stack_table *t, uint32_t node, pid_t tid,
                            pid_t pid, uint64_t w_ns)
 {
-	uint32_t c = node < t->nnodes ? st_cell(t, node, tid, pid) : STACK_NO_CELL;
+	uint32_t c = stack_table_cell(t, node, tid, pid);
 	if (c == STACK_NO_CELL)
 		return c;
 	struct stack_cell *cell = &t->cells[c];

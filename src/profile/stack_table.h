@@ -100,7 +100,8 @@ struct stack_table {
 bool stack_table_init(struct stack_table *t);
 void stack_table_destroy(struct stack_table *t);
 
-/* Forget every stack and count (frames too); memos go stale. */
+/* Forget every count (the `r` key): the stacks stay interned, so nodes
+ * and memos stay right; the next fold drops those no cell uses. */
 void stack_table_reset(struct stack_table *t);
 
 /* The node of frames[0..n) (leaf first, as records carry them);
@@ -117,6 +118,11 @@ bool stack_memo_hit(const struct stack_memo *m, const struct stack_table *t,
 void stack_memo_set(struct stack_memo *m, const struct stack_table *t,
                     const void *raw, size_t n, uint32_t node);
 void stack_memo_free(struct stack_memo *m);
+
+/* The cell of (node, tid), created without samples if need be (memory
+ * given back is charged to a thread's previous stack); STACK_NO_CELL on
+ * OOM. */
+uint32_t stack_table_cell(struct stack_table *t, uint32_t node, pid_t tid, pid_t pid);
 
 /* Count one sample of weight w_ns of thread tid (process pid) on node:
  * the cell's index, STACK_NO_CELL on OOM. */

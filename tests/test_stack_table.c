@@ -66,44 +66,90 @@ Test(stack_table, a_stack_is_one_node_and_shares_its_prefix)
 	stack_table_destroy(&t);
 }
 
+/* What stack_table_intern_memo answers, checked against a plain intern
+ * of the same frames (in a second table fed the same stacks). */
+static uint32_t via_memo(struct stack_table *t, struct stack_memo *m,
+                         const struct rec_frame *raw, size_t n)
+{
+	struct stack_frame f[400];
+	uint32_t node;
+	if (stack_memo_same(m, t, raw, n, &node))
+		return node;
+	for (size_t i = 0; i < n; i++)
+		f[i] = (struct stack_frame){ raw[i].code_id, raw[i].instr_offset / 2 };
+	return stack_table_intern_memo(t, m, raw, f, n);
+}
+
+static uint32_t plain(struct stack_table *t, const struct rec_frame *raw, size_t n)
+{
+	struct stack_frame f[400];
+	for (size_t i = 0; i < n; i++)
+		f[i] = (struct stack_frame){ raw[i].code_id, raw[i].instr_offset / 2 };
+	return stack_table_intern(t, f, n);
+}
+
 Test(stack_table, an_unchanged_stack_is_not_hashed_again)
 {
 	struct stack_table t;
 	struct stack_memo m = { .raw = NULL };
 	struct rec_frame raw[400];
-	struct stack_frame f[400];
 	uint32_t node;
 	cr_assert(stack_table_init(&t));
-	for (uint32_t i = 0; i < 400; i++) {
+	for (uint32_t i = 0; i < 400; i++)
 		raw[i] = (struct rec_frame){ 1000 + i, (int32_t)(2 * i) };
-		f[i] = (struct stack_frame){ 1000 + i, (int32_t)i };
-	}
-	cr_expect_not(stack_memo_hit(&m, &t, raw, 400, &node), "an empty memo misses");
-	uint32_t n = stack_table_intern(&t, f, 400);
-	stack_memo_set(&m, &t, raw, 400, n);
+	cr_expect_not(stack_memo_same(&m, &t, raw, 400, &node), "an empty memo misses");
+	uint32_t n = via_memo(&t, &m, raw, 400);
 	uint64_t hashed = t.hashed;
 	cr_expect_eq(hashed, 400, "the first time, frame by frame");
 	for (int k = 0; k < 1000; k++) {
-		cr_assert(stack_memo_hit(&m, &t, raw, 400, &node));
+		cr_assert(stack_memo_same(&m, &t, raw, 400, &node));
 		cr_assert_eq(node, n);
 	}
 	cr_expect_eq(t.hashed, hashed, "a thousand identical stacks hashed no frame");
 
-	raw[399].instr_offset += 2; /* the outermost frame moved on */
-	cr_expect_not(stack_memo_hit(&m, &t, raw, 400, &node), "a changed stack misses");
-	raw[399].instr_offset -= 2;
-	cr_expect_not(stack_memo_hit(&m, &t, raw, 399, &node), "a shorter stack misses");
+	/* The leaf moved on: one frame hashed, not 400. */
+	raw[0].instr_offset += 2;
+	cr_expect_not(stack_memo_same(&m, &t, raw, 400, &node), "a changed stack misses");
+	uint32_t moved = via_memo(&t, &m, raw, 400);
+	cr_expect_eq(t.hashed, hashed + 1, "only the leaf was hashed");
+	cr_expect_eq(t.nodes[moved].parent, t.nodes[n].parent, "a sibling of the last leaf");
+	/* A return (one frame less), a call (one more), then back: each the
+	 * node a plain intern gives. */
+	struct stack_table ref;
+	cr_assert(stack_table_init(&ref));
+	struct rec_frame deeper[400];
+	memcpy(deeper + 1, raw + 1, 399 * sizeof *raw);
+	deeper[0] = (struct rec_frame){ 7, 4 };
+	const struct { const struct rec_frame *raw; size_t n; } seq[] = {
+		{ raw + 1, 399 }, { deeper, 400 }, { raw, 400 }, { raw + 390, 10 },
+		{ raw, 400 }, { raw + 1, 399 }, { raw + 1, 399 },
+	};
+	for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+		uint32_t got = via_memo(&t, &m, seq[i].raw, seq[i].n);
+		uint32_t want = plain(&ref, seq[i].raw, seq[i].n);
+		uint32_t gb[400], wb[400];
+		size_t gn = walk(&t, got, gb, 400), wn = walk(&ref, want, wb, 400);
+		cr_assert_eq(gn, seq[i].n, "step %zu: depth %zu", i, gn);
+		cr_assert_eq(wn, gn);
+		cr_assert(memcmp(gb, wb, gn * sizeof *gb) == 0, "step %zu: the same frames", i);
+		cr_assert_eq(t.nodes[got].depth, seq[i].n);
+	}
+	stack_table_destroy(&ref);
 
 	/* A fold renumbers nodes: the memo must not answer an old number. */
+	via_memo(&t, &m, raw, 400);
 	uint32_t *map = stack_table_fold(&t, 10, NULL, NULL);
 	cr_assert_not_null(map);
 	free(map);
-	cr_expect_not(stack_memo_hit(&m, &t, raw, 400, &node), "stale after a fold");
+	cr_expect_not(stack_memo_same(&m, &t, raw, 400, &node), "stale after a fold");
+	hashed = t.hashed;
+	uint32_t after = via_memo(&t, &m, raw, 400);
+	cr_expect_eq(t.hashed, hashed + 400, "after a fold, frame by frame again");
+	cr_expect_eq(walk(&t, after, (uint32_t[400]){ 0 }, 400), 400);
 	/* A reset forgets counts, not stacks: the memo still answers. */
-	n = stack_table_intern(&t, f, 400);
-	stack_memo_set(&m, &t, raw, 400, n);
 	stack_table_reset(&t);
-	cr_expect(stack_memo_hit(&m, &t, raw, 400, &node) && node == n, "right after a reset");
+	cr_expect(stack_memo_same(&m, &t, raw, 400, &node) && node == after,
+	          "right after a reset");
 	stack_memo_free(&m);
 	stack_table_destroy(&t);
 }

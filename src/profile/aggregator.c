@@ -977,7 +977,7 @@ static uint32_t agg_count_stack(struct aggregator *a, struct agg_thread *t,
 	uint32_t node;
 	size_t n = s->nframes;
 
-	if (!stack_memo_hit(&t->memo, &a->stacks, raw, n, &node)) {
+	if (!stack_memo_same(&t->memo, &a->stacks, raw, n, &node)) {
 		for (size_t i = 0; i < n; i++) {
 			struct rec_frame f;
 			memcpy(&f, raw + i * sizeof f, sizeof f);
@@ -985,10 +985,9 @@ static uint32_t agg_count_stack(struct aggregator *a, struct agg_thread *t,
 				a->scratch[i].line == AGG_NO_LINE ? 0
 				: lines[a->scratch[i].line].line };
 		}
-		node = stack_table_intern(&a->stacks, a->sframes, n);
+		node = stack_table_intern_memo(&a->stacks, &t->memo, raw, a->sframes, n);
 		if (node == STACK_NO_CELL)
 			return STACK_NO_CELL;
-		stack_memo_set(&t->memo, &a->stacks, raw, n, node);
 	}
 	return stack_table_count(&a->stacks, node, s->tid, s->pid, s->interval_ns);
 }

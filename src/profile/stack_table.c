@@ -98,12 +98,15 @@ static uint32_t st_child(struct stack_table *t, uint32_t parent, uint32_t frame)
 	return (uint32_t)t->nnodes++;
 }
 
-uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *frames,
-                            size_t n)
+/* Intern frames[0..k) under node `from` (the node of the frames outside
+ * them); path[i], when not NULL, receives the node of frames[i..). */
+static uint32_t st_intern_under(struct stack_table *t, uint32_t from,
+                                const struct stack_frame *frames, size_t k,
+                                uint32_t *path)
 {
-	uint32_t node = STACK_ROOT;
+	uint32_t node = from;
 	/* From the outermost frame in: a parent exists before its child. */
-	for (size_t i = n; i-- > 0;) {
+	for (size_t i = k; i-- > 0;) {
 		uint32_t f = st_frame_id(t, frames[i]);
 		if (f == STACK_NO_CELL)
 			return STACK_NO_CELL;
@@ -111,40 +114,89 @@ uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *fra
 		if (node == STACK_NO_CELL)
 			return STACK_NO_CELL;
 		t->hashed++;
+		if (path != NULL)
+			path[i] = node;
 	}
 	return node;
 }
 
-bool stack_memo_hit(const struct stack_memo *m, const struct stack_table *t,
-                    const void *raw, size_t n, uint32_t *node)
+uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *frames,
+                            size_t n)
 {
-	if (!m->valid || m->gen != t->gen || m->n != n ||
-	    (n > 0 && memcmp(m->raw, raw, n * sizeof(struct rec_frame)) != 0))
+	return st_intern_under(t, STACK_ROOT, frames, n, NULL);
+}
+
+/* How many outer frames raw[0..n) shares with the memo's stack. */
+static size_t st_shared_outer(const struct stack_memo *m, const struct stack_table *t,
+                              const unsigned char *raw, size_t n)
+{
+	size_t k = 0, sz = sizeof(struct rec_frame);
+	if (!m->valid || m->gen != t->gen)
+		return 0;
+	while (k < n && k < m->n &&
+	       memcmp(raw + (n - 1 - k) * sz, &m->raw[m->n - 1 - k], sz) == 0)
+		k++;
+	return k;
+}
+
+/* Room for n frames in the memo; false on OOM. */
+static bool st_memo_reserve(struct stack_memo *m, size_t n)
+{
+	if (n <= m->cap)
+		return true;
+	struct rec_frame *nr = realloc(m->raw, n * sizeof *nr);
+	if (nr != NULL)
+		m->raw = nr;
+	uint32_t *np = nr != NULL ? realloc(m->path, n * sizeof *np) : NULL;
+	if (np == NULL)
 		return false;
-	*node = m->node;
+	m->path = np;
+	m->cap = n;
 	return true;
 }
 
-void stack_memo_set(struct stack_memo *m, const struct stack_table *t,
-                    const void *raw, size_t n, uint32_t node)
+bool stack_memo_same(const struct stack_memo *m, const struct stack_table *t,
+                     const void *raw, size_t n, uint32_t *node)
 {
+	if (!m->valid || m->gen != t->gen || m->n != n || n == 0 ||
+	    memcmp(m->raw, raw, n * sizeof *m->raw) != 0)
+		return false;
+	*node = m->path[0];
+	return true;
+}
+
+uint32_t stack_table_intern_memo(struct stack_table *t, struct stack_memo *m,
+                                 const void *raw, const struct stack_frame *frames,
+                                 size_t n)
+{
+	size_t shared = st_shared_outer(m, t, raw, n);
+	if (n == 0)
+		return STACK_ROOT;
+	if (shared == n && n == m->n)
+		return m->path[0];
+	/* The inner frames under the node of the shared outer ones; the
+	 * memo's path moves with the stack (its outer part stays put). */
+	uint32_t from = shared > 0 ? m->path[m->n - shared] : STACK_ROOT;
+	bool keep = st_memo_reserve(m, n);
+	if (keep && shared > 0 && m->n != n)
+		memmove(m->path + n - shared, m->path + m->n - shared,
+		        shared * sizeof *m->path);
 	m->valid = false;
-	if (n > m->cap) {
-		struct rec_frame *nr = realloc(m->raw, n * sizeof *nr);
-		if (nr == NULL)
-			return;
-		m->raw = nr;
-		m->cap = n;
-	}
-	if (n > 0)
-		memcpy(m->raw, raw, n * sizeof *m->raw);
-	*m = (struct stack_memo){ .raw = m->raw, .n = n, .cap = m->cap,
-	                          .node = node, .gen = t->gen, .valid = true };
+	uint32_t node = st_intern_under(t, from, frames, n - shared,
+	                                keep ? m->path : NULL);
+	if (!keep || node == STACK_NO_CELL)
+		return node;
+	memcpy(m->raw, raw, n * sizeof *m->raw);
+	m->n = n;
+	m->gen = t->gen;
+	m->valid = true;
+	return node;
 }
 
 void stack_memo_free(struct stack_memo *m)
 {
 	free(m->raw);
+	free(m->path);
 	*m = (struct stack_memo){ .raw = NULL };
 }
 

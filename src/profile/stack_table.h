@@ -18,8 +18,9 @@
  *
  * Identical consecutive stacks of a thread (a thread busy in one place)
  * are not interned frame by frame again: a memo holds the thread's last
- * raw frames (code id, instruction offset) and their node, and one memcmp
- * answers.
+ * raw frames (code id, instruction offset) and the node of each of its
+ * suffixes, so one memcmp answers an unchanged stack, and a stack that
+ * shares its outer frames with the last one hashes only the others.
  *
  * Bounded: beyond STACK_MAX_CELLS cells or STACK_MAX_NODES nodes,
  * stack_table_fold keeps the cells with most samples (three quarters of
@@ -72,12 +73,13 @@ struct stack_cell {
 	struct snap_split split, split_win;
 };
 
-/* A thread's last stack, as the sampler sent it (owned by the caller,
- * zero-initialised; freed with stack_memo_free). */
+/* A thread's last stack, as the sampler sent it, and the node of each of
+ * its suffixes (owned by the caller, zero-initialised; freed with
+ * stack_memo_free). */
 struct stack_memo {
-	struct rec_frame *raw; /* owned */
+	struct rec_frame *raw; /* owned: raw[i], leaf first */
+	uint32_t *path;        /* owned: path[i] = node of raw[i..n) */
 	size_t n, cap;
-	uint32_t node;
 	uint64_t gen;          /* the table's gen when it was set */
 	bool valid;
 };
@@ -109,14 +111,20 @@ void stack_table_reset(struct stack_table *t);
 uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *frames,
                             size_t n);
 
-/* true and *node when raw[0..n) is exactly the memo's last stack and no
- * fold came between. */
-bool stack_memo_hit(const struct stack_memo *m, const struct stack_table *t,
-                    const void *raw, size_t n, uint32_t *node);
-/* Remember raw[0..n) as interned to node (on OOM the memo just misses).
- * raw: n struct rec_frame as the record carries them, maybe unaligned. */
-void stack_memo_set(struct stack_memo *m, const struct stack_table *t,
-                    const void *raw, size_t n, uint32_t node);
+/* true and *node when raw[0..n) (n struct rec_frame as the record
+ * carries them, maybe unaligned) is the thread's last stack exactly: one
+ * memcmp, no frame resolved or hashed. */
+bool stack_memo_same(const struct stack_memo *m, const struct stack_table *t,
+                     const void *raw, size_t n, uint32_t *node);
+
+/* The node of frames[0..n) (raw[0..n) resolved) as stack_table_intern,
+ * but through the thread's memo: the outer frames this stack shares with
+ * the thread's last one are not hashed again, so a stack whose leaf moved
+ * costs one or two lookups however deep it is.  The memo then holds this
+ * stack. */
+uint32_t stack_table_intern_memo(struct stack_table *t, struct stack_memo *m,
+                                 const void *raw, const struct stack_frame *frames,
+                                 size_t n);
 void stack_memo_free(struct stack_memo *m);
 
 /* The cell of (node, tid), created without samples if need be (memory

@@ -3,7 +3,8 @@
  * its thread's memo without hashing a frame, the cap folding the rarest
  * stacks into "[other stacks]" with every sum kept, and the stacks of
  * codes that went folding too; then through the aggregator, the
- * snapshot's stacks adding up to its samples across a fold. */
+ * snapshot's stacks adding up to its samples across a fold, and the JSON
+ * and batch text saying that stacks were folded. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -13,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "../ui/batch_text.h"
+#include "headless.h"
 #include "profile/aggregator.h"
 #include "profile/snapshot.h"
 #include "profile/stack_table.h"
@@ -344,6 +349,20 @@ Test(stack_table, snapshot_stacks_add_up_across_a_fold)
 	cr_expect_str_eq(s.stack_frames[STACK_FRAME_OTHER].name, "[other stacks]");
 	for (size_t i = 1; i < s.nstack_frames; i++)
 		cr_expect_eq(strncmp(s.stack_frames[i].name, "f", 1), 0);
+
+	json_t *j = headless_json(&s);
+	cr_assert_not_null(j);
+	cr_expect_eq(json_integer_value(json_object_get(j, "stacks_folded")),
+	             (json_int_t)s.folded_stacks);
+	cr_expect_eq(json_integer_value(json_object_get(j, "stacks_held")),
+	             (json_int_t)s.nstacks);
+	json_decref(j);
+	char *text = headless_capture(batch_text_print, &s);
+	char want[96];
+	snprintf(want, sizeof want, "folded into [other stacks]: %llu stacks",
+	         (unsigned long long)s.folded_stacks);
+	cr_expect_not_null(strstr(text, want), "batch text says so:\n%.600s", text);
+	free(text);
 	snapshot_free(&s);
 	aggregator_free(a);
 }

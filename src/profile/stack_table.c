@@ -355,45 +355,90 @@ static void st_compact_nodes(struct stack_table *t, const bool *live_node,
 	t->nframes = nf;
 }
 
-/* The cells into `to` (room for every old one): kept ones renumbered,
- * the others merged into their thread's "[other stacks]" cell.
- * cmap[old] = new. */
+static void st_cell_merge(struct stack_cell *o, const struct stack_cell *from)
+{
+	o->samples += from->samples;
+	o->samples_win += from->samples_win;
+	o->ns += from->ns;
+	if (from->stamp > o->stamp)
+		o->stamp = from->stamp;
+	snap_split_add(&o->split, &from->split);
+	snap_split_add(&o->split_win, &from->split_win);
+}
+
+/* The folded cells' sums, one per thread. */
+struct st_others {
+	struct stack_cell *sum; /* owned */
+	uint32_t *where;        /* owned: the cell each sum joins */
+	size_t n, cap;
+};
+
+/* Sum the folded cells per thread into o (cmap[folded cell] = its sum's
+ * index); changes nothing in t.  false on OOM. */
+static bool st_sum_folded(const struct stack_table *t, const bool *keep_cell,
+                          struct st_others *o, uint32_t *cmap)
+{
+	struct hashmap by_tid;
+	uint64_t idx;
+	bool ok = true;
+	hashmap_init(&by_tid);
+	for (size_t i = 0; ok && i < t->ncells; i++) {
+		const struct stack_cell *from = &t->cells[i];
+		if (keep_cell[i])
+			continue;
+		if (!hashmap_get(&by_tid, (uint32_t)from->tid, &idx)) {
+			idx = o->n;
+			ok = st_reserve((void **)&o->sum, o->n, &o->cap, sizeof *o->sum) &&
+			     hashmap_put(&by_tid, (uint32_t)from->tid, idx);
+			if (!ok)
+				break;
+			o->sum[o->n++] = (struct stack_cell){ .node = STACK_OTHER,
+				.tid = from->tid, .pid = from->pid };
+		}
+		st_cell_merge(&o->sum[idx], from);
+		cmap[i] = (uint32_t)idx;
+	}
+	hashmap_destroy(&by_tid);
+	o->where = ok ? malloc((o->n ? o->n : 1) * sizeof *o->where) : NULL;
+	return o->where != NULL;
+}
+
+/* Kept cells move down in place (renumbered), then each thread's folded
+ * sum joins its "[other stacks]" cell, made at the end if it had none
+ * (there is room: at least one cell folded per sum).  cmap[old] = new. */
 static void st_compact_cells(struct stack_table *t, const bool *keep_cell,
                              const uint32_t *nmap, uint32_t *cmap,
-                             struct stack_cell *to)
+                             const struct st_others *o)
 {
-	size_t kept = 0;
+	size_t kept = 0, n = t->ncells;
 	uint64_t idx;
 	hashmap_clear(&t->cell_by_key);
-	for (size_t pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < t->ncells; i++) {
-			const struct stack_cell *from = &t->cells[i];
-			if (keep_cell[i] != (pass == 0))
-				continue;
-			uint32_t node = pass == 0 ? nmap[from->node] : STACK_OTHER;
-			uint64_t key = st_key(node, (uint32_t)from->tid);
-			/* Cannot fail: the map held more keys a moment ago. */
-			if (!hashmap_get(&t->cell_by_key, key, &idx)) {
-				idx = kept++;
-				to[idx] = (struct stack_cell){ .node = node,
-					.tid = from->tid, .pid = from->pid };
-				(void)hashmap_put(&t->cell_by_key, key, idx);
-			}
-			if (pass == 1)
-				t->folded += from->samples > 0;
-			struct stack_cell *o = &to[idx];
-			o->samples += from->samples;
-			o->samples_win += from->samples_win;
-			o->ns += from->ns;
-			if (from->stamp > o->stamp)
-				o->stamp = from->stamp;
-			snap_split_add(&o->split, &from->split);
-			snap_split_add(&o->split_win, &from->split_win);
-			cmap[i] = (uint32_t)idx;
+	for (size_t i = 0; i < n; i++) {
+		if (!keep_cell[i]) {
+			t->folded += t->cells[i].samples > 0;
+			continue;
 		}
-	free(t->cells);
-	t->cells = to;
-	t->cells_cap = t->ncells ? t->ncells : 1;
+		t->cells[kept] = t->cells[i];
+		t->cells[kept].node = nmap[t->cells[i].node];
+		/* Cannot fail: the map held more keys a moment ago. */
+		(void)hashmap_put(&t->cell_by_key,
+		                  st_key(t->cells[kept].node, (uint32_t)t->cells[kept].tid), kept);
+		cmap[i] = (uint32_t)kept++;
+	}
+	for (size_t k = 0; k < o->n; k++) {
+		uint64_t key = st_key(STACK_OTHER, (uint32_t)o->sum[k].tid);
+		if (!hashmap_get(&t->cell_by_key, key, &idx)) {
+			idx = kept++;
+			t->cells[idx] = (struct stack_cell){ .node = STACK_OTHER,
+				.tid = o->sum[k].tid, .pid = o->sum[k].pid };
+			(void)hashmap_put(&t->cell_by_key, key, idx);
+		}
+		st_cell_merge(&t->cells[idx], &o->sum[k]);
+		o->where[k] = (uint32_t)idx;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!keep_cell[i])
+			cmap[i] = o->where[cmap[i]];
 	t->ncells = kept;
 }
 
@@ -407,10 +452,10 @@ uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
 	struct st_rank *r = malloc(nc * sizeof *r);
 	bool *keep_cell = malloc(nc), *live_node = malloc(nn);
 	bool *dead_node = calloc(nn, 1);
-	struct stack_cell *to = malloc(nc * sizeof *to);
 	struct stack_frame *fto = malloc(t->nframes * sizeof *fto);
+	struct st_others others = { .sum = NULL };
 	bool ok = cmap && nmap && fmap && r && keep_cell && live_node &&
-	          dead_node && to && fto;
+	          dead_node && fto;
 	if (ok) {
 		st_mark_dead(t, dead, ctx, dead_node);
 		/* Deep stacks bring many nodes per cell: keep fewer cells
@@ -418,13 +463,17 @@ uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
 		while (st_choose(t, dead_node, keep, r, keep_cell, live_node) >
 		       STACK_MAX_NODES * 3 / 4 && keep > 0)
 			keep /= 2;
+		ok = st_sum_folded(t, keep_cell, &others, cmap);
+	}
+	if (ok) {
 		st_compact_nodes(t, live_node, nmap, fmap, fto);
-		st_compact_cells(t, keep_cell, nmap, cmap, to);
+		st_compact_cells(t, keep_cell, nmap, cmap, &others);
 		t->gen++;
 	} else {
-		free(to);
 		free(fto);
 	}
+	free(others.sum);
+	free(others.where);
 	free(nmap);
 	free(fmap);
 	free(r);

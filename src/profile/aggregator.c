@@ -21,6 +21,13 @@
  * time (the global stamp already says "first time in this sample"), so
  * recursion costs nothing extra and the thread's rows need no stamp.
  *
+ * Stacks: each sample's resolved frames are also interned in the stack
+ * table (stack_table.h) through its thread's memo, and counted in its
+ * (stack, thread) cell; the split item carries the cell, so every share
+ * a row gets, its cell gets too.  The table folds at the sweep (over its
+ * caps, or when codes went), and the cells queued samples and each
+ * thread's previous sample name are renumbered then.
+ *
  * Thread state and CPU come from REC_THREADS, a few per second: the state
  * is the latest report's; CPU and GIL shares are per window (snapshot to
  * snapshot).  A window starts at the previous window's last report, so no

@@ -366,3 +366,44 @@ Test(stack_table, snapshot_stacks_add_up_across_a_fold)
 	snapshot_free(&s);
 	aggregator_free(a);
 }
+
+/* Process 3 reports its threads: none listed are left (all gone). */
+static void report_none(struct aggregator *a)
+{
+	struct rec_threads *r = (void *)recbuf;
+	memset(r, 0, sizeof *r);
+	r->h = (struct rec_header){ REC_THREADS, (uint32_t)sizeof *r };
+	r->pid = 3;
+	aggregator_ingest(a, recbuf, r->h.size);
+}
+
+Test(stack_table, threads_aged_out_merge_into_their_process)
+{
+	struct aggregator *a = aggregator_new(true);
+	struct snapshot s = { 0 };
+	cr_assert_not_null(a);
+	for (uint32_t id = 1; id <= 3; id++)
+		def_code(a, id);
+	/* A thread per request: 1000 threads, 3 samples each on one of two
+	 * stacks, all gone by the report. */
+	for (int k = 0; k < 1000; k++)
+		for (int r = 0; r < 3; r++)
+			sample(a, 5000 + k, (uint32_t[]){ 1 + (uint32_t)(k % 2), 3 }, 2);
+	report_none(a);
+	/* Threads age out as a snapshot lists them: the next one shows it. */
+	aggregator_snapshot(a, &s);
+	snapshot_free(&s);
+	aggregator_snapshot(a, &s);
+	uint64_t sum = 0, merged = 0;
+	for (size_t i = 0; i < s.nstacks; i++) {
+		sum += s.stacks[i].samples;
+		if (s.stacks[i].tid == -3)
+			merged += s.stacks[i].samples;
+	}
+	cr_expect_eq(sum, 3000, "every sample kept: %llu", (unsigned long long)sum);
+	cr_expect_leq(s.nstacks, 64 + 2, "%zu stacks: the 64 threads kept and process 3's "
+	              "gone ones, per stack", s.nstacks);
+	cr_expect_eq(merged, 3 * (1000 - 64), "the aged-out threads' samples, under tid -3");
+	snapshot_free(&s);
+	aggregator_free(a);
+}

@@ -1395,6 +1395,19 @@ static uint32_t agg_map_cell(const uint32_t *cmap, size_t n, uint32_t cell)
 /* Over the stack table's caps, or codes went: fold its stacks
  * (stack_table.h), and renumber the cells the queued samples and each
  * thread's previous sample name. */
+/* The cells queued samples and each thread's previous sample name, by
+ * a fold's or merge's map of n cells. */
+static void agg_remap_cells(struct aggregator *a, const uint32_t *cmap, size_t n)
+{
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++) {
+		t[i].prev.cell = agg_map_cell(cmap, n, t[i].prev.cell);
+		for (size_t k = 0; k < t[i].queue.n; k++)
+			t[i].queue.items[k].cell =
+				agg_map_cell(cmap, n, t[i].queue.items[k].cell);
+	}
+}
+
 static void agg_fold_stacks(struct aggregator *a, bool codes_went)
 {
 	bool over = stack_table_over_cap(&a->stacks);
@@ -1405,13 +1418,25 @@ static void agg_fold_stacks(struct aggregator *a, bool codes_went)
 	                                  codes_went ? agg_code_dead : NULL, a->codes);
 	if (cmap == NULL)
 		return;
-	struct agg_thread *t = agg_threads(a);
-	for (size_t i = 0; i < a->threads.n; i++) {
-		t[i].prev.cell = agg_map_cell(cmap, n, t[i].prev.cell);
-		for (size_t k = 0; k < t[i].queue.n; k++)
-			t[i].queue.items[k].cell =
-				agg_map_cell(cmap, n, t[i].queue.items[k].cell);
-	}
+	agg_remap_cells(a, cmap, n);
+	free(cmap);
+}
+
+static bool agg_tid_gone(void *ctx, pid_t tid)
+{
+	const struct aggregator *a = ctx;
+	uint64_t idx;
+	return !hashmap_get(&a->thread_by_tid, (uint32_t)tid, &idx);
+}
+
+/* Threads aged out: their stacks' cells merge into their process's. */
+static void agg_merge_gone_stacks(struct aggregator *a)
+{
+	size_t n = a->stacks.ncells;
+	uint32_t *cmap = stack_table_merge_gone(&a->stacks, agg_tid_gone, a);
+	if (cmap == NULL)
+		return;
+	agg_remap_cells(a, cmap, n);
 	free(cmap);
 }
 
@@ -1625,6 +1650,7 @@ void agg_age_threads(struct aggregator *a)
 	agg_compact_trows(a, (struct agg_ttable){ &a->tlines, &a->tline_by_key });
 	agg_compact_trows(a, (struct agg_ttable){ &a->tcallees, &a->tcallee_by_key });
 	agg_requeue(a);
+	agg_merge_gone_stacks(a);
 	/* Row indices moved: the caches start over. */
 	for (size_t i = 0; i < a->funcs.n; i++)
 		agg_funcs(a)[i].tc = (struct agg_tcache){ 0, 0 };

@@ -122,7 +122,9 @@ struct snap_stack_node {
 /* The samples of one thread whose whole stack was one node: the own
  * samples of its innermost frame there, and their split (a node's
  * total is the sum of the stacks at or under it).  Not filtered by
- * thread_filter / process_filter: tid and pid say whose they are. */
+ * thread_filter / process_filter: tid and pid say whose they are; tid
+ * -pid: the threads of process pid that are gone (aged out, as the
+ * threads table's 64 kept). */
 struct snap_stack {
 	uint32_t node;
 	pid_t tid, pid;

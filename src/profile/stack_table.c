@@ -255,6 +255,47 @@ bool stack_table_over_cap(const struct stack_table *t)
 	return t->ncells > STACK_MAX_CELLS || t->nnodes > STACK_MAX_NODES;
 }
 
+static void st_cell_merge(struct stack_cell *o, const struct stack_cell *from)
+{
+	o->samples += from->samples;
+	o->samples_win += from->samples_win;
+	o->ns += from->ns;
+	if (from->stamp > o->stamp)
+		o->stamp = from->stamp;
+	snap_split_add(&o->split, &from->split);
+	snap_split_add(&o->split_win, &from->split_win);
+}
+
+uint32_t *stack_table_merge_gone(struct stack_table *t, stack_tid_gone gone, void *ctx)
+{
+	size_t n = t->ncells, kept = 0;
+	bool any = false;
+	for (size_t i = 0; i < n && !any; i++)
+		any = t->cells[i].tid > 0 && gone(ctx, t->cells[i].tid);
+	uint32_t *cmap = any ? malloc(n * sizeof *cmap) : NULL;
+	if (cmap == NULL)
+		return NULL;
+	hashmap_clear(&t->cell_by_key);
+	for (size_t i = 0; i < n; i++) {
+		struct stack_cell c = t->cells[i]; /* read before kept <= i is written */
+		uint64_t idx;
+		if (c.tid > 0 && gone(ctx, c.tid))
+			c.tid = -c.pid;
+		uint64_t key = st_key(c.node, (uint32_t)c.tid);
+		if (hashmap_get(&t->cell_by_key, key, &idx)) {
+			st_cell_merge(&t->cells[idx], &c);
+			cmap[i] = (uint32_t)idx;
+			continue;
+		}
+		t->cells[kept] = c;
+		/* Cannot fail: the map held more keys a moment ago. */
+		(void)hashmap_put(&t->cell_by_key, key, kept);
+		cmap[i] = (uint32_t)kept++;
+	}
+	t->ncells = kept;
+	return cmap;
+}
+
 /* ---- folding ------------------------------------------------------------ */
 
 /* A cell's rank for keeping: most samples, then most recently counted. */
@@ -355,16 +396,6 @@ static void st_compact_nodes(struct stack_table *t, const bool *live_node,
 	t->nframes = nf;
 }
 
-static void st_cell_merge(struct stack_cell *o, const struct stack_cell *from)
-{
-	o->samples += from->samples;
-	o->samples_win += from->samples_win;
-	o->ns += from->ns;
-	if (from->stamp > o->stamp)
-		o->stamp = from->stamp;
-	snap_split_add(&o->split, &from->split);
-	snap_split_add(&o->split_win, &from->split_win);
-}
 
 /* The folded cells' sums, one per thread. */
 struct st_others {

@@ -12,8 +12,9 @@
  *
  * A cell counts the samples whose whole stack is one node, of one thread
  * (its process is the one of its first sample: a TID names one thread of
- * one process at a time); cells are what the call tree, the flame graph
- * and exports read.  Their figures are the own samples of the node's leaf:
+ * one process at a time), or of the threads of process P that are gone
+ * (tid = -P: stack_table_merge_gone); cells are what the call tree, the
+ * flame graph and exports read.  Their figures are the own samples of the node's leaf:
  * a node's total is the sum over the cells at or under it.
  *
  * Identical consecutive stacks of a thread (a thread busy in one place)
@@ -146,6 +147,17 @@ void stack_table_close_window(struct stack_table *t);
 
 /* Over a cap (or dead codes to drop)?  Callers fold only then. */
 bool stack_table_over_cap(const struct stack_table *t);
+
+/* Is the thread gone for good (aged out of the thread table)? */
+typedef bool (*stack_tid_gone)(void *ctx, pid_t tid);
+
+/* The cells of threads `gone` names merge, stack by stack, into cells of
+ * their process's gone threads (tid = -pid): a thread per request must
+ * not grow the table, and their samples stay in every sum.  Nodes do not
+ * move (memos stay right).  Returns the old cell -> new cell map (owned
+ * by the caller), or NULL when nothing went or on OOM (nothing changed
+ * then). */
+uint32_t *stack_table_merge_gone(struct stack_table *t, stack_tid_gone gone, void *ctx);
 
 /* Is the code gone?  (The code table's answer.) */
 typedef bool (*stack_code_dead)(void *ctx, uint32_t code_id);

@@ -34,6 +34,11 @@ static void print_header(FILE *out, const struct snapshot *s,
 		        "(not sampled lately, beyond 2048 held)\n",
 		        (unsigned long long)s->folded_funcs,
 		        (unsigned long long)s->folded_lines);
+	/* Stacks folded likewise (their samples are in "[other stacks]"). */
+	if (s->folded_stacks > 0)
+		fprintf(out, "folded into [other stacks]: %llu stacks "
+		        "(fewest samples, beyond 65536 held, or of code gone)\n",
+		        (unsigned long long)s->folded_stacks);
 	profile_table_describe(pt, false, what, sizeof what);
 	header_exit_note(s, note, sizeof note);
 	header_left_right(what, note, NO_LIMIT, true, line, sizeof line);

@@ -531,6 +531,8 @@ static json_t *snapshot_object(const struct snapshot *s)
 	                        profile_rows(s, PROFILE_FUNCTIONS)) != 0 ||
 	    json_object_set_new(o, "functions_folded", jcount(s->folded_funcs)) != 0 ||
 	    json_object_set_new(o, "lines_folded", jcount(s->folded_lines)) != 0 ||
+	    json_object_set_new(o, "stacks_held", jcount(s->nstacks)) != 0 ||
+	    json_object_set_new(o, "stacks_folded", jcount(s->folded_stacks)) != 0 ||
 	    json_object_set_new(o, "lines",
 	                        profile_rows(s, PROFILE_LINES)) != 0 ||
 	    json_object_set_new(o, "threads", thread_rows(s)) != 0 ||

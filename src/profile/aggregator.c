@@ -21,6 +21,13 @@
  * time (the global stamp already says "first time in this sample"), so
  * recursion costs nothing extra and the thread's rows need no stamp.
  *
+ * Stacks: each sample's resolved frames are also interned in the stack
+ * table (stack_table.h) through its thread's memo, and counted in its
+ * (stack, thread) cell; the split item carries the cell, so every share
+ * a row gets, its cell gets too.  The table folds at the sweep (over its
+ * caps, or when codes went), and the cells queued samples and each
+ * thread's previous sample name are renumbered then.
+ *
  * Thread state and CPU come from REC_THREADS, a few per second: the state
  * is the latest report's; CPU and GIL shares are per window (snapshot to
  * snapshot).  A window starts at the previous window's last report, so no
@@ -42,191 +49,8 @@
 #include <string.h>
 
 #include "clock.h"
-#include "profile/code_table.h"
-#include "profile/cpu_split.h"
-#include "profile/mem_kept.h"
-#include "hashmap.h"
-#include "profile/proc_table.h"
+#include "profile/aggregator_priv.h"
 #include "transport/record.h"
-#include "profile/strtab.h"
-
-/* Counters of one function or line row. */
-struct agg_counts {
-	uint64_t own, total, own_win, total_win;
-	uint64_t own_ns, total_ns;
-	uint64_t stamp; /* serial of the last sample that counted total */
-	struct snap_split split, split_win; /* of the own samples */
-	struct mem_kept kept; /* split's net growth at the last boundaries */
-};
-
-/* The per-thread row a global row fed last: most functions run on one
- * thread, so this skips the per-thread map lookup most of the time. */
-struct agg_tcache {
-	pid_t tid;
-	uint32_t idx; /* index + 1 into the per-thread rows; 0 = none */
-};
-
-struct agg_func {
-	uint64_t key;            /* in func_by_key; 0 for row 0, "[other]" */
-	const char *name, *file; /* interned */
-	const char *module;      /* interned; "" for Python */
-	bool native;
-	int line;                /* smallest first line of its codes */
-	struct agg_counts c;
-	struct agg_tcache tc;    /* into tfuncs */
-	struct agg_tcache ptc;   /* into pfuncs (its "tid" is a PID) */
-};
-
-struct agg_line {
-	uint64_t key;            /* in line_by_key; 0 for row 0, "[other]" */
-	const char *name, *file; /* name: first function seen on this line */
-	const char *module;      /* interned; "" for Python */
-	bool native;
-	int line;
-	struct agg_counts c;
-	struct agg_tcache tc;    /* into tlines */
-	struct agg_tcache ptc;   /* into plines */
-};
-
-/* The own samples of a Python line whose leaf was a native function
- * (--native): where in native code the line's time went. */
-struct agg_callee {
-	uint32_t line, func;     /* the Python line's row, the leaf's function row */
-	struct agg_counts c;     /* own samples; total counts them once too */
-	struct agg_tcache tc;    /* into tcallees */
-	struct agg_tcache ptc;   /* into pcallees */
-};
-
-/* A thread's CPU and GIL figures over the current window. */
-struct agg_cpu {
-	bool has_base;
-	uint64_t base_utime, base_stime; /* at the window's start, or at the
-	                                    thread's first report in it */
-	uint64_t utime, stime;           /* at its latest report */
-	uint32_t gil_win;                /* reports in the window in which it
-	                                    held the GIL */
-	double user_pct, sys_pct, gil_pct; /* of the last window with reports */
-};
-
-/* Where a thread's previous sample was, by row keys (row indices move when
- * rows fold): its RSS shrink is charged there (agg_charge_shrink). */
-struct agg_prev_rows {
-	bool valid, has_line, has_callee;
-	uint64_t fkey, lkey;          /* function and own line rows */
-	uint64_t callee_fkey, callee_lkey; /* the callee's leaf and caller line */
-};
-
-struct agg_thread {
-	pid_t tid;
-	pid_t pid;            /* its process, from its latest REC_THREADS */
-	const char *name;     /* interned, "" if unknown */
-	uint64_t samples, samples_win;       /* all its samples */
-	uint64_t py_samples, py_samples_win; /* those with a Python stack */
-	bool running;
-	const char *top_func; /* interned or "" */
-	uint64_t report;      /* serial of the latest REC_THREADS listing it,
-	                         0 = never listed */
-	uint64_t seen_serial; /* REC_THREADS ingested when it was last sampled:
-	                         a thread that lived between two reports is
-	                         gone once its process reports again */
-	char os_state;        /* at that report */
-	uint8_t flags;        /* rec_thread_state.flags, likewise */
-	struct agg_cpu cpu;
-	struct split_queue queue;           /* running samples awaiting their
-	                                       system share (cpu_split.h) */
-	struct snap_split split, split_win; /* of its samples with a stack */
-	struct agg_prev_rows prev;          /* of its latest sample */
-};
-
-/* One thread's counters for one function or line row. */
-struct agg_trow {
-	uint32_t row;         /* index of the global function / line row */
-	pid_t tid;
-	struct agg_counts c;  /* c.stamp unused: the global row's decides */
-};
-
-/* A native frame without a known source line feeds no line row. */
-#define AGG_NO_LINE UINT32_MAX
-/* No row of that kind (a thread or callee row not found, a sample that
- * has no native callee). */
-#define AGG_NO_ROW UINT32_MAX
-
-/* A resolved frame: the rows it feeds. */
-struct agg_frame {
-	uint32_t func, line;
-};
-
-/* A growable array of rows; elem is the row size. */
-struct agg_vec {
-	void *items;
-	size_t n, cap;
-};
-
-struct aggregator {
-	struct strtab *strings;   /* owned; replaced by a fresh one when
-	                             rows or codes went (agg_rehome) */
-	struct strtab *pstrings;  /* owned: the process table's, never swept */
-	struct strtab **retired;  /* owned: tables a failed rehome could not
-	                             free, kept until aggregator_free */
-	size_t nretired;
-	size_t threads_dropped;   /* aged out since the last rehome: their
-	                             names are still in strings */
-	struct code_table *codes; /* owned */
-	const char *empty;        /* interned "" */
-	const char *other;        /* interned "[other]" */
-	uint64_t folded_funcs, folded_lines; /* rows folded into row 0 */
-	uint64_t next_sweep_ns;   /* when codes are next aged */
-	uint64_t sweep_serial;    /* a->serial at the last sweep */
-	uint64_t idle_serial;     /* ... at the one before: rows not sampled
-	                             since are idle */
-	uint32_t since_clock;     /* records since the clock was last read */
-
-	struct agg_vec funcs;     /* struct agg_func */
-	struct hashmap func_by_key;   /* qualname_sid << 32 | filename_sid */
-	struct agg_vec lines;     /* struct agg_line */
-	struct hashmap line_by_key;   /* filename_sid << 32 | (uint32)line */
-	struct hashmap frame_cache;   /* code_id << 32 | (uint32)offset ->
-	                                 func << 32 | line */
-	struct agg_vec threads;   /* struct agg_thread */
-	struct hashmap thread_by_tid; /* (uint32)tid -> index */
-	struct hashmap thread_names;  /* (uint32)tid -> interned name;
-	                                 survives resets */
-	struct agg_vec tfuncs;    /* struct agg_trow, per thread and function */
-	struct hashmap tfunc_by_key;  /* (uint32)tid << 32 | func -> index */
-	struct agg_vec tlines;    /* struct agg_trow, per thread and line */
-	struct hashmap tline_by_key;  /* (uint32)tid << 32 | line -> index */
-	struct agg_vec callees;   /* struct agg_callee */
-	struct hashmap callee_by_key; /* line << 32 | func -> index */
-	struct agg_vec tcallees;  /* struct agg_trow, per thread and callee */
-	struct hashmap tcallee_by_key;
-	pid_t filter;             /* 0 = all threads */
-	bool no_split;            /* aggregator_new(false): --no-split */
-
-	/* -s: processes, and per-process function and line rows, kept like
-	 * the per-thread ones with the PID in the tid's place */
-	struct proc_table *procs; /* owned */
-	struct agg_vec pfuncs, plines, pcallees;
-	struct hashmap pfunc_by_key, pline_by_key, pcallee_by_key;
-	struct hashmap report_by_pid; /* pid -> serial of its latest REC_THREADS */
-	struct hashmap reports_win_by_pid; /* pid -> its REC_THREADS this window */
-	pid_t pfilter;            /* 0 = all processes */
-
-	uint64_t report_serial;   /* REC_THREADS ingested so far */
-	uint64_t win_start_ns;    /* time of the window's first report: the
-	                             previous window's last one */
-	uint64_t win_last_ns;     /* time of the latest report */
-	uint32_t win_reports;     /* reports in this window */
-
-	struct agg_frame *scratch; /* owned; resolved frames of one sample */
-	size_t scratch_cap;
-
-	uint64_t serial;          /* samples counted so far, for stamps */
-	uint64_t samples, samples_win;
-	struct snap_split split, split_win; /* of every sample with a stack */
-	struct mem_kept_clock kept_clock; /* every row's kept-memory boundaries */
-	uint32_t win;             /* snapshots taken: the window's number */
-	uint64_t bad;
-};
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -244,30 +68,6 @@ static bool agg_vec_reserve(struct agg_vec *v, size_t elem)
 	return true;
 }
 
-static struct agg_func *agg_funcs(const struct aggregator *a)
-{
-	return a->funcs.items;
-}
-
-static struct agg_line *agg_lines(const struct aggregator *a)
-{
-	return a->lines.items;
-}
-
-static struct agg_callee *agg_callees(const struct aggregator *a)
-{
-	return a->callees.items;
-}
-
-static struct agg_thread *agg_threads(const struct aggregator *a)
-{
-	return a->threads.items;
-}
-
-static struct agg_trow *agg_trows(const struct agg_vec *v)
-{
-	return v->items;
-}
 
 static uint64_t pair_key(uint32_t hi, uint32_t lo)
 {
@@ -338,6 +138,8 @@ struct aggregator *aggregator_new(bool split)
 	a->other = strtab_intern(a->strings, "[other]", 7, NULL);
 	if (a->empty == NULL || a->other == NULL || !agg_add_other_rows(a))
 		goto fail;
+	if (!stack_table_init(&a->stacks))
+		goto fail;
 	a->next_sweep_ns = clock_now_ns() + AGG_SWEEP_NS;
 	return a;
 fail:
@@ -351,9 +153,13 @@ void aggregator_free(struct aggregator *a)
 		return;
 	free(a->funcs.items);
 	free(a->lines.items);
-	for (size_t i = 0; i < a->threads.n; i++)
+	for (size_t i = 0; i < a->threads.n; i++) {
 		split_queue_free(&agg_threads(a)[i].queue);
+		stack_memo_free(&agg_threads(a)[i].memo);
+	}
 	free(a->threads.items);
+	stack_table_destroy(&a->stacks);
+	free(a->sframes);
 	free(a->tfuncs.items);
 	free(a->tlines.items);
 	free(a->pfuncs.items);
@@ -598,6 +404,7 @@ static void agg_split_apply(struct aggregator *a, struct agg_thread *t,
 	agg_trow_split(&a->pfuncs, it->pfunc, d, win);
 	agg_trow_split(&a->plines, it->pline, d, win);
 	agg_trow_split(&a->pcallees, it->pcallee, d, win);
+	stack_table_split(&a->stacks, it->cell, d, win);
 	snap_split_add(&t->split, d);
 	snap_split_add(&a->split, d);
 	if (win) {
@@ -630,7 +437,7 @@ static void agg_settle(struct aggregator *a, struct agg_thread *t, double f, dou
 }
 
 /* What is still queued, with the thread's lifetime ratios. */
-static void agg_settle_lifetime(struct aggregator *a, struct agg_thread *t)
+void agg_settle_lifetime(struct aggregator *a, struct agg_thread *t)
 {
 	if (t->queue.n > 0)
 		agg_settle(a, t, split_queue_lifetime(&t->queue),
@@ -641,7 +448,7 @@ static void agg_settle_lifetime(struct aggregator *a, struct agg_thread *t)
  * thread's counters tell so far (sign +1), or take that back (-1): so
  * that a snapshot's kinds add up to its own samples while the system and
  * run-queue shares of the newest samples are not settled yet. */
-static void agg_provisional(struct aggregator *a, double sign)
+void agg_provisional(struct aggregator *a, double sign)
 {
 	struct agg_thread *t = agg_threads(a);
 	for (size_t i = 0; i < a->threads.n; i++) {
@@ -670,7 +477,7 @@ static uint32_t agg_tindex(const struct agg_tcache *tc, pid_t tid)
 static struct split_item agg_split_item(const struct aggregator *a,
                                         const struct rec_sample *s,
                                         uint32_t func, uint32_t line,
-                                        uint32_t callee)
+                                        uint32_t callee, uint32_t cell)
 {
 	const struct agg_func *f = &agg_funcs(a)[func];
 	struct split_item it = {
@@ -679,6 +486,7 @@ static struct split_item agg_split_item(const struct aggregator *a,
 		.pfunc = agg_tindex(&f->ptc, s->pid),
 		.tline = AGG_NO_ROW, .pline = AGG_NO_ROW,
 		.tcallee = AGG_NO_ROW, .pcallee = AGG_NO_ROW,
+		.cell = cell,
 		.win = a->win,
 		.native = (s->flags & SAMPLE_IN_CALL) != 0,
 	};
@@ -713,7 +521,8 @@ static bool agg_row_of_key(const struct hashmap *by_key, uint64_t key, uint32_t 
 
 static struct agg_prev_rows agg_prev_of(const struct aggregator *a, const struct split_item *it)
 {
-	struct agg_prev_rows p = { .valid = true, .fkey = agg_funcs(a)[it->func].key };
+	struct agg_prev_rows p = { .valid = true, .fkey = agg_funcs(a)[it->func].key,
+	                           .cell = it->cell };
 
 	if (it->line != AGG_NO_LINE) {
 		p.has_line = true;
@@ -729,16 +538,34 @@ static struct agg_prev_rows agg_prev_of(const struct aggregator *a, const struct
 	return p;
 }
 
+/* The index of tid's row for global row `row`, created with no counts if
+ * need be; AGG_NO_ROW for no row, or on OOM. */
+static uint32_t agg_trow_make(struct agg_vec *v, struct hashmap *by_key, pid_t tid,
+                              uint32_t row)
+{
+	uint64_t key = pair_key((uint32_t)tid, row), idx;
+	if (row == AGG_NO_ROW)
+		return AGG_NO_ROW;
+	if (hashmap_get(by_key, key, &idx))
+		return (uint32_t)idx;
+	if (v->n >= UINT32_MAX - 1 || !agg_vec_reserve(v, sizeof(struct agg_trow)) ||
+	    !hashmap_put(by_key, key, v->n))
+		return AGG_NO_ROW;
+	agg_trows(v)[v->n] = (struct agg_trow){ .row = row, .tid = tid };
+	return (uint32_t)v->n++;
+}
+
 /* The rows of the thread's previous sample, as they are numbered now;
  * false when its function row is gone (reset). */
-static bool agg_prev_item(const struct aggregator *a, const struct agg_thread *t,
+static bool agg_prev_item(struct aggregator *a, const struct agg_thread *t,
                           pid_t pid, struct split_item *it)
 {
 	const struct agg_prev_rows *p = &t->prev;
 	uint32_t cf, cl;
 	uint64_t v;
 
-	*it = (struct split_item){ .line = AGG_NO_LINE, .callee = AGG_NO_ROW };
+	*it = (struct split_item){ .line = AGG_NO_LINE, .callee = AGG_NO_ROW,
+	                           .cell = p->cell };
 	if (!p->valid || !agg_row_of_key(&a->func_by_key, p->fkey, &it->func))
 		return false;
 	if (p->has_line && !agg_row_of_key(&a->line_by_key, p->lkey, &it->line))
@@ -747,12 +574,14 @@ static bool agg_prev_item(const struct aggregator *a, const struct agg_thread *t
 	    agg_row_of_key(&a->line_by_key, p->callee_lkey, &cl) &&
 	    hashmap_get(&a->callee_by_key, pair_key(cl, cf), &v))
 		it->callee = (uint32_t)v;
-	it->tfunc = agg_trow_find(&a->tfunc_by_key, t->tid, it->func);
-	it->tline = agg_trow_find(&a->tline_by_key, t->tid, it->line);
-	it->tcallee = agg_trow_find(&a->tcallee_by_key, t->tid, it->callee);
-	it->pfunc = agg_trow_find(&a->pfunc_by_key, pid, it->func);
-	it->pline = agg_trow_find(&a->pline_by_key, pid, it->line);
-	it->pcallee = agg_trow_find(&a->pcallee_by_key, pid, it->callee);
+	/* After a reset the thread's and process's rows are gone: made
+	 * again, so that they take what the global rows take. */
+	it->tfunc = agg_trow_make(&a->tfuncs, &a->tfunc_by_key, t->tid, it->func);
+	it->tline = agg_trow_make(&a->tlines, &a->tline_by_key, t->tid, it->line);
+	it->tcallee = agg_trow_make(&a->tcallees, &a->tcallee_by_key, t->tid, it->callee);
+	it->pfunc = agg_trow_make(&a->pfuncs, &a->pfunc_by_key, pid, it->func);
+	it->pline = agg_trow_make(&a->plines, &a->pline_by_key, pid, it->line);
+	it->pcallee = agg_trow_make(&a->pcallees, &a->pcallee_by_key, pid, it->callee);
 	return true;
 }
 
@@ -925,8 +754,38 @@ static bool agg_reserve_scratch(struct aggregator *a, size_t n)
 	if (ns == NULL)
 		return false;
 	a->scratch = ns;
+	struct stack_frame *sf = realloc(a->sframes, n * sizeof *sf);
+	if (sf == NULL)
+		return false;
+	a->sframes = sf;
 	a->scratch_cap = n;
 	return true;
+}
+
+/* The sample's stack, interned (its thread's memo spares a stack seen
+ * last time the hashing), counted in its (stack, thread) cell: the
+ * cell, or STACK_NO_CELL on OOM.  raw: the record's frames, maybe
+ * unaligned. */
+static uint32_t agg_count_stack(struct aggregator *a, struct agg_thread *t,
+                                const struct rec_sample *s, const uint8_t *raw)
+{
+	const struct agg_line *lines = agg_lines(a);
+	uint32_t node;
+	size_t n = s->nframes;
+
+	if (!stack_memo_same(&t->memo, &a->stacks, raw, n, &node)) {
+		for (size_t i = 0; i < n; i++) {
+			struct rec_frame f;
+			memcpy(&f, raw + i * sizeof f, sizeof f);
+			a->sframes[i] = (struct stack_frame){ f.code_id,
+				a->scratch[i].line == AGG_NO_LINE ? 0
+				: lines[a->scratch[i].line].line };
+		}
+		node = stack_table_intern_memo(&a->stacks, &t->memo, raw, a->sframes, n);
+		if (node == STACK_NO_CELL)
+			return STACK_NO_CELL;
+	}
+	return stack_table_count(&a->stacks, node, s->tid, s->pid, s->interval_ns);
 }
 
 static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
@@ -1002,9 +861,10 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 	}
 	uint32_t callee = funcs[leaf->func].native
 	                  ? agg_count_callee(a, &s, w) : AGG_NO_ROW;
+	uint32_t cell = agg_count_stack(a, t, &s, rec + sizeof s);
 	if (!a->no_split)
 		agg_split_sample(a, t, &s, agg_split_item(a, &s, leaf->func,
-		        ll < s.nframes ? a->scratch[ll].line : AGG_NO_LINE, callee));
+		        ll < s.nframes ? a->scratch[ll].line : AGG_NO_LINE, callee, cell));
 	for (size_t i = 1; i < s.nframes; i++) {
 		const struct agg_frame *f = &a->scratch[i];
 		if (agg_count_total(&funcs[f->func].c, serial, w)) {
@@ -1116,7 +976,6 @@ static void agg_ingest_process(struct aggregator *a, const uint8_t *rec,
 		(void)hashmap_put(&a->report_by_pid, (uint32_t)exited, 0);
 }
 
-static void agg_sweep(struct aggregator *a);
 
 void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
 {
@@ -1525,12 +1384,70 @@ static void agg_rehome(struct aggregator *a)
 	a->retired[a->nretired++] = old;
 }
 
+static bool agg_code_dead(void *ctx, uint32_t code_id)
+{
+	return code_table_get(ctx, code_id) == NULL;
+}
+
+static uint32_t agg_map_cell(const uint32_t *cmap, size_t n, uint32_t cell)
+{
+	return cell < n ? cmap[cell] : STACK_NO_CELL;
+}
+
+/* Over the stack table's caps, or codes went: fold its stacks
+ * (stack_table.h), and renumber the cells the queued samples and each
+ * thread's previous sample name. */
+/* The cells queued samples and each thread's previous sample name, by
+ * a fold's or merge's map of n cells. */
+static void agg_remap_cells(struct aggregator *a, const uint32_t *cmap, size_t n)
+{
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++) {
+		t[i].prev.cell = agg_map_cell(cmap, n, t[i].prev.cell);
+		for (size_t k = 0; k < t[i].queue.n; k++)
+			t[i].queue.items[k].cell =
+				agg_map_cell(cmap, n, t[i].queue.items[k].cell);
+	}
+}
+
+static void agg_fold_stacks(struct aggregator *a, bool codes_went)
+{
+	bool over = stack_table_over_cap(&a->stacks);
+	size_t n = a->stacks.ncells;
+	if (!over && !codes_went)
+		return;
+	uint32_t *cmap = stack_table_fold(&a->stacks, over ? STACK_MAX_CELLS * 3 / 4 : n,
+	                                  codes_went ? agg_code_dead : NULL, a->codes);
+	if (cmap == NULL)
+		return;
+	agg_remap_cells(a, cmap, n);
+	free(cmap);
+}
+
+static bool agg_tid_gone(void *ctx, pid_t tid)
+{
+	const struct aggregator *a = ctx;
+	uint64_t idx;
+	return !hashmap_get(&a->thread_by_tid, (uint32_t)tid, &idx);
+}
+
+/* Threads aged out: their stacks' cells merge into their process's. */
+static void agg_merge_gone_stacks(struct aggregator *a)
+{
+	size_t n = a->stacks.ncells;
+	uint32_t *cmap = stack_table_merge_gone(&a->stacks, agg_tid_gone, a);
+	if (cmap == NULL)
+		return;
+	agg_remap_cells(a, cmap, n);
+	free(cmap);
+}
+
 /* Every AGG_SWEEP_NS (looked at on snapshots and every 1024 records):
  * fold idle rows when over the soft caps, age the codes.  Over the hard
  * caps: fold at once. */
-static void agg_sweep(struct aggregator *a)
+void agg_sweep(struct aggregator *a)
 {
-	bool dropped = false;
+	bool dropped = false, codes_went = false;
 	uint64_t now = clock_now_ns();
 	bool due = now >= a->next_sweep_ns;
 	if ((due && (a->funcs.n > AGG_SOFT_FUNCS ||
@@ -1541,7 +1458,8 @@ static void agg_sweep(struct aggregator *a)
 		a->next_sweep_ns = now + AGG_SWEEP_NS;
 		a->idle_serial = a->sweep_serial;
 		a->sweep_serial = a->serial;
-		dropped |= code_table_age(a->codes, AGG_CODE_IDLE_EPOCHS) > 0;
+		codes_went = code_table_age(a->codes, AGG_CODE_IDLE_EPOCHS) > 0;
+		dropped |= codes_went;
 		/* A thread per request and no code churn: only a rehome frees
 		 * the names of the threads aged out. */
 		dropped |= a->threads_dropped >= AGG_REHOME_GONE_THREADS;
@@ -1549,209 +1467,11 @@ static void agg_sweep(struct aggregator *a)
 		 * each code still used is marked in the new epoch. */
 		hashmap_clear(&a->frame_cache);
 	}
+	/* Before a rehome: the dead codes' stacks are told apart by the
+	 * codes' presence, not their strings. */
+	agg_fold_stacks(a, codes_went);
 	if (dropped)
 		agg_rehome(a);
-}
-
-/* ---- snapshot and reset ------------------------------------------------ */
-
-static struct snap_counts agg_snap_counts(const struct aggregator *a,
-                                          const struct agg_counts *c)
-{
-	return (struct snap_counts){
-		.mem_kept = mem_kept_value(&c->kept, &a->kept_clock, snap_mem_net(&c->split)),
-		.own = c->own,
-		.total = c->total,
-		.own_win = c->own_win,
-		.total_win = c->total_win,
-		.own_s = (double)c->own_ns / NSEC_PER_SEC,
-		.total_s = (double)c->total_ns / NSEC_PER_SEC,
-		.split = c->split,
-		.split_win = c->split_win,
-	};
-}
-
-/* Own desc, then total desc; 0 on a tie. */
-static int agg_cmp_counts(const struct snap_counts *a,
-                          const struct snap_counts *b)
-{
-	if (a->own != b->own)
-		return a->own > b->own ? -1 : 1;
-	if (a->total != b->total)
-		return a->total > b->total ? -1 : 1;
-	return 0;
-}
-
-/* Ties are broken down to a total order so that the output does not
- * depend on qsort's whims: functions by name, file, line; lines by file,
- * line, name. */
-static int agg_cmp_func(const void *pa, const void *pb)
-{
-	const struct snap_func *a = pa, *b = pb;
-	int r = agg_cmp_counts(&a->c, &b->c);
-	if (r == 0)
-		r = strcmp(a->name, b->name);
-	if (r == 0)
-		r = strcmp(a->file, b->file);
-	if (r == 0)
-		r = (a->line > b->line) - (a->line < b->line);
-	return r;
-}
-
-static int agg_cmp_line(const void *pa, const void *pb)
-{
-	const struct snap_line *a = pa, *b = pb;
-	int r = agg_cmp_counts(&a->c, &b->c);
-	if (r == 0)
-		r = strcmp(a->file, b->file);
-	if (r == 0)
-		r = (a->line > b->line) - (a->line < b->line);
-	if (r == 0)
-		r = strcmp(a->name, b->name);
-	return r;
-}
-
-static int agg_cmp_thread(const void *pa, const void *pb)
-{
-	const struct snap_thread *a = pa, *b = pb;
-	return (a->tid > b->tid) - (a->tid < b->tid);
-}
-
-/* The counters a snapshot row shows for global row i: the global ones,
- * or under a thread filter that thread's (NULL: it has none for row i). */
-struct agg_view {
-	const struct agg_counts **by_row; /* owned; NULL = unfiltered */
-};
-
-/* Map every global row to the filtered thread's counters.  false on OOM. */
-static bool agg_view_filtered(const struct agg_vec *trows, size_t nrows,
-                              pid_t tid, struct agg_view *v)
-{
-	v->by_row = nrows ? calloc(nrows, sizeof *v->by_row) : NULL;
-	if (nrows && v->by_row == NULL)
-		return false;
-	const struct agg_trow *r = agg_trows(trows);
-	for (size_t i = 0; i < trows->n; i++)
-		if (r[i].tid == tid && r[i].row < nrows)
-			v->by_row[r[i].row] = &r[i].c;
-	return true;
-}
-
-static const struct agg_counts *agg_view_get(const struct agg_view *v,
-                                             const struct agg_counts *global,
-                                             size_t i)
-{
-	return v->by_row != NULL ? v->by_row[i] : global;
-}
-
-static void agg_close_window(struct agg_counts *c)
-{
-	c->own_win = c->total_win = 0;
-	c->split_win = (struct snap_split){ 0 };
-}
-
-/* The window closes for every row, filtered or not. */
-static void agg_close_row_windows(struct agg_vec *trows)
-{
-	struct agg_trow *r = agg_trows(trows);
-	for (size_t i = 0; i < trows->n; i++)
-		agg_close_window(&r[i].c);
-}
-
-static void agg_snap_funcs(struct aggregator *a, const struct agg_view *v,
-                           struct snapshot *out)
-{
-	struct agg_func *f = agg_funcs(a);
-	size_t live = 0;
-	for (size_t i = 0; i < a->funcs.n; i++) {
-		const struct agg_counts *c = agg_view_get(v, &f[i].c, i);
-		live += c != NULL && c->total > 0;
-	}
-	out->funcs = live ? malloc(live * sizeof *out->funcs) : NULL;
-	out->nfuncs = 0;
-	for (size_t i = 0; i < a->funcs.n; i++) {
-		const struct agg_counts *c = agg_view_get(v, &f[i].c, i);
-		if (c != NULL && c->total > 0 && out->funcs != NULL)
-			out->funcs[out->nfuncs++] = (struct snap_func){
-				.name = f[i].name,
-				.file = f[i].file,
-				.line = f[i].line,
-				.c = agg_snap_counts(a, c),
-				.native = f[i].native,
-				.module = f[i].module,
-				.other = i == 0,
-			};
-		agg_close_window(&f[i].c);
-	}
-	agg_close_row_windows(&a->tfuncs);
-	agg_close_row_windows(&a->pfuncs);
-	if (out->nfuncs > 1)
-		qsort(out->funcs, out->nfuncs, sizeof *out->funcs,
-		      agg_cmp_func);
-}
-
-static void agg_snap_lines(struct aggregator *a, const struct agg_view *v,
-                           struct snapshot *out)
-{
-	struct agg_line *l = agg_lines(a);
-	size_t live = 0;
-	for (size_t i = 0; i < a->lines.n; i++) {
-		const struct agg_counts *c = agg_view_get(v, &l[i].c, i);
-		live += c != NULL && c->total > 0;
-	}
-	out->lines = live ? malloc(live * sizeof *out->lines) : NULL;
-	out->nlines = 0;
-	for (size_t i = 0; i < a->lines.n; i++) {
-		const struct agg_counts *c = agg_view_get(v, &l[i].c, i);
-		if (c != NULL && c->total > 0 && out->lines != NULL)
-			out->lines[out->nlines++] = (struct snap_line){
-				.name = l[i].name,
-				.file = l[i].file,
-				.line = l[i].line,
-				.c = agg_snap_counts(a, c),
-				.native = l[i].native,
-				.module = l[i].module,
-				.other = i == 0,
-			};
-		agg_close_window(&l[i].c);
-	}
-	agg_close_row_windows(&a->tlines);
-	agg_close_row_windows(&a->plines);
-	if (out->nlines > 1)
-		qsort(out->lines, out->nlines, sizeof *out->lines,
-		      agg_cmp_line);
-}
-
-static void agg_snap_callees(struct aggregator *a, const struct agg_view *v,
-                             struct snapshot *out)
-{
-	struct agg_callee *c = agg_callees(a);
-	size_t live = 0;
-	for (size_t i = 0; i < a->callees.n; i++) {
-		const struct agg_counts *k = agg_view_get(v, &c[i].c, i);
-		live += k != NULL && k->own > 0;
-	}
-	out->callees = live ? malloc(live * sizeof *out->callees) : NULL;
-	out->ncallees = 0;
-	for (size_t i = 0; i < a->callees.n; i++) {
-		const struct agg_counts *k = agg_view_get(v, &c[i].c, i);
-		const struct agg_line *caller = &agg_lines(a)[c[i].line];
-		const struct agg_func *f = &agg_funcs(a)[c[i].func];
-		if (k != NULL && k->own > 0 && out->callees != NULL)
-			out->callees[out->ncallees++] = (struct snap_callee){
-				.caller_file = caller->file,
-				.caller_line = caller->line,
-				.name = f->name, .file = f->file,
-				.line = f->line, .module = f->module,
-				.c = agg_snap_counts(a, k),
-			};
-		agg_close_window(&c[i].c);
-	}
-	agg_close_row_windows(&a->tcallees);
-	agg_close_row_windows(&a->pcallees);
-	if (out->ncallees > 1)
-		qsort(out->callees, out->ncallees, sizeof *out->callees,
-		      snapshot_callee_cmp);
 }
 
 /* The state at the latest report: R and the GIL say running with or
@@ -1770,7 +1490,7 @@ static bool agg_thread_listed(const struct aggregator *a,
 static bool agg_thread_gone(const struct aggregator *a,
                             const struct agg_thread *t);
 
-static enum snap_thread_state agg_thread_state(const struct aggregator *a,
+enum snap_thread_state agg_thread_state(const struct aggregator *a,
                                                const struct agg_thread *t)
 {
 	if (t->report == 0)
@@ -1787,42 +1507,6 @@ static enum snap_thread_state agg_thread_state(const struct aggregator *a,
 	if (t->os_state == 'R')
 		return THREAD_GIL_WAIT;
 	return (t->flags & SAMPLE_GIL_WAIT) ? THREAD_GIL_WAIT : THREAD_IDLE;
-}
-
-static double agg_cpu_pct(uint64_t now, uint64_t base, uint64_t span_ns)
-{
-	/* A smaller figure means the TID now names another thread. */
-	return now > base ? 100.0 * (double)(now - base) / (double)span_ns : 0;
-}
-
-/* Turn the window's reports into percentages and start the next window
- * at its last report.  A window without reports (refreshes faster than
- * reports) keeps the previous figures. */
-static void agg_close_cpu_window(struct aggregator *a)
-{
-	if (a->win_reports == 0)
-		return;
-	uint64_t span = a->win_last_ns > a->win_start_ns
-	                ? a->win_last_ns - a->win_start_ns : 0;
-	struct agg_thread *t = agg_threads(a);
-	for (size_t i = 0; i < a->threads.n; i++) {
-		struct agg_cpu *c = &t[i].cpu;
-		bool known = span > 0 && c->has_base;
-		c->user_pct = known ? agg_cpu_pct(c->utime, c->base_utime, span)
-		                    : 0;
-		c->sys_pct = known ? agg_cpu_pct(c->stime, c->base_stime, span)
-		                   : 0;
-		/* of its own process's reports: each process reports apart */
-		uint64_t nwin = 0;
-		(void)hashmap_get(&a->reports_win_by_pid, (uint32_t)t[i].pid, &nwin);
-		c->gil_pct = nwin ? 100.0 * c->gil_win / (double)nwin : 0;
-		c->base_utime = c->utime;
-		c->base_stime = c->stime;
-		c->gil_win = 0;
-	}
-	a->win_start_ns = a->win_last_ns;
-	a->win_reports = 0;
-	hashmap_clear(&a->reports_win_by_pid);
 }
 
 /* ---- ageing out threads that are gone -------------------------------------
@@ -1937,7 +1621,7 @@ static void agg_requeue(struct aggregator *a)
 		}
 }
 
-static void agg_age_threads(struct aggregator *a)
+void agg_age_threads(struct aggregator *a)
 {
 	bool *drop = a->threads.n ? calloc(a->threads.n, sizeof *drop) : NULL;
 	if (drop == NULL || !agg_gone_to_drop(a, drop)) {
@@ -1952,6 +1636,7 @@ static void agg_age_threads(struct aggregator *a)
 		if (drop[i]) {
 			agg_settle_lifetime(a, &t[i]);
 			split_queue_free(&t[i].queue);
+			stack_memo_free(&t[i].memo);
 			a->threads_dropped++;
 			continue;
 		}
@@ -1967,6 +1652,7 @@ static void agg_age_threads(struct aggregator *a)
 	agg_compact_trows(a, (struct agg_ttable){ &a->tlines, &a->tline_by_key });
 	agg_compact_trows(a, (struct agg_ttable){ &a->tcallees, &a->tcallee_by_key });
 	agg_requeue(a);
+	agg_merge_gone_stacks(a);
 	/* Row indices moved: the caches start over. */
 	for (size_t i = 0; i < a->funcs.n; i++)
 		agg_funcs(a)[i].tc = (struct agg_tcache){ 0, 0 };
@@ -1974,190 +1660,6 @@ static void agg_age_threads(struct aggregator *a)
 		agg_lines(a)[i].tc = (struct agg_tcache){ 0, 0 };
 	for (size_t i = 0; i < a->callees.n; i++)
 		agg_callees(a)[i].tc = (struct agg_tcache){ 0, 0 };
-}
-
-static void agg_snap_threads(struct aggregator *a, struct snapshot *out)
-{
-	agg_close_cpu_window(a);
-	agg_age_threads(a);
-	struct agg_thread *t = agg_threads(a);
-	size_t n = a->threads.n;
-	out->threads = n ? malloc(n * sizeof *out->threads) : NULL;
-	out->nthreads = out->threads != NULL ? n : 0;
-	for (size_t i = 0; i < n; i++) {
-		if (out->threads != NULL)
-			out->threads[i] = (struct snap_thread){
-				.tid = t[i].tid,
-				.name = t[i].name,
-				.samples = t[i].samples,
-				.samples_win = t[i].samples_win,
-				.running = t[i].running,
-				.top_func = t[i].top_func,
-				.state = agg_thread_state(a, &t[i]),
-				.os_state = t[i].os_state,
-				.cpu_user_pct = t[i].cpu.user_pct,
-				.cpu_sys_pct = t[i].cpu.sys_pct,
-				.gil_pct = t[i].cpu.gil_pct,
-			};
-		t[i].samples_win = 0;
-	}
-	if (out->nthreads > 1)
-		qsort(out->threads, out->nthreads, sizeof *out->threads,
-		      agg_cmp_thread);
-}
-
-/* What 100 % is: every sample with a Python stack, or the filtered
- * thread's; closes the sample window of both. */
-static void agg_snap_samples(struct aggregator *a, struct snapshot *out)
-{
-	uint64_t idx;
-	out->samples = a->samples;
-	out->samples_win = a->samples_win;
-	out->split = a->split;
-	out->split_win = a->split_win;
-	if (a->filter == 0 && a->pfilter != 0)
-		proc_table_py_samples(a->procs, a->pfilter, &out->samples,
-		                      &out->samples_win);
-	if (a->filter != 0) {
-		out->samples = out->samples_win = 0;
-		out->split = out->split_win = (struct snap_split){ 0 };
-		if (hashmap_get(&a->thread_by_tid, (uint32_t)a->filter, &idx)) {
-			const struct agg_thread *ft = &agg_threads(a)[idx];
-			out->samples = ft->py_samples;
-			out->samples_win = ft->py_samples_win;
-			out->split = ft->split;
-			out->split_win = ft->split_win;
-		}
-	}
-	a->samples_win = 0;
-	a->split_win = (struct snap_split){ 0 };
-	struct agg_thread *t = agg_threads(a);
-	for (size_t i = 0; i < a->threads.n; i++) {
-		t[i].py_samples_win = 0;
-		t[i].split_win = (struct snap_split){ 0 };
-	}
-}
-
-/* Each process's most sampled leaf function in the window (since start
- * if it had none in the window). */
-static void agg_process_tops(struct aggregator *a, struct snapshot *out)
-{
-	const struct agg_trow *r = agg_trows(&a->pfuncs);
-	struct { uint64_t win, all; } *best;
-	if (out->nprocesses == 0 ||
-	    (best = calloc(out->nprocesses, sizeof *best)) == NULL)
-		return;
-	for (size_t i = 0; i < a->pfuncs.n; i++)
-		for (size_t k = 0; k < out->nprocesses; k++) {
-			struct snap_process *p = &out->processes[k];
-			if (p->pid != r[i].tid)
-				continue;
-			bool win = r[i].c.own_win > best[k].win;
-			if (win || (best[k].win == 0 && r[i].c.own > best[k].all))
-				p->top_func = agg_funcs(a)[r[i].row].name;
-			if (win)
-				best[k].win = r[i].c.own_win;
-			if (r[i].c.own > best[k].all)
-				best[k].all = r[i].c.own;
-		}
-	free(best);
-}
-
-/* The per-thread or per-process rows the filters select, if any. */
-static bool agg_filtered_views(struct aggregator *a, struct agg_view *fv,
-                               struct agg_view *lv, struct agg_view *cv)
-{
-	if (a->filter != 0)
-		return agg_view_filtered(&a->tfuncs, a->funcs.n, a->filter, fv) &&
-		       agg_view_filtered(&a->tlines, a->lines.n, a->filter, lv) &&
-		       agg_view_filtered(&a->tcallees, a->callees.n, a->filter, cv);
-	if (a->pfilter != 0)
-		return agg_view_filtered(&a->pfuncs, a->funcs.n, a->pfilter, fv) &&
-		       agg_view_filtered(&a->plines, a->lines.n, a->pfilter, lv) &&
-		       agg_view_filtered(&a->pcallees, a->callees.n, a->pfilter, cv);
-	return true;
-}
-
-/* "[other]" sums its rows' totals: a sample with two folded functions on
- * its stack counts twice there, so cap it at what 100 % is. */
-static void agg_clamp_other(struct snap_counts *c, const struct snapshot *s)
-{
-	if (c->total > s->samples)
-		c->total = s->samples;
-	if (c->total_win > s->samples_win)
-		c->total_win = s->samples_win;
-}
-
-/* The rows' strings copied into the snapshot: the string table they come
- * from is replaced at the next sweep.  Without memory for them, no rows. */
-static void agg_snap_strings(struct snapshot *out)
-{
-	if (snapshot_own_strings(out))
-		return;
-	free(out->funcs);
-	free(out->lines);
-	free(out->callees);
-	free(out->threads);
-	free(out->processes);
-	out->funcs = NULL;
-	out->lines = NULL;
-	out->callees = NULL;
-	out->threads = NULL;
-	out->processes = NULL;
-	out->nfuncs = out->nlines = out->ncallees = 0;
-	out->nthreads = out->nprocesses = 0;
-}
-
-/* A thread that is gone moves its counters no more: what it left queued
- * is settled with its lifetime ratios now, not at the end of the run. */
-static void agg_settle_gone(struct aggregator *a)
-{
-	struct agg_thread *t = agg_threads(a);
-	for (size_t i = 0; i < a->threads.n; i++)
-		if (t[i].queue.n > 0 && agg_thread_state(a, &t[i]) == THREAD_GONE)
-			agg_settle_lifetime(a, &t[i]);
-}
-
-void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
-{
-	struct agg_view fv = { NULL }, lv = { NULL }, cv = { NULL };
-	agg_sweep(a);
-	agg_settle_gone(a);
-	agg_provisional(a, 1);
-	/* Without memory for the filter's map, show no rows rather than
-	 * the wrong ones. */
-	bool ok = agg_filtered_views(a, &fv, &lv, &cv);
-	proc_table_snapshot(a->procs, a->empty, out);
-	agg_process_tops(a, out);
-	agg_snap_funcs(a, &fv, out);
-	agg_snap_lines(a, &lv, out);
-	agg_snap_callees(a, &cv, out);
-	if (!ok) {
-		free(out->funcs);
-		free(out->lines);
-		free(out->callees);
-		out->funcs = NULL;
-		out->lines = NULL;
-		out->callees = NULL;
-		out->nfuncs = out->nlines = out->ncallees = 0;
-	}
-	free(fv.by_row);
-	free(lv.by_row);
-	free(cv.by_row);
-	agg_snap_samples(a, out);
-	/* The windows are closed: the queued samples' windows too. */
-	a->win++;
-	agg_provisional(a, -1);
-	agg_snap_threads(a, out);
-	for (size_t i = 0; i < out->nfuncs; i++)
-		if (out->funcs[i].other)
-			agg_clamp_other(&out->funcs[i].c, out);
-	for (size_t i = 0; i < out->nlines; i++)
-		if (out->lines[i].other)
-			agg_clamp_other(&out->lines[i].c, out);
-	out->folded_funcs = a->folded_funcs;
-	out->folded_lines = a->folded_lines;
-	agg_snap_strings(out);
 }
 
 /* Keep the threads the latest report listed (they are still there; their
@@ -2172,6 +1674,7 @@ static void agg_reset_threads(struct aggregator *a)
 		split_queue_drop(&t[i].queue);
 		if (!agg_thread_listed(a, &t[i])) {
 			split_queue_free(&t[i].queue);
+			stack_memo_free(&t[i].memo);
 			continue;
 		}
 		t[kept] = t[i];
@@ -2184,6 +1687,22 @@ static void agg_reset_threads(struct aggregator *a)
 		kept++;
 	}
 	a->threads.n = kept;
+}
+
+/* The counts go, the stacks stay: each thread's previous stack gets a
+ * fresh cell, where memory it gives back is charged (as its rows are). */
+static void agg_reset_stacks(struct aggregator *a)
+{
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; i < a->threads.n; i++) {
+		uint32_t c = t[i].prev.cell;
+		t[i].prev.cell = c < a->stacks.ncells ? a->stacks.cells[c].node : STACK_NO_CELL;
+	}
+	stack_table_reset(&a->stacks);
+	for (size_t i = 0; i < a->threads.n; i++)
+		if (t[i].prev.cell != STACK_NO_CELL)
+			t[i].prev.cell = stack_table_cell(&a->stacks, t[i].prev.cell,
+			                                  t[i].tid, t[i].pid);
 }
 
 void aggregator_reset(struct aggregator *a)
@@ -2220,6 +1739,7 @@ void aggregator_reset(struct aggregator *a)
 	hashmap_clear(&a->pline_by_key);
 	hashmap_clear(&a->pcallee_by_key);
 	proc_table_reset(a->procs);
+	agg_reset_stacks(a);
 	agg_reset_threads(a);
 	a->folded_funcs = a->folded_lines = 0;
 	a->samples = a->samples_win = 0;

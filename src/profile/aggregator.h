@@ -54,6 +54,13 @@
  *    the next snapshot.  Memory growth and faults are charged at once.
  *    aggregator_settle() shares out what is still queued (at the end of a
  *    run).
+ *  - Stacks: every sample with a stack is counted in the stack table
+ *    too (stack_table.h), per (stack, thread), with the same split
+ *    (memory given back goes to the thread's previous stack, as to its
+ *    rows), and every snapshot carries the stacks, unfiltered
+ *    (snapshot.h: stack_frames, stack_nodes, stacks, folded_stacks); the
+ *    functions and lines counted from them (stack_derive.h) are the
+ *    rows' figures.  A reset forgets their counts, not the stacks.
  */
 #ifndef PYTOP_AGGREGATOR_H
 #define PYTOP_AGGREGATOR_H

@@ -21,6 +21,13 @@ void snapshot_free(struct snapshot *s)
 	free(s->threads);
 	free(s->processes);
 	free(s->callees);
+	free(s->stack_frames);
+	free(s->stack_nodes);
+	free(s->stacks);
+	s->stack_frames = NULL;
+	s->stack_nodes = NULL;
+	s->stacks = NULL;
+	s->nstack_frames = s->nstack_nodes = s->nstacks = 0;
 	s->callees = NULL;
 	s->ncallees = 0;
 	s->processes = NULL;
@@ -82,6 +89,11 @@ static void own_all(struct snapshot *s, struct str_pass *p)
 		own_one(p, &s->callees[i].name);
 		own_one(p, &s->callees[i].file);
 		own_one(p, &s->callees[i].module);
+	}
+	for (size_t i = 0; i < s->nstack_frames; i++) {
+		own_one(p, &s->stack_frames[i].name);
+		own_one(p, &s->stack_frames[i].file);
+		own_one(p, &s->stack_frames[i].module);
 	}
 	for (size_t i = 0; i < s->nthreads; i++) {
 		own_one(p, &s->threads[i].name);

@@ -100,6 +100,42 @@ struct snap_callee {
 	struct snap_counts c;
 };
 
+/* The stack table (profile/stack_table.h), for the call tree, the flame
+ * graph and exports.  A frame: a function and the line it was on.  A
+ * node: a stack, as its innermost frame and the node of the stack
+ * without it (node 0 is the root, the empty stack, frame unused; node 1
+ * "[other stacks]", the stacks folded away, whose frame says other).
+ * Parents come before their children. */
+struct snap_frame {
+	const char *name;   /* qualified name, or "[other stacks]" */
+	const char *file;   /* native: source file, or its module */
+	int line;           /* the frame's line (native: 0 unknown) */
+	int first_line;     /* its function's first line (as snap_func.line) */
+	bool native;
+	bool other;         /* "[other stacks]" */
+	const char *module; /* native: its module's file name; "" for Python */
+};
+
+struct snap_stack_node {
+	uint32_t parent;    /* node index; the root's is 0 */
+	uint32_t frame;     /* index into stack_frames */
+	uint32_t depth;     /* frames from the root: 1 = outermost */
+};
+
+/* The samples of one thread whose whole stack was one node: the own
+ * samples of its innermost frame there, and their split (a node's
+ * total is the sum of the stacks at or under it).  Not filtered by
+ * thread_filter / process_filter: tid and pid say whose they are; tid
+ * -pid: the threads of process pid that are gone (aged out, as the
+ * threads table's 64 kept). */
+struct snap_stack {
+	uint32_t node;
+	pid_t tid, pid;
+	uint64_t samples, samples_win;
+	double seconds;     /* their summed sampling intervals */
+	struct snap_split split, split_win;
+};
+
 enum snap_thread_state {
 	THREAD_UNKNOWN = 0,
 	THREAD_RUNNING_GIL,   /* on a CPU, holding the GIL: running Python */
@@ -245,12 +281,20 @@ struct snapshot {
 	 * adds up to samples.  Its total is the sum of the folded rows'
 	 * totals, at most samples.  How many rows were folded since start: */
 	uint64_t folded_funcs, folded_lines;
+	/* Beyond the stack table's cap, the stacks with fewest samples fold
+	 * into "[other stacks]" (node 1); stacks of codes that went fold
+	 * too.  How many stacks were folded since start (or reset): */
+	uint64_t folded_stacks;
 
 	struct snap_func *funcs;     size_t nfuncs;
 	struct snap_line *lines;     size_t nlines;
 	struct snap_thread *threads; size_t nthreads;
 	/* by caller (file, line), then most own first; filtered like lines */
 	struct snap_callee *callees; size_t ncallees;
+	/* every stack with samples since start (or reset) */
+	struct snap_frame *stack_frames;      size_t nstack_frames;
+	struct snap_stack_node *stack_nodes;  size_t nstack_nodes;
+	struct snap_stack *stacks;            size_t nstacks;
 
 	/* -s: the followed family, in tree order (empty without -s) */
 	bool following;

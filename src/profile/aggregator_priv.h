@@ -1,0 +1,244 @@
+/* aggregator_priv.h - what the aggregator's files share (aggregator.h
+ * is the interface): its rows, threads and state, and the few functions
+ * one file calls in the other.  aggregator.c ingests records, counts them
+ * and keeps the tables bounded; aggregator_snapshot.c turns the counts
+ * into a snapshot and closes the window.  Nothing outside them includes
+ * this header. */
+#ifndef PYTOP_AGGREGATOR_PRIV_H
+#define PYTOP_AGGREGATOR_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hashmap.h"
+#include "profile/aggregator.h"
+#include "profile/code_table.h"
+#include "profile/cpu_split.h"
+#include "profile/mem_kept.h"
+#include "profile/proc_table.h"
+#include "profile/snapshot.h"
+#include "profile/stack_table.h"
+#include "profile/strtab.h"
+
+/* Counters of one function or line row. */
+struct agg_counts {
+	uint64_t own, total, own_win, total_win;
+	uint64_t own_ns, total_ns;
+	uint64_t stamp; /* serial of the last sample that counted total */
+	struct snap_split split, split_win; /* of the own samples */
+	struct mem_kept kept; /* split's net growth at the last boundaries */
+};
+
+/* The per-thread row a global row fed last: most functions run on one
+ * thread, so this skips the per-thread map lookup most of the time. */
+struct agg_tcache {
+	pid_t tid;
+	uint32_t idx; /* index + 1 into the per-thread rows; 0 = none */
+};
+
+struct agg_func {
+	uint64_t key;            /* in func_by_key; 0 for row 0, "[other]" */
+	const char *name, *file; /* interned */
+	const char *module;      /* interned; "" for Python */
+	bool native;
+	int line;                /* smallest first line of its codes */
+	struct agg_counts c;
+	struct agg_tcache tc;    /* into tfuncs */
+	struct agg_tcache ptc;   /* into pfuncs (its "tid" is a PID) */
+};
+
+struct agg_line {
+	uint64_t key;            /* in line_by_key; 0 for row 0, "[other]" */
+	const char *name, *file; /* name: first function seen on this line */
+	const char *module;      /* interned; "" for Python */
+	bool native;
+	int line;
+	struct agg_counts c;
+	struct agg_tcache tc;    /* into tlines */
+	struct agg_tcache ptc;   /* into plines */
+};
+
+/* The own samples of a Python line whose leaf was a native function
+ * (--native): where in native code the line's time went. */
+struct agg_callee {
+	uint32_t line, func;     /* the Python line's row, the leaf's function row */
+	struct agg_counts c;     /* own samples; total counts them once too */
+	struct agg_tcache tc;    /* into tcallees */
+	struct agg_tcache ptc;   /* into pcallees */
+};
+
+/* A thread's CPU and GIL figures over the current window. */
+struct agg_cpu {
+	bool has_base;
+	uint64_t base_utime, base_stime; /* at the window's start, or at the
+	                                    thread's first report in it */
+	uint64_t utime, stime;           /* at its latest report */
+	uint32_t gil_win;                /* reports in the window in which it
+	                                    held the GIL */
+	double user_pct, sys_pct, gil_pct; /* of the last window with reports */
+};
+
+/* Where a thread's previous sample was, by row keys (row indices move when
+ * rows fold): its RSS shrink is charged there (agg_charge_shrink). */
+struct agg_prev_rows {
+	bool valid, has_line, has_callee;
+	uint32_t cell;                /* its stack cell (renumbered by folds) */
+	uint64_t fkey, lkey;          /* function and own line rows */
+	uint64_t callee_fkey, callee_lkey; /* the callee's leaf and caller line */
+};
+
+struct agg_thread {
+	pid_t tid;
+	pid_t pid;            /* its process, from its latest REC_THREADS */
+	const char *name;     /* interned, "" if unknown */
+	uint64_t samples, samples_win;       /* all its samples */
+	uint64_t py_samples, py_samples_win; /* those with a Python stack */
+	bool running;
+	const char *top_func; /* interned or "" */
+	uint64_t report;      /* serial of the latest REC_THREADS listing it,
+	                         0 = never listed */
+	uint64_t seen_serial; /* REC_THREADS ingested when it was last sampled:
+	                         a thread that lived between two reports is
+	                         gone once its process reports again */
+	char os_state;        /* at that report */
+	uint8_t flags;        /* rec_thread_state.flags, likewise */
+	struct agg_cpu cpu;
+	struct split_queue queue;           /* running samples awaiting their
+	                                       system share (cpu_split.h) */
+	struct snap_split split, split_win; /* of its samples with a stack */
+	struct agg_prev_rows prev;          /* of its latest sample */
+	struct stack_memo memo;             /* its latest stack, interned */
+};
+
+/* One thread's counters for one function or line row. */
+struct agg_trow {
+	uint32_t row;         /* index of the global function / line row */
+	pid_t tid;
+	struct agg_counts c;  /* c.stamp unused: the global row's decides */
+};
+
+/* A native frame without a known source line feeds no line row. */
+#define AGG_NO_LINE UINT32_MAX
+/* No row of that kind (a thread or callee row not found, a sample that
+ * has no native callee). */
+#define AGG_NO_ROW UINT32_MAX
+
+/* A resolved frame: the rows it feeds. */
+struct agg_frame {
+	uint32_t func, line;
+};
+
+/* A growable array of rows; elem is the row size. */
+struct agg_vec {
+	void *items;
+	size_t n, cap;
+};
+
+struct aggregator {
+	struct strtab *strings;   /* owned; replaced by a fresh one when
+	                             rows or codes went (agg_rehome) */
+	struct strtab *pstrings;  /* owned: the process table's, never swept */
+	struct strtab **retired;  /* owned: tables a failed rehome could not
+	                             free, kept until aggregator_free */
+	size_t nretired;
+	size_t threads_dropped;   /* aged out since the last rehome: their
+	                             names are still in strings */
+	struct code_table *codes; /* owned */
+	const char *empty;        /* interned "" */
+	const char *other;        /* interned "[other]" */
+	uint64_t folded_funcs, folded_lines; /* rows folded into row 0 */
+	uint64_t next_sweep_ns;   /* when codes are next aged */
+	uint64_t sweep_serial;    /* a->serial at the last sweep */
+	uint64_t idle_serial;     /* ... at the one before: rows not sampled
+	                             since are idle */
+	uint32_t since_clock;     /* records since the clock was last read */
+
+	struct agg_vec funcs;     /* struct agg_func */
+	struct hashmap func_by_key;   /* qualname_sid << 32 | filename_sid */
+	struct agg_vec lines;     /* struct agg_line */
+	struct hashmap line_by_key;   /* filename_sid << 32 | (uint32)line */
+	struct hashmap frame_cache;   /* code_id << 32 | (uint32)offset ->
+	                                 func << 32 | line */
+	struct agg_vec threads;   /* struct agg_thread */
+	struct hashmap thread_by_tid; /* (uint32)tid -> index */
+	struct hashmap thread_names;  /* (uint32)tid -> interned name;
+	                                 survives resets */
+	struct agg_vec tfuncs;    /* struct agg_trow, per thread and function */
+	struct hashmap tfunc_by_key;  /* (uint32)tid << 32 | func -> index */
+	struct agg_vec tlines;    /* struct agg_trow, per thread and line */
+	struct hashmap tline_by_key;  /* (uint32)tid << 32 | line -> index */
+	struct agg_vec callees;   /* struct agg_callee */
+	struct hashmap callee_by_key; /* line << 32 | func -> index */
+	struct agg_vec tcallees;  /* struct agg_trow, per thread and callee */
+	struct hashmap tcallee_by_key;
+	pid_t filter;             /* 0 = all threads */
+	bool no_split;            /* aggregator_new(false): --no-split */
+
+	/* -s: processes, and per-process function and line rows, kept like
+	 * the per-thread ones with the PID in the tid's place */
+	struct proc_table *procs; /* owned */
+	struct agg_vec pfuncs, plines, pcallees;
+	struct hashmap pfunc_by_key, pline_by_key, pcallee_by_key;
+	struct hashmap report_by_pid; /* pid -> serial of its latest REC_THREADS */
+	struct hashmap reports_win_by_pid; /* pid -> its REC_THREADS this window */
+	pid_t pfilter;            /* 0 = all processes */
+
+	uint64_t report_serial;   /* REC_THREADS ingested so far */
+	uint64_t win_start_ns;    /* time of the window's first report: the
+	                             previous window's last one */
+	uint64_t win_last_ns;     /* time of the latest report */
+	uint32_t win_reports;     /* reports in this window */
+
+	struct agg_frame *scratch; /* owned; resolved frames of one sample */
+	struct stack_frame *sframes; /* owned; the same as stack frames */
+	size_t scratch_cap;
+	struct stack_table stacks; /* every stack, counted per thread */
+
+	uint64_t serial;          /* samples counted so far, for stamps */
+	uint64_t samples, samples_win;
+	struct snap_split split, split_win; /* of every sample with a stack */
+	struct mem_kept_clock kept_clock; /* every row's kept-memory boundaries */
+	uint32_t win;             /* snapshots taken: the window's number */
+	uint64_t bad;
+};
+
+static inline struct agg_func *agg_funcs(const struct aggregator *a)
+{
+	return a->funcs.items;
+}
+
+static inline struct agg_line *agg_lines(const struct aggregator *a)
+{
+	return a->lines.items;
+}
+
+static inline struct agg_callee *agg_callees(const struct aggregator *a)
+{
+	return a->callees.items;
+}
+
+static inline struct agg_thread *agg_threads(const struct aggregator *a)
+{
+	return a->threads.items;
+}
+
+static inline struct agg_trow *agg_trows(const struct agg_vec *v)
+{
+	return v->items;
+}
+
+/* aggregator.c, for the snapshot: */
+/* Fold, age codes and rehome strings when due (every AGG_SWEEP_NS). */
+void agg_sweep(struct aggregator *a);
+/* Count queued samples as their class (sign +1) or take that back (-1). */
+void agg_provisional(struct aggregator *a, double sign);
+/* Settle a thread's queue with its lifetime ratios. */
+void agg_settle_lifetime(struct aggregator *a, struct agg_thread *t);
+enum snap_thread_state agg_thread_state(const struct aggregator *a,
+                                        const struct agg_thread *t);
+/* Drop the gone threads beyond the most recent AGG_KEEP_GONE_THREADS. */
+void agg_age_threads(struct aggregator *a);
+
+#endif

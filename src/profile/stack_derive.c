@@ -1,0 +1,171 @@
+/* stack_derive.c - functions and lines counted from the stacks
+ * (stack_derive.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "profile/stack_derive.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashmap.h"
+#include "profile/strtab.h"
+
+/* Rows being derived, and the row of each frame (frames[] order). */
+struct derive {
+	struct strtab *keys;   /* owned: names and files by content */
+	struct hashmap func_by_key, line_by_key;
+	uint32_t *frame_func, *frame_line; /* owned; UINT32_MAX = no line */
+	uint64_t *func_stamp, *line_stamp; /* owned: the stack that counted it */
+	struct stack_derived *out;
+};
+
+#define NO_LINE UINT32_MAX
+
+static bool key_of(struct derive *d, const char *a, const char *b, uint32_t lo,
+                   bool two, uint64_t *key)
+{
+	uint32_t ia, ib = lo;
+	if (strtab_intern(d->keys, a, strlen(a), &ia) == NULL ||
+	    (two && strtab_intern(d->keys, b, strlen(b), &ib) == NULL))
+		return false;
+	*key = (uint64_t)ia << 32 | ib;
+	return true;
+}
+
+static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *fr,
+                       uint32_t *lr)
+{
+	struct stack_derived *o = d->out;
+	uint64_t key, v;
+	if (!key_of(d, f->name, f->file, 0, true, &key))
+		return false;
+	if (hashmap_get(&d->func_by_key, key, &v)) {
+		if (f->first_line < o->funcs[v].line)
+			o->funcs[v].line = f->first_line;
+	} else {
+		v = o->nfuncs++;
+		o->funcs[v] = (struct snap_func){ .name = f->name, .file = f->file,
+			.line = f->first_line, .native = f->native,
+			.module = f->module, .other = f->other };
+		if (!hashmap_put(&d->func_by_key, key, v))
+			return false;
+	}
+	*fr = (uint32_t)v;
+	*lr = NO_LINE;
+	if (f->native && f->line <= 0 && !f->other)
+		return true;
+	if (!key_of(d, f->file, NULL, (uint32_t)f->line, false, &key))
+		return false;
+	if (!hashmap_get(&d->line_by_key, key, &v)) {
+		v = o->nlines++;
+		o->lines[v] = (struct snap_line){ .name = f->name, .file = f->file,
+			.line = f->line, .native = f->native,
+			.module = f->module, .other = f->other };
+		if (!hashmap_put(&d->line_by_key, key, v))
+			return false;
+	}
+	*lr = (uint32_t)v;
+	return true;
+}
+
+static void add_own(struct snap_counts *c, const struct snap_stack *st)
+{
+	c->own += st->samples;
+	c->own_win += st->samples_win;
+	c->own_s += st->seconds;
+	snap_split_add(&c->split, &st->split);
+	snap_split_add(&c->split_win, &st->split_win);
+}
+
+static void add_total(struct snap_counts *c, uint64_t *stamp, uint64_t serial,
+                      const struct snap_stack *st)
+{
+	if (*stamp == serial)
+		return;
+	*stamp = serial;
+	c->total += st->samples;
+	c->total_win += st->samples_win;
+	c->total_s += st->seconds;
+}
+
+/* One stack: walk its nodes from the leaf to the root. */
+static void count_stack(struct derive *d, const struct snapshot *s,
+                        const struct snap_stack *st, uint64_t serial)
+{
+	struct stack_derived *o = d->out;
+	bool leaf = true, own_line = false;
+	uint32_t n = st->node;
+	for (size_t guard = 0; n != 0 && n < s->nstack_nodes &&
+	     guard < s->nstack_nodes; n = s->stack_nodes[n].parent, guard++) {
+		uint32_t f = s->stack_nodes[n].frame;
+		uint32_t fr = d->frame_func[f], lr = d->frame_line[f];
+		if (leaf)
+			add_own(&o->funcs[fr].c, st);
+		add_total(&o->funcs[fr].c, &d->func_stamp[fr], serial, st);
+		leaf = false;
+		if (lr == NO_LINE)
+			continue;
+		if (!own_line)
+			add_own(&o->lines[lr].c, st);
+		own_line = true;
+		add_total(&o->lines[lr].c, &d->line_stamp[lr], serial, st);
+	}
+}
+
+static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pid_t pid)
+{
+	struct stack_derived *o = d->out;
+	size_t nf = s->nstack_frames ? s->nstack_frames : 1;
+	o->funcs = calloc(nf, sizeof *o->funcs);
+	o->lines = calloc(nf, sizeof *o->lines);
+	d->frame_func = malloc(nf * sizeof *d->frame_func);
+	d->frame_line = malloc(nf * sizeof *d->frame_line);
+	d->func_stamp = calloc(nf, sizeof *d->func_stamp);
+	d->line_stamp = calloc(nf, sizeof *d->line_stamp);
+	d->keys = strtab_new();
+	if (!o->funcs || !o->lines || !d->frame_func || !d->frame_line ||
+	    !d->func_stamp || !d->line_stamp || !d->keys)
+		return false;
+	for (size_t i = 0; i < s->nstack_frames; i++)
+		if (!frame_rows(d, &s->stack_frames[i], &d->frame_func[i], &d->frame_line[i]))
+			return false;
+	for (size_t i = 0; i < s->nstacks; i++) {
+		const struct snap_stack *st = &s->stacks[i];
+		if ((tid != 0 && st->tid != tid) || (pid != 0 && st->pid != pid))
+			continue;
+		o->samples += st->samples;
+		o->samples_win += st->samples_win;
+		snap_split_add(&o->split, &st->split);
+		count_stack(d, s, st, i + 1);
+	}
+	return true;
+}
+
+bool stack_derive(const struct snapshot *s, pid_t tid, pid_t pid,
+                  struct stack_derived *out)
+{
+	struct derive d = { .out = out };
+	*out = (struct stack_derived){ .funcs = NULL };
+	hashmap_init(&d.func_by_key);
+	hashmap_init(&d.line_by_key);
+	bool ok = derive_run(&d, s, tid, pid);
+	hashmap_destroy(&d.func_by_key);
+	hashmap_destroy(&d.line_by_key);
+	strtab_free(d.keys);
+	free(d.frame_func);
+	free(d.frame_line);
+	free(d.func_stamp);
+	free(d.line_stamp);
+	if (!ok)
+		stack_derived_free(out);
+	return ok;
+}
+
+void stack_derived_free(struct stack_derived *d)
+{
+	free(d->funcs);
+	free(d->lines);
+	*d = (struct stack_derived){ .funcs = NULL };
+}

@@ -1,0 +1,40 @@
+/* stack_derive.h - the functions and lines tables computed from a
+ * snapshot's stacks (snapshot.h: stack_frames, stack_nodes, stacks).
+ *
+ * The rules are the aggregator's (aggregator.h): a function is (name,
+ * file), a line (file, line); own is the innermost frame's function and
+ * the innermost frame that has a line (a native frame without a source
+ * line has none); total counts every distinct function and line of a
+ * stack once; the split belongs to the own function and line.  A
+ * function's line is the smallest first line of its frames in the table
+ * (the row counters keep theirs across a reset), a line's name the
+ * function of the first frame met on it.  "[other stacks]"
+ * gives one function and one line row with other = true.  mem_kept is
+ * not kept per stack: 0.  This is what the call tree, exports and
+ * recordings can count from, and how the stack table is checked against
+ * the row counters (tests/test_stack_derive.c).
+ */
+#ifndef PYTOP_STACK_DERIVE_H
+#define PYTOP_STACK_DERIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile/snapshot.h"
+
+struct stack_derived {
+	struct snap_func *funcs; size_t nfuncs;   /* owned, unsorted */
+	struct snap_line *lines; size_t nlines;   /* owned, unsorted */
+	uint64_t samples, samples_win;            /* the stacks' samples */
+	struct snap_split split;                  /* ... and their split */
+};
+
+/* From s's stacks of thread tid (0: all) of process pid (0: all).  The
+ * rows' strings are s's: valid while s is.  false on OOM (*out empty). */
+bool stack_derive(const struct snapshot *s, pid_t tid, pid_t pid,
+                  struct stack_derived *out);
+void stack_derived_free(struct stack_derived *d);
+
+#endif

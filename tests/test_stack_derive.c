@@ -1,0 +1,399 @@
+/* test_stack_derive.c - the functions and lines counted from the
+ * snapshot's stacks (profile/stack_derive.h) are the row counters'
+ * figures, exactly: on seeded random record streams (several processes
+ * and threads, Python and native frames with and without a source line,
+ * recursion, every sample flag, CPU and schedstat counters that move,
+ * stall or go back, memory growth and shrink, faults, threads that end,
+ * resets, thread and process filters), every snapshot's function and
+ * line rows (own, total, their windows and seconds, the whole split) equal
+ * what stack_derive computes from the same snapshot's stacks.  The row
+ * counters are the reference: they are what every accuracy test checks.
+ * The seed and step are in every failure message. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/aggregator.h"
+#include "profile/stack_derive.h"
+#include "transport/record.h"
+
+#define NCODES 12        /* Python codes 1..NCODES; 12 shares 11's row */
+#define NNATIVE 4        /* native functions from 0x80000000 */
+#define NATIVE_BASE 0x80000000u
+#define MAX_THREADS 6
+#define MS 1000000ull
+
+static uint64_t buf[4096];
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static uint32_t below(uint64_t *s, uint32_t n)
+{
+	return (uint32_t)(rng_next(s) % n);
+}
+
+static void def_code(struct aggregator *a, uint32_t id)
+{
+	struct rec_code_def *c = (struct rec_code_def *)buf;
+	char name[16], file[16];
+	/* Two codes with one name and file share a function row. */
+	snprintf(name, sizeof name, "f%u", id == NCODES ? NCODES - 1 : id);
+	snprintf(file, sizeof file, "m%u.py", id == NCODES ? (NCODES - 1) % 3 : id % 3);
+	size_t ql = strlen(name), fl = strlen(file);
+	memset(buf, 0, sizeof buf);
+	memcpy(c->data, name, ql);
+	memcpy(c->data + ql, file, fl);
+	c->h = (struct rec_header){ REC_CODE_DEF, REC_ALIGN((uint32_t)(sizeof *c + ql + fl)) };
+	c->code_id = id;
+	c->firstlineno = 10 * (int)id;
+	c->qualname_len = (uint16_t)ql;
+	c->filename_len = (uint16_t)fl;
+	aggregator_ingest(a, c, c->h.size);
+}
+
+struct sim_thread {
+	int tid, pid;
+	bool alive;
+	uint64_t user, sys, run, delay;
+};
+
+struct sim {
+	uint64_t rng, seed;
+	struct aggregator *a;
+	struct sim_thread t[MAX_THREADS];
+	uint64_t now;
+	int next_tid;
+	pid_t tid_filter, pid_filter;
+	int step;
+	bool was_reset; /* a function row keeps its smallest first line
+	                   across resets; the stacks start again */
+};
+
+static void sim_thread_start(struct sim *s, int i)
+{
+	s->t[i] = (struct sim_thread){ .tid = s->next_tid++, .pid = 100 + i % 2,
+	                               .alive = true };
+}
+
+static void advance(struct sim *s, struct sim_thread *t)
+{
+	uint32_t r = below(&s->rng, 10);
+	if (r < 5) {
+		t->user += below(&s->rng, 3) * 10 * MS;
+		t->sys += below(&s->rng, 2) * 10 * MS;
+		t->run += below(&s->rng, 2000) * 1000;
+		t->delay += below(&s->rng, 3) == 0 ? below(&s->rng, 5000) * 1000 : 0;
+	} else if (r == 9) {
+		t->user /= 2;
+		t->run /= 3;
+	}
+}
+
+static uint16_t random_flags(struct sim *s)
+{
+	static const uint16_t bits[] = { SAMPLE_RUNNING, SAMPLE_HAS_GIL,
+	                                 SAMPLE_GIL_WAIT, SAMPLE_IN_CALL,
+	                                 SAMPLE_GIL_KNOWN, SAMPLE_TRUNCATED };
+	uint16_t f = 0;
+	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+		if (below(&s->rng, 2))
+			f |= bits[i];
+	return f;
+}
+
+/* A frame: native ones carry their source line as the offset (0:
+ * unknown, no line row). */
+static struct rec_frame random_frame(struct sim *s, bool leaf)
+{
+	if (below(&s->rng, leaf ? 3 : 8) == 0)
+		return (struct rec_frame){ NATIVE_BASE + below(&s->rng, NNATIVE),
+		                           (int32_t)(below(&s->rng, 3) * 7) };
+	return (struct rec_frame){ 1 + below(&s->rng, NCODES),
+	                           (int32_t)(2 * below(&s->rng, 4)) };
+}
+
+static void sim_sample(struct sim *s, struct sim_thread *t)
+{
+	struct rec_sample *r = (struct rec_sample *)buf;
+	uint16_t n = (uint16_t)below(&s->rng, 9); /* 0: no Python stack */
+	memset(buf, 0, sizeof buf);
+	advance(s, t);
+	*r = (struct rec_sample){
+		.h = { REC_SAMPLE, (uint32_t)(sizeof *r + n * sizeof(struct rec_frame)) },
+		.time_ns = s->now, .interval_ns = (uint32_t)(MS / 2 + below(&s->rng, MS)),
+		.tid = t->tid, .nframes = n, .flags = random_flags(s), .pid = t->pid,
+		.cpu_user_ns = t->user, .cpu_sys_ns = t->sys,
+		.minflt = below(&s->rng, 3), .majflt = below(&s->rng, 5) == 0,
+		.mem_growth = below(&s->rng, 2) * 4096,
+		.mem_shrink = below(&s->rng, 4) == 0 ? 8192 : 0,
+		.run_ns = below(&s->rng, 8) ? t->run : 0, .delay_ns = t->delay,
+	};
+	for (uint16_t i = 0; i < n; i++)
+		/* Recursion now and then: the frame below again. */
+		r->frames[i] = i > 0 && below(&s->rng, 5) == 0 ? r->frames[i - 1]
+		               : random_frame(s, i == 0);
+	/* The same stack again, as a thread busy in one place sends it. */
+	int repeat = below(&s->rng, 3) == 0 ? 3 : 1;
+	for (int k = 0; k < repeat; k++) {
+		r->time_ns = s->now + (uint64_t)k;
+		aggregator_ingest(s->a, r, r->h.size);
+	}
+}
+
+static void sim_report(struct sim *s)
+{
+	for (int pid = 100; pid <= 101; pid++) {
+		struct rec_threads *r = (struct rec_threads *)buf;
+		uint32_t n = 0;
+		memset(buf, 0, sizeof buf);
+		for (int i = 0; i < MAX_THREADS; i++) {
+			const struct sim_thread *t = &s->t[i];
+			if (!t->alive || t->pid != pid)
+				continue;
+			r->threads[n++] = (struct rec_thread_state){
+				.tid = t->tid, .state = 'R', .utime_ns = t->user,
+				.stime_ns = t->sys };
+		}
+		r->h = (struct rec_header){ REC_THREADS,
+		        (uint32_t)(sizeof *r + n * sizeof(struct rec_thread_state)) };
+		r->time_ns = s->now;
+		r->nthreads = n;
+		r->pid = pid;
+		aggregator_ingest(s->a, r, r->h.size);
+	}
+}
+
+/* Under a process filter, what 100 % is comes from the process table,
+ * which knows a process from its REC_PROCESS (-s). */
+static void sim_processes(struct sim *s)
+{
+	for (int pid = 100; pid <= 101; pid++) {
+		struct rec_process *r = (struct rec_process *)buf;
+		memset(buf, 0, sizeof buf);
+		r->h = (struct rec_header){ REC_PROCESS, REC_ALIGN((uint32_t)sizeof *r) };
+		r->time_ns = s->now;
+		r->pid = pid;
+		r->ppid = 1;
+		r->state = PROC_PYTHON;
+		strcpy(r->version, "3.12.1");
+		aggregator_ingest(s->a, r, r->h.size);
+	}
+}
+
+static bool near(double x, double y)
+{
+	return fabs(x - y) <= 1e-9 * (fabs(x) + fabs(y)) + 1e-9;
+}
+
+static void expect_split(const struct sim *s, const char *what, const char *name,
+                         const struct snap_split *x, const struct snap_split *y)
+{
+	cr_assert(near(x->python, y->python) && near(x->native, y->native) &&
+	          near(x->system, y->system) && near(x->waiting, y->waiting) &&
+	          near(x->cpu_wait, y->cpu_wait) && near(x->gil_wait, y->gil_wait),
+	          "seed %llu step %d: %s %s: kinds %.6f %.6f %.6f %.6f %.6f %.6f, "
+	          "derived %.6f %.6f %.6f %.6f %.6f %.6f", (unsigned long long)s->seed,
+	          s->step, what, name, x->python, x->native, x->system, x->waiting,
+	          x->cpu_wait, x->gil_wait, y->python, y->native, y->system,
+	          y->waiting, y->cpu_wait, y->gil_wait);
+	cr_assert(x->mem_growth == y->mem_growth && x->mem_shrink == y->mem_shrink &&
+	          x->minflt == y->minflt && x->majflt == y->majflt,
+	          "seed %llu step %d: %s %s: memory %llu/%llu faults %llu/%llu, "
+	          "derived %llu/%llu %llu/%llu (filters %d %d, reset %d)", (unsigned long long)s->seed, s->step,
+	          what, name, (unsigned long long)x->mem_growth,
+	          (unsigned long long)x->mem_shrink, (unsigned long long)x->minflt,
+	          (unsigned long long)x->majflt, (unsigned long long)y->mem_growth,
+	          (unsigned long long)y->mem_shrink, (unsigned long long)y->minflt,
+	          (unsigned long long)y->majflt, s->tid_filter, s->pid_filter, s->was_reset);
+}
+
+static void expect_counts(const struct sim *s, const char *what, const char *name,
+                          const struct snap_counts *x, const struct snap_counts *y)
+{
+	cr_assert(x->own == y->own && x->total == y->total &&
+	          x->own_win == y->own_win && x->total_win == y->total_win,
+	          "seed %llu step %d: %s %s: own %llu total %llu (window %llu %llu), "
+	          "derived %llu %llu (%llu %llu)", (unsigned long long)s->seed,
+	          s->step, what, name, (unsigned long long)x->own,
+	          (unsigned long long)x->total, (unsigned long long)x->own_win,
+	          (unsigned long long)x->total_win, (unsigned long long)y->own,
+	          (unsigned long long)y->total, (unsigned long long)y->own_win,
+	          (unsigned long long)y->total_win);
+	cr_assert(near(x->own_s, y->own_s) && near(x->total_s, y->total_s),
+	          "seed %llu step %d: %s %s: seconds %.9f %.9f, derived %.9f %.9f",
+	          (unsigned long long)s->seed, s->step, what, name, x->own_s,
+	          x->total_s, y->own_s, y->total_s);
+	expect_split(s, what, name, &x->split, &y->split);
+	expect_split(s, what, name, &x->split_win, &y->split_win);
+}
+
+static size_t live_funcs(const struct stack_derived *d)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->nfuncs; i++)
+		n += d->funcs[i].c.total > 0;
+	return n;
+}
+
+static size_t live_lines(const struct stack_derived *d)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->nlines; i++)
+		n += d->lines[i].c.total > 0;
+	return n;
+}
+
+static void check_snapshot(struct sim *s)
+{
+	struct snapshot snap = { 0 };
+	struct stack_derived d;
+	aggregator_snapshot(s->a, &snap);
+	cr_assert(stack_derive(&snap, s->tid_filter, s->tid_filter ? 0 : s->pid_filter, &d));
+	cr_assert_eq(d.samples, snap.samples, "seed %llu step %d: samples %llu, derived %llu",
+	             (unsigned long long)s->seed, s->step,
+	             (unsigned long long)snap.samples, (unsigned long long)d.samples);
+	cr_assert_eq(live_funcs(&d), snap.nfuncs, "seed %llu step %d: %zu functions, derived %zu",
+	             (unsigned long long)s->seed, s->step, snap.nfuncs, live_funcs(&d));
+	cr_assert_eq(live_lines(&d), snap.nlines, "seed %llu step %d: %zu lines, derived %zu",
+	             (unsigned long long)s->seed, s->step, snap.nlines, live_lines(&d));
+	for (size_t i = 0; i < snap.nfuncs; i++) {
+		const struct snap_func *f = &snap.funcs[i], *g = NULL;
+		for (size_t k = 0; k < d.nfuncs && g == NULL; k++)
+			if (strcmp(d.funcs[k].name, f->name) == 0 &&
+			    strcmp(d.funcs[k].file, f->file) == 0)
+				g = &d.funcs[k];
+		cr_assert_not_null(g, "seed %llu step %d: no derived %s",
+		                   (unsigned long long)s->seed, s->step, f->name);
+		if (!s->was_reset)
+			cr_assert_eq(g->line, f->line, "seed %llu step %d: %s: first line %d, derived %d",
+			             (unsigned long long)s->seed, s->step, f->name, f->line, g->line);
+		cr_assert_eq(g->native, f->native);
+		expect_counts(s, "function", f->name, &f->c, &g->c);
+	}
+	for (size_t i = 0; i < snap.nlines; i++) {
+		const struct snap_line *l = &snap.lines[i], *g = NULL;
+		for (size_t k = 0; k < d.nlines && g == NULL; k++)
+			if (strcmp(d.lines[k].file, l->file) == 0 && d.lines[k].line == l->line)
+				g = &d.lines[k];
+		cr_assert_not_null(g, "seed %llu step %d: no derived %s:%d",
+		                   (unsigned long long)s->seed, s->step, l->file, l->line);
+		expect_counts(s, "line", l->file, &l->c, &g->c);
+	}
+	stack_derived_free(&d);
+	snapshot_free(&snap);
+}
+
+static void run_stream(uint64_t seed, int steps, bool split)
+{
+	struct sim s = { .rng = seed * 2654435761u + 1, .seed = seed, .next_tid = 1000 };
+	s.a = aggregator_new(split);
+	cr_assert_not_null(s.a);
+	for (uint32_t id = 1; id <= NCODES; id++)
+		def_code(s.a, id);
+	for (uint32_t i = 0; i < NNATIVE; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "nat%u", i);
+		cr_assert(aggregator_define_native(s.a, NATIVE_BASE + i, name,
+		                                   i % 2 ? "lib.c" : "", 0, "lib.so"));
+	}
+	for (int i = 0; i < MAX_THREADS; i++)
+		sim_thread_start(&s, i);
+	sim_processes(&s);
+	for (s.step = 0; s.step < steps; s.step++) {
+		uint32_t ev = below(&s.rng, 100);
+		s.now += MS;
+		if (ev < 80) {
+			struct sim_thread *t = &s.t[below(&s.rng, MAX_THREADS)];
+			if (t->alive)
+				sim_sample(&s, t);
+		} else if (ev < 86) {
+			sim_report(&s);
+		} else if (ev < 89) {
+			int i = (int)below(&s.rng, MAX_THREADS);
+			if (s.t[i].alive)
+				s.t[i].alive = false;
+			else
+				sim_thread_start(&s, i);
+		} else if (ev < 97) {
+			check_snapshot(&s);
+		} else if (ev < 98) {
+			aggregator_reset(s.a);
+			s.was_reset = true;
+		} else {
+			uint32_t f = below(&s.rng, 3);
+			s.tid_filter = f == 0 ? s.t[0].tid : 0;
+			s.pid_filter = f == 1 ? 101 : 0;
+			aggregator_filter_thread(s.a, s.tid_filter);
+			aggregator_filter_process(s.a, s.pid_filter);
+		}
+	}
+	aggregator_settle(s.a);
+	check_snapshot(&s);
+	aggregator_free(s.a);
+}
+
+Test(stack_derive, equals_the_row_counters_on_random_streams)
+{
+	for (uint64_t seed = 1; seed <= 40; seed++)
+		run_stream(seed, 2000, true);
+}
+
+Test(stack_derive, equals_the_row_counters_without_the_split)
+{
+	for (uint64_t seed = 100; seed <= 110; seed++)
+		run_stream(seed, 2000, false);
+}
+
+/* A hand-built snapshot: recursion counts a function once per stack,
+ * and "[other stacks]" is a row of its own. */
+Test(stack_derive, recursion_and_other_stacks)
+{
+	struct snap_frame frames[] = {
+		{ .name = "[other stacks]", .file = "", .module = "", .other = true },
+		{ .name = "main", .file = "a.py", .line = 3, .first_line = 1, .module = "" },
+		{ .name = "fib", .file = "a.py", .line = 7, .first_line = 6, .module = "" },
+	};
+	struct snap_stack_node nodes[] = {
+		{ 0, 0, 0 }, { 0, 0, 1 },
+		{ 0, 1, 1 },        /* 2: main */
+		{ 2, 2, 2 },        /* 3: main -> fib */
+		{ 3, 2, 3 },        /* 4: main -> fib -> fib */
+	};
+	struct snap_stack stacks[] = {
+		{ .node = 4, .tid = 1, .pid = 1, .samples = 5, .seconds = 0.005 },
+		{ .node = 3, .tid = 1, .pid = 1, .samples = 2, .seconds = 0.002 },
+		{ .node = 1, .tid = 2, .pid = 1, .samples = 4, .seconds = 0.004 },
+	};
+	struct snapshot s = { .stack_frames = frames, .nstack_frames = 3,
+	                      .stack_nodes = nodes, .nstack_nodes = 5,
+	                      .stacks = stacks, .nstacks = 3 };
+	struct stack_derived d;
+	cr_assert(stack_derive(&s, 0, 0, &d));
+	cr_expect_eq(d.samples, 11);
+	for (size_t i = 0; i < d.nfuncs; i++) {
+		const struct snap_func *f = &d.funcs[i];
+		if (strcmp(f->name, "fib") == 0)
+			cr_expect(f->c.own == 7 && f->c.total == 7, "fib once per stack");
+		else if (strcmp(f->name, "main") == 0)
+			cr_expect(f->c.own == 0 && f->c.total == 7);
+		else
+			cr_expect(f->other && f->c.own == 4 && f->c.total == 4);
+	}
+	stack_derived_free(&d);
+	cr_assert(stack_derive(&s, 2, 0, &d));
+	cr_expect_eq(d.samples, 4, "thread 2's stacks only");
+	stack_derived_free(&d);
+}

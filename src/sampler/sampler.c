@@ -234,15 +234,62 @@ static struct growth_share tick_growth(struct sampler *s, struct sampler_proc *p
 	return g;
 }
 
+/* How many outermost frames of f (n, leaf first) are those of the
+ * thread's last sample that reached the ring: what a REC_SAMPLE_DELTA
+ * need not carry.  0 when there is none recent enough. */
+static uint32_t kept_frames(const struct known_thread *k, const struct rec_frame *f,
+                            uint32_t n, uint64_t now)
+{
+	uint32_t keep = 0;
+
+	if (k->sent == NULL || now < k->sent_ns || now - k->sent_ns >= REC_DELTA_MAX_AGE_NS)
+		return 0;
+	while (keep < n && keep < k->nsent && f[n - 1 - keep].code_id == k->sent[keep].code_id &&
+	       f[n - 1 - keep].instr_offset == k->sent[keep].instr_offset)
+		keep++;
+	return keep;
+}
+
+/* The sample just pushed becomes the thread's last sent one: only the
+ * frames past the kept ones are written.  Out of memory, the thread's
+ * samples are sent whole. */
+static void remember_sent(struct known_thread *k, const struct rec_frame *f, uint32_t n,
+                          uint32_t keep, uint64_t now)
+{
+	if (n > k->sent_cap) {
+		uint32_t cap = k->sent_cap ? k->sent_cap : 64;
+		struct rec_frame *nv;
+
+		while (cap < n)
+			cap *= 2;
+		nv = realloc(k->sent, cap * sizeof(*nv));
+		if (nv == NULL) {
+			free(k->sent);
+			*k = (struct known_thread){ .tid = k->tid, .named = k->named };
+			return;
+		}
+		k->sent = nv;
+		k->sent_cap = cap;
+	}
+	for (uint32_t i = keep; i < n; i++)
+		k->sent[i] = f[n - 1 - i];
+	k->nsent = n;
+	k->sent_ns = now;
+}
+
 static void push_sample(struct sampler *s, struct sampler_proc *p,
                         const struct py_thread_sample *t, uint64_t now, uint64_t interval,
                         struct growth_part mem)
 {
 	struct rec_sample *r = (struct rec_sample *)s->buf;
-	size_t size = sizeof(*r) + t->nframes * sizeof(struct rec_frame);
+	struct known_thread *k = sampler_proc_thread(p, t->tid);
+	uint32_t keep = kept_frames(k, s->frames, t->nframes, now);
+	uint32_t nsend = t->nframes - keep;
+	size_t size = sizeof(*r) + nsend * sizeof(struct rec_frame) +
+	              (keep ? sizeof(struct rec_sample_keep) : 0);
 
 	*r = (struct rec_sample){
-		.h = { REC_SAMPLE, (uint32_t)size },
+		.h = { keep ? REC_SAMPLE_DELTA : REC_SAMPLE, (uint32_t)size },
 		.time_ns = now,
 		.interval_ns = interval > UINT32_MAX ? UINT32_MAX : (uint32_t)interval,
 		.tid = t->tid,
@@ -258,10 +305,15 @@ static void push_sample(struct sampler *s, struct sampler_proc *p,
 		.run_ns = t->run_ns,
 		.delay_ns = t->delay_ns,
 	};
-	if (t->nframes > 0) /* a non-Python target's threads have no frames */
-		memcpy(r->frames, s->frames, t->nframes * sizeof(struct rec_frame));
-	if (ring_push(s->cfg.ring, r, size))
-		atomic_fetch_add_explicit(&s->stats.samples, 1, memory_order_relaxed);
+	if (nsend > 0) /* a non-Python target's threads have no frames */
+		memcpy(r->frames, s->frames, nsend * sizeof(struct rec_frame));
+	if (keep)
+		memcpy(&r->frames[nsend], &(struct rec_sample_keep){ .keep = keep },
+		       sizeof(struct rec_sample_keep));
+	if (!ring_push(s->cfg.ring, r, size))
+		return;
+	atomic_fetch_add_explicit(&s->stats.samples, 1, memory_order_relaxed);
+	remember_sent(k, s->frames, t->nframes, keep, now);
 }
 
 /* Every thread's state and CPU time, a few times a second: enough for

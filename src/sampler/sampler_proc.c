@@ -43,6 +43,8 @@ void sampler_proc_free(struct sampler_proc *p)
 	py_reader_free(p->reader);
 	native_threads_free(p->tasks);
 	proc_threads_free(p->threads);
+	for (size_t i = 0; p->known != NULL && i < MAX_KNOWN_TIDS; i++)
+		free(p->known[i].sent);
 	free(p->known);
 	free(p->ids);
 	free(p);
@@ -103,6 +105,7 @@ struct known_thread *sampler_proc_thread(struct sampler_proc *p, pid_t tid)
 	if (p->nknown == MAX_KNOWN_TIDS)
 		p->nknown = 0;
 	k = &p->known[p->nknown++];
+	free(k->sent);
 	*k = (struct known_thread){ .tid = tid };
 	return k;
 }

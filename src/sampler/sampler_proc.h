@@ -28,6 +28,12 @@ struct known_thread {
 	char name[16];
 	bool sched_seen;
 	uint64_t run_ns, delay_ns; /* schedstat at its previous R sample */
+	/* Its last sample that reached the ring, outermost frame first (so
+	 * that a stack changing near its leaf rewrites only the end): what
+	 * a REC_SAMPLE_DELTA may keep.  Owned; NULL = send whole. */
+	struct rec_frame *sent;
+	uint32_t nsent, sent_cap;
+	uint64_t sent_ns;          /* that sample's time_ns */
 };
 
 struct sampler_proc {

@@ -137,18 +137,25 @@ static bool push_code_def(struct sampler *s, struct py_code *c, uint32_t id)
 
 /* Every code object a sample refers to must be defined first.  The
  * frames are copied to out with the session's code ids (not into s->buf:
- * each definition is built there). */
+ * each definition is built there).  A run of frames of one code (a
+ * recursion) is looked up once: defined at its first frame, it stays so. */
 static bool define_codes(struct sampler *s, struct sampler_proc *p,
                          const struct py_thread_sample *t, struct rec_frame *out)
 {
-	for (uint32_t i = 0; i < t->nframes; i++) {
-		struct py_code *c = py_reader_code(p->reader, t->frames[i].code_id);
-		uint32_t id = sampler_proc_code_id(p, t->frames[i].code_id, &s->next_code_id);
+	uint32_t local = UINT32_MAX, id = 0;
 
-		if (id == SAMPLER_PROC_NO_ID)
-			return false;
-		if (c != NULL && !c->sent && !push_code_def(s, c, id))
-			return false;
+	for (uint32_t i = 0; i < t->nframes; i++) {
+		if (t->frames[i].code_id != local) {
+			struct py_code *c;
+
+			local = t->frames[i].code_id;
+			c = py_reader_code(p->reader, local);
+			id = sampler_proc_code_id(p, local, &s->next_code_id);
+			if (id == SAMPLER_PROC_NO_ID)
+				return false;
+			if (c != NULL && !c->sent && !push_code_def(s, c, id))
+				return false;
+		}
 		out[i] = (struct rec_frame){ id, t->frames[i].instr_offset };
 	}
 	return true;

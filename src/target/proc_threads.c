@@ -134,21 +134,36 @@ static struct thread_fd *lookup(struct proc_threads *pt, pid_t tid)
 enum { F_MINFLT = 10, F_MAJFLT = 12, F_UTIME = 14, F_STIME = 15, F_RSS = 24,
        F_STARTSTACK = 28, F_LAST = F_STARTSTACK };
 
-/* Parse the numeric fields 4..F_LAST that follow the state letter.  sscanf
- * would do, but this runs for every thread at every tick. */
+/* One decimal field at p (a leading '-' for tty_nr, tpgid, priority,
+ * nice: read as 0); *end past it, or p when there is no digit.  Not
+ * strtoull: this runs for 25 fields of every thread many times a second,
+ * and the kernel writes plain digits.  A value past 2^64 wraps: it is
+ * hostile or broken either way, never trusted as a pointer. */
+static uint64_t field(const char *p, const char **end)
+{
+	bool negative = *p == '-';
+	const char *q = p + negative;
+	uint64_t v = 0;
+
+	while (*q >= '0' && *q <= '9')
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	if (q == p + negative) {
+		*end = p;
+		return 0;
+	}
+	*end = q;
+	return negative ? 0 : v;
+}
+
+/* Parse the numeric fields 4..F_LAST that follow the state letter. */
 static bool parse_fields(const char *p, uint64_t f[F_LAST + 1])
 {
 	for (int i = 4; i <= F_LAST; i++) {
-		char *end;
+		const char *end;
 
 		while (*p == ' ')
 			p++;
-		if (*p == '-') { /* tty_nr, tpgid, priority, nice can be negative */
-			strtoll(p, &end, 10);
-			f[i] = 0;
-		} else {
-			f[i] = strtoull(p, &end, 10);
-		}
+		f[i] = field(p, &end);
 		if (end == p)
 			return false;
 		p = end;

@@ -284,12 +284,11 @@ static void remember_sent(struct known_thread *k, const struct rec_frame *f, uin
 	k->sent_ns = now;
 }
 
-static void push_sample(struct sampler *s, struct sampler_proc *p,
+static void push_sample(struct sampler *s, struct sampler_proc *p, struct known_thread *k,
                         const struct py_thread_sample *t, uint64_t now, uint64_t interval,
                         struct growth_part mem)
 {
 	struct rec_sample *r = (struct rec_sample *)s->buf;
-	struct known_thread *k = sampler_proc_thread(p, t->tid);
 	uint32_t keep = kept_frames(k, s->frames, t->nframes, now);
 	uint32_t nsend = t->nframes - keep;
 	size_t size = sizeof(*r) + nsend * sizeof(struct rec_frame) +
@@ -557,7 +556,10 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 			tt->errors++;
 		if (t->status != PY_THREAD_OK)
 			continue;
-		if (!sampler_proc_named(p, t->tid))
+		/* One look-up of the thread per sample (the table is scanned). */
+		struct known_thread *k = sampler_proc_thread(p, t->tid);
+
+		if (!k->named)
 			announce_thread(s, p, t->tid);
 		if (!define_codes(s, p, t, s->frames))
 			continue; /* the ring is full: the sample would be dropped too */
@@ -566,7 +568,7 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 		 * shares (counted in native_missed instead). */
 		if (native && !push_native(s, p, i, t, now))
 			continue;
-		push_sample(s, p, t, now, interval, take_share(&growth, t));
+		push_sample(s, p, k, t, now, interval, take_share(&growth, t));
 	}
 	push_thread_states(s, p, n, now);
 	tt->threads += n < 0 ? 0 : n;

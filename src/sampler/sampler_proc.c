@@ -110,13 +110,6 @@ struct known_thread *sampler_proc_thread(struct sampler_proc *p, pid_t tid)
 	return k;
 }
 
-bool sampler_proc_named(const struct sampler_proc *p, pid_t tid)
-{
-	const struct known_thread *k = find(p, tid);
-
-	return k != NULL && k->named;
-}
-
 bool sampler_proc_gil_wait(struct sampler_proc *p, pid_t tid)
 {
 	uint64_t lo, hi, uaddr;

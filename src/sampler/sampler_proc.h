@@ -76,8 +76,6 @@ uint32_t sampler_proc_code_id(struct sampler_proc *p, uint32_t local, uint32_t *
 /* The entry for tid, created (unnamed) when new.  The table is bounded:
  * when full it is emptied, and names are merely sent again. */
 struct known_thread *sampler_proc_thread(struct sampler_proc *p, pid_t tid);
-/* Whether tid's name was sent. */
-bool sampler_proc_named(const struct sampler_proc *p, pid_t tid);
 
 /* Whether thread tid, off CPU, sleeps on the GIL: blocked on a futex
  * inside the interpreter's GIL struct (asking for it, or handing it

@@ -332,6 +332,7 @@ static void push_thread_states(struct sampler *s, struct sampler_proc *p, int n,
 	if (now < p->threads_due || n <= 0 || size > s->buf_cap)
 		return;
 	p->threads_due = now + THREADS_EVERY_NS;
+	sampler_proc_forget_stacks(p, now);
 	*r = (struct rec_threads){
 		.h = { REC_THREADS, (uint32_t)size }, .time_ns = now, .nthreads = (uint32_t)n,
 		.pid = p->pid,

@@ -110,6 +110,19 @@ struct known_thread *sampler_proc_thread(struct sampler_proc *p, pid_t tid)
 	return k;
 }
 
+void sampler_proc_forget_stacks(struct sampler_proc *p, uint64_t now)
+{
+	for (size_t i = 0; i < MAX_KNOWN_TIDS; i++) {
+		struct known_thread *k = &p->known[i];
+
+		if (k->sent != NULL && now - k->sent_ns >= REC_DELTA_MAX_AGE_NS) {
+			free(k->sent);
+			k->sent = NULL;
+			k->nsent = k->sent_cap = 0;
+		}
+	}
+}
+
 bool sampler_proc_gil_wait(struct sampler_proc *p, pid_t tid)
 {
 	uint64_t lo, hi, uaddr;

@@ -77,6 +77,11 @@ uint32_t sampler_proc_code_id(struct sampler_proc *p, uint32_t local, uint32_t *
  * when full it is emptied, and names are merely sent again. */
 struct known_thread *sampler_proc_thread(struct sampler_proc *p, pid_t tid);
 
+/* Free the last stacks no REC_SAMPLE_DELTA can refer to any more (sent
+ * REC_DELTA_MAX_AGE_NS or longer before now): threads that ended or went
+ * idle, which under thread churn would otherwise keep one each. */
+void sampler_proc_forget_stacks(struct sampler_proc *p, uint64_t now);
+
 /* Whether thread tid, off CPU, sleeps on the GIL: blocked on a futex
  * inside the interpreter's GIL struct (asking for it, or handing it
  * over).  Works on every version, where only 3.15 flags it itself. */

@@ -24,6 +24,7 @@
 #include "profile/rss_rate.h"
 #include "profile/debug_package.h"
 #include "profile/recent.h"
+#include "profile/sample_delta.h"
 #include "profile/verdict.h"
 
 /* 16 MiB holds more than a second of 400-frame samples at 10 kHz, so a
@@ -60,6 +61,7 @@ struct session {
 	bool python;                /* the target has a Python runtime */
 	bool native_all;            /* plumbing frames shown (--native) */
 	uint8_t *rec;               /* one record being consumed, owned */
+	struct sample_delta *delta; /* owned: REC_SAMPLE_DELTA -> REC_SAMPLE */
 	size_t rec_cap;
 	uint64_t start_ns;
 	struct window_mark mark;
@@ -122,10 +124,12 @@ static bool session_poll(void *ctx)
 	uint64_t until = clock_now_ns() + POLL_BUDGET_NS;
 
 	while ((n = ring_pop(s->ring, s->rec, s->rec_cap)) > 0) {
+		const void *rec = sample_delta_expand(s->delta, s->rec, n, &n);
+
 		if (s->merge != NULL)
-			native_merge_ingest(s->merge, s->rec, n);
+			native_merge_ingest(s->merge, rec, n);
 		else
-			aggregator_ingest(s->agg, s->rec, n);
+			aggregator_ingest(s->agg, rec, n);
 		if (clock_now_ns() >= until)
 			break;
 	}
@@ -458,6 +462,7 @@ static void free_parts(struct session *s)
 	proc_gauges_free(s->gauges);
 	ring_free(s->ring);
 	free(s->rec);
+	sample_delta_free(s->delta);
 	free(s);
 }
 
@@ -490,11 +495,13 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	s->recent = o->batch ? NULL : recent_new();
 	s->rec_cap = RING_BYTES / 2;
 	s->rec = malloc(s->rec_cap);
+	s->delta = sample_delta_new();
 	if (o->native)
 		s->merge = s->agg != NULL ? native_merge_new(s->target.pid, s->agg, o->native_all)
 		                          : NULL;
 	s->native_all = o->native_all;
-	if (s->ring == NULL || s->agg == NULL || s->rec == NULL || (o->native && s->merge == NULL)) {
+	if (s->ring == NULL || s->agg == NULL || s->rec == NULL || s->delta == NULL ||
+	    (o->native && s->merge == NULL)) {
 		error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
 		goto fail;
 	}

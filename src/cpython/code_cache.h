@@ -66,6 +66,8 @@ struct code_cache {
 	uint64_t forget_ticks[PY_READER_CODE_IDLE_S / CODE_FORGET_PERIOD_S];
 	size_t forget_pos;           /* the tick at the last few looks, oldest
 	                                at forget_pos */
+	uintptr_t last_addr;         /* the last code resolved, and its slot: */
+	uint32_t last_id;            /* a recursion's frames run the same code */
 };
 
 int code_cache_init(struct code_cache *cc, pid_t pid, const struct py_offsets *o,
@@ -87,13 +89,17 @@ static inline struct py_code *code_cache_resolve(struct code_cache *cc,
                                                  uintptr_t code_addr,
                                                  int64_t off, uint64_t tick)
 {
-	uint32_t id;
+	uint32_t id = cc->last_id;
+	struct py_code *c;
 
-	if (code_index_get(&cc->index, code_addr, &id)) {
-		struct py_code *c = &cc->codes[id];
-
+	/* The slot still holds that address's valid code: no index lookup. */
+	if ((code_addr == cc->last_addr && id < cc->ncodes && cc->codes[id].addr == code_addr) ||
+	    code_index_get(&cc->index, code_addr, &id)) {
+		c = &cc->codes[id];
 		if (c->valid && off >= -2 && off < c->code_bytes) {
 			c->seen_tick = tick;
+			cc->last_addr = code_addr;
+			cc->last_id = id;
 			return c;
 		}
 	}

@@ -137,22 +137,29 @@ static bool push_code_def(struct sampler *s, struct py_code *c, uint32_t id)
 
 /* Every code object a sample refers to must be defined first.  The
  * frames are copied to out with the session's code ids (not into s->buf:
- * each definition is built there). */
+ * each definition is built there).  A run of frames of one code (a
+ * recursion) is looked up once: defined at its first frame, it stays so. */
 static bool define_codes(struct sampler *s, struct sampler_proc *p,
                          const struct py_thread_sample *t, struct rec_frame *out)
 {
+	uint32_t local = UINT32_MAX, id = 0;
+
 	for (uint32_t i = 0; i < t->nframes; i++) {
 		if (t->frames[i].code_id == REC_MORE_FRAMES) { /* no code: the count */
 			out[i] = t->frames[i];
 			continue;
 		}
-		struct py_code *c = py_reader_code(p->reader, t->frames[i].code_id);
-		uint32_t id = sampler_proc_code_id(p, t->frames[i].code_id, &s->next_code_id);
+		if (t->frames[i].code_id != local) {
+			struct py_code *c;
 
-		if (id == SAMPLER_PROC_NO_ID)
-			return false;
-		if (c != NULL && !c->sent && !push_code_def(s, c, id))
-			return false;
+			local = t->frames[i].code_id;
+			c = py_reader_code(p->reader, local);
+			id = sampler_proc_code_id(p, local, &s->next_code_id);
+			if (id == SAMPLER_PROC_NO_ID)
+				return false;
+			if (c != NULL && !c->sent && !push_code_def(s, c, id))
+				return false;
+		}
 		out[i] = (struct rec_frame){ id, t->frames[i].instr_offset };
 	}
 	return true;
@@ -219,7 +226,9 @@ static struct growth_share tick_growth(struct sampler *s, struct sampler_proc *p
 	for (int i = 0; i < n; i++) {
 		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
 
-		if (rss == 0)
+		/* The last thread's is the freshest: a thread whose stat was
+		 * not read again carries the RSS of an earlier read. */
+		if (t->rss_bytes != 0)
 			rss = t->rss_bytes;
 		g.weight += growth_weight(t);
 	}
@@ -236,15 +245,61 @@ static struct growth_share tick_growth(struct sampler *s, struct sampler_proc *p
 	return g;
 }
 
-static bool push_sample(struct sampler *s, struct sampler_proc *p,
+/* How many outermost frames of f (n, leaf first) are those of the
+ * thread's last sample that reached the ring: what a REC_SAMPLE_DELTA
+ * need not carry.  0 when there is none recent enough. */
+static uint32_t kept_frames(const struct known_thread *k, const struct rec_frame *f,
+                            uint32_t n, uint64_t now)
+{
+	uint32_t keep = 0;
+
+	if (k->sent == NULL || now < k->sent_ns || now - k->sent_ns >= REC_DELTA_MAX_AGE_NS)
+		return 0;
+	while (keep < n && keep < k->nsent && f[n - 1 - keep].code_id == k->sent[keep].code_id &&
+	       f[n - 1 - keep].instr_offset == k->sent[keep].instr_offset)
+		keep++;
+	return keep;
+}
+
+/* The sample just pushed becomes the thread's last sent one: only the
+ * frames past the kept ones are written.  Out of memory, the thread's
+ * samples are sent whole. */
+static void remember_sent(struct known_thread *k, const struct rec_frame *f, uint32_t n,
+                          uint32_t keep, uint64_t now)
+{
+	if (n > k->sent_cap) {
+		uint32_t cap = k->sent_cap ? k->sent_cap : 64;
+		struct rec_frame *nv;
+
+		while (cap < n)
+			cap *= 2;
+		nv = realloc(k->sent, cap * sizeof(*nv));
+		if (nv == NULL) {
+			free(k->sent);
+			*k = (struct known_thread){ .tid = k->tid, .named = k->named };
+			return;
+		}
+		k->sent = nv;
+		k->sent_cap = cap;
+	}
+	for (uint32_t i = keep; i < n; i++)
+		k->sent[i] = f[n - 1 - i];
+	k->nsent = n;
+	k->sent_ns = now;
+}
+
+static bool push_sample(struct sampler *s, struct sampler_proc *p, struct known_thread *k,
                         const struct py_thread_sample *t, uint64_t now, uint64_t interval,
                         struct growth_part mem)
 {
 	struct rec_sample *r = (struct rec_sample *)s->buf;
-	size_t size = sizeof(*r) + t->nframes * sizeof(struct rec_frame);
+	uint32_t keep = kept_frames(k, s->frames, t->nframes, now);
+	uint32_t nsend = t->nframes - keep;
+	size_t size = sizeof(*r) + nsend * sizeof(struct rec_frame) +
+	              (keep ? sizeof(struct rec_sample_keep) : 0);
 
 	*r = (struct rec_sample){
-		.h = { REC_SAMPLE, (uint32_t)size },
+		.h = { keep ? REC_SAMPLE_DELTA : REC_SAMPLE, (uint32_t)size },
 		.time_ns = now,
 		.interval_ns = interval > UINT32_MAX ? UINT32_MAX : (uint32_t)interval,
 		.tid = t->tid,
@@ -260,11 +315,15 @@ static bool push_sample(struct sampler *s, struct sampler_proc *p,
 		.run_ns = t->run_ns,
 		.delay_ns = t->delay_ns,
 	};
-	if (t->nframes > 0) /* a non-Python target's threads have no frames */
-		memcpy(r->frames, s->frames, t->nframes * sizeof(struct rec_frame));
+	if (nsend > 0) /* a non-Python target's threads have no frames */
+		memcpy(r->frames, s->frames, nsend * sizeof(struct rec_frame));
+	if (keep)
+		memcpy(&r->frames[nsend], &(struct rec_sample_keep){ .keep = keep },
+		       sizeof(struct rec_sample_keep));
 	if (!ring_push(s->cfg.ring, r, size))
 		return false;
 	atomic_fetch_add_explicit(&s->stats.samples, 1, memory_order_relaxed);
+	remember_sent(k, s->frames, t->nframes, keep, now);
 	return true;
 }
 
@@ -278,6 +337,7 @@ static void push_thread_states(struct sampler *s, struct sampler_proc *p, int n,
 	if (now < p->threads_due || n <= 0 || size > s->buf_cap)
 		return;
 	p->threads_due = now + THREADS_EVERY_NS;
+	sampler_proc_forget_stacks(p, now);
 	*r = (struct rec_threads){
 		.h = { REC_THREADS, (uint32_t)size }, .time_ns = now, .nthreads = (uint32_t)n,
 		.pid = p->pid,
@@ -506,7 +566,10 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 		}
 		if (t->status != PY_THREAD_OK)
 			continue;
-		if (!sampler_proc_named(p, t->tid))
+		/* One look-up of the thread per sample (the table is scanned). */
+		struct known_thread *k = sampler_proc_thread(p, t->tid);
+
+		if (!k->named)
 			announce_thread(s, p, t->tid);
 		if (!define_codes(s, p, t, s->frames))
 			continue; /* the ring is full: the sample would be dropped too */
@@ -515,7 +578,7 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 		 * shares (counted in native_missed instead). */
 		if (native && !push_native(s, p, i, t, now))
 			continue;
-		if (push_sample(s, p, t, now, interval, take_share(&growth, t)) &&
+		if (push_sample(s, p, k, t, now, interval, take_share(&growth, t)) &&
 		    (t->flags & SAMPLE_TRUNCATED))
 			tt->deep++;
 	}

@@ -43,6 +43,8 @@ void sampler_proc_free(struct sampler_proc *p)
 	py_reader_free(p->reader);
 	native_threads_free(p->tasks);
 	proc_threads_free(p->threads);
+	for (size_t i = 0; p->known != NULL && i < MAX_KNOWN_TIDS; i++)
+		free(p->known[i].sent);
 	free(p->known);
 	free(p->ids);
 	free(p);
@@ -103,15 +105,22 @@ struct known_thread *sampler_proc_thread(struct sampler_proc *p, pid_t tid)
 	if (p->nknown == MAX_KNOWN_TIDS)
 		p->nknown = 0;
 	k = &p->known[p->nknown++];
+	free(k->sent);
 	*k = (struct known_thread){ .tid = tid };
 	return k;
 }
 
-bool sampler_proc_named(const struct sampler_proc *p, pid_t tid)
+void sampler_proc_forget_stacks(struct sampler_proc *p, uint64_t now)
 {
-	const struct known_thread *k = find(p, tid);
+	for (size_t i = 0; i < MAX_KNOWN_TIDS; i++) {
+		struct known_thread *k = &p->known[i];
 
-	return k != NULL && k->named;
+		if (k->sent != NULL && now - k->sent_ns >= REC_DELTA_MAX_AGE_NS) {
+			free(k->sent);
+			k->sent = NULL;
+			k->nsent = k->sent_cap = 0;
+		}
+	}
 }
 
 bool sampler_proc_gil_wait(struct sampler_proc *p, pid_t tid)

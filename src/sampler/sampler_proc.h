@@ -28,6 +28,12 @@ struct known_thread {
 	char name[16];
 	bool sched_seen;
 	uint64_t run_ns, delay_ns; /* schedstat at its previous R sample */
+	/* Its last sample that reached the ring, outermost frame first (so
+	 * that a stack changing near its leaf rewrites only the end): what
+	 * a REC_SAMPLE_DELTA may keep.  Owned; NULL = send whole. */
+	struct rec_frame *sent;
+	uint32_t nsent, sent_cap;
+	uint64_t sent_ns;          /* that sample's time_ns */
 };
 
 struct sampler_proc {
@@ -70,8 +76,11 @@ uint32_t sampler_proc_code_id(struct sampler_proc *p, uint32_t local, uint32_t *
 /* The entry for tid, created (unnamed) when new.  The table is bounded:
  * when full it is emptied, and names are merely sent again. */
 struct known_thread *sampler_proc_thread(struct sampler_proc *p, pid_t tid);
-/* Whether tid's name was sent. */
-bool sampler_proc_named(const struct sampler_proc *p, pid_t tid);
+
+/* Free the last stacks no REC_SAMPLE_DELTA can refer to any more (sent
+ * REC_DELTA_MAX_AGE_NS or longer before now): threads that ended or went
+ * idle, which under thread churn would otherwise keep one each. */
+void sampler_proc_forget_stacks(struct sampler_proc *p, uint64_t now);
 
 /* Whether thread tid, off CPU, sleeps on the GIL: blocked on a futex
  * inside the interpreter's GIL struct (asking for it, or handing it

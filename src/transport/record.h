@@ -25,6 +25,8 @@ enum rec_type {
 	REC_PROCESS = 6,  /* a followed process (-s): found, changed, exited */
 	REC_MODULE = 7,   /* --native: an object mapped in the target, when the
 	                     unwinder first meets it */
+	REC_SAMPLE_DELTA = 8, /* a REC_SAMPLE that reuses the outer frames of
+	                         the thread's previous sample */
 };
 
 struct rec_header {
@@ -104,6 +106,22 @@ struct rec_sample {
 	uint64_t delay_ns;
 	struct rec_frame frames[];
 };
+
+/* REC_SAMPLE_DELTA: a struct rec_sample in every field (nframes is the
+ * whole stack's), followed by only its innermost nframes - keep frames,
+ * then struct rec_sample_keep.  Its outermost `keep` frames are the
+ * outermost `keep` frames of the previous REC_SAMPLE or REC_SAMPLE_DELTA
+ * of the same pid and tid, which the sampler sent less than
+ * REC_DELTA_MAX_AGE_NS of time_ns before: a deep stack that changes only
+ * near its leaf crosses the ring in a few frames.  The consumer turns it
+ * back into a REC_SAMPLE where it reads the ring (profile/sample_delta.h),
+ * so nothing after that sees this type. */
+struct rec_sample_keep {
+	uint32_t keep;
+	uint32_t pad;
+};
+
+#define REC_DELTA_MAX_AGE_NS 500000000ull
 
 /* A thread's OS name (from /proc/PID/task/TID/comm), sent when the sampler
  * first sees the thread. */

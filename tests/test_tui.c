@@ -241,10 +241,15 @@ static char *line_with(const char *screen, const char *needle)
 	return strndup(start, n);
 }
 
-/* The table's column header line: the one naming the Function column. */
+/* The table's column header line: the one naming the Function column.
+ * Not the first line with "Function" in it: the title above the table
+ * ("Functions since start, % of 8,188 samples ...") changes at every
+ * refresh, so a header taken from it never came back after '>' and '<'
+ * once a refresh fell between them. */
+#define COLUMN_HEADER "Function (file:line)"
 static char *column_header(const char *screen)
 {
-	char *line = line_with(screen, "Function");
+	char *line = line_with(screen, COLUMN_HEADER);
 	cr_assert_not_null(line, "no column header on screen:\n%s", screen);
 	return line;
 }
@@ -253,12 +258,12 @@ static char *column_header(const char *screen)
 static bool shows_header(const char *s, const void *unused)
 {
 	(void)unused;
-	return strstr(s, "Function") != NULL;
+	return strstr(s, COLUMN_HEADER) != NULL;
 }
 
 static bool header_is(const char *s, const void *before)
 {
-	char *line = line_with(s, "Function");
+	char *line = line_with(s, COLUMN_HEADER);
 	bool same = line && strcmp(line, before) == 0;
 	free(line);
 	return same;
@@ -266,7 +271,7 @@ static bool header_is(const char *s, const void *before)
 
 static bool header_differs(const char *s, const void *before)
 {
-	char *line = line_with(s, "Function");
+	char *line = line_with(s, COLUMN_HEADER);
 	bool differs = line && strcmp(line, before) != 0;
 	free(line);
 	return differs;

@@ -10,15 +10,17 @@
 #   scripts/quickstart.sh test   install what is missing, build, run every test:
 #                                gcc -Werror build, clang ASan+UBSan build,
 #                                the ring stress test under TSan, the fuzz
-#                                targets (15 s each), distcheck
+#                                targets (15 s each), distcheck (the last
+#                                three and the sanitizer build at nice 19
+#                                beside the gcc tests)
 #   scripts/quickstart.sh test-loaded
 #                                the accuracy tests (gcc build) with one
 #                                CPU-bound competitor per core
 #
 # Idempotent: packages are installed only when missing, the build system is
 # generated and configured only when needed, and make rebuilds only what
-# changed.  Builds are out of tree (build/, build-asan/) so the two
-# configurations never mix.  The last line of `test` is "N passed, N failed"
+# changed.  Builds are out of tree (build/, build-asan/, build-dist/ for
+# distcheck) so the configurations never mix.  The last line of `test` is "N passed, N failed"
 # (", N skipped" appended when some were skipped); the exit status is 0 only
 # when nothing failed.
 set -euo pipefail
@@ -172,8 +174,8 @@ check_dir() {
 	fi
 	case $tests in *[a-z/]*) ;; *) tests=$(test_list "$dir" "$tests") ;; esac
 	# The tests that compare figures with the workload's truth run one
-	# binary at a time (each already runs two cases at once, one per core),
-	# the rest two binaries at a time; see TIMING_TESTS in Makefile.am.
+	# binary at a time (each runs its cases one at a time too), the rest
+	# two binaries at a time; see TIMING_TESTS in Makefile.am.
 	for t in $tests; do
 		case " $(test_list "$dir" TIMING_TESTS) " in
 		*" $t "*) timing+=("$t") ;;
@@ -222,13 +224,15 @@ count_summary() {
 # tsan_ring: the ring's stress test under ThreadSanitizer.  It is not an
 # automake test: its stand-alone runner prints "PASS name" / "FAIL name"
 # lines and ends with "N passed, N failed".  A run that stops before that
-# line (a TSan report halts it) counts what it got plus one failure.
+# line (a TSan report halts it) counts what it got plus one failure.  Runs
+# in the background (see background_steps); tsan_ring_count counts it.
 tsan_ring() {
-	local log="$ROOT/build/tsan-ring.log" rc=0
-	say "ring stress test under ThreadSanitizer (build/)"
 	cd "$ROOT/build"
-	make --no-print-directory tsan-ring >"$log" 2>&1 || rc=$?
-	count_summary tsan-ring "$log" "$rc"
+	make --no-print-directory tsan-ring >"$ROOT/build/tsan-ring.log" 2>&1
+}
+
+tsan_ring_count() {
+	count_summary tsan-ring "$ROOT/build/tsan-ring.log" "$(bg_rc tsan)"
 }
 
 # Criterion hides its test workers' stderr in TAP mode, so sanitizer
@@ -263,31 +267,41 @@ sanitizer_logs_end() {
 }
 
 # fuzz_targets: every libFuzzer target (fuzz/) for FUZZ_SECONDS (15) on a
-# copy of its seed corpus, two at a time (one per core).  fuzz/run.sh prints
-# a PASS or FAIL line per target and ends with "N passed, N failed"; a run
-# that stops before that line counts as one failure.
+# copy of its seed corpus, one at a time: it runs in the background, on the
+# core the accuracy tests leave idle.  fuzz/run.sh prints a PASS or FAIL
+# line per target (with its number of runs) and ends with "N passed, N
+# failed"; a run that stops before that line counts as one failure.
 fuzz_targets() {
-	local log="$ROOT/build/fuzz-run.log" rc=0
-	say "fuzz targets, ${FUZZ_SECONDS:-15} s each (build/fuzz)"
 	cd "$ROOT/build"
-	FUZZ_JOBS=$JOBS make --no-print-directory fuzz-run \
-		FUZZ_SECONDS="${FUZZ_SECONDS:-15}" >"$log" 2>&1 || rc=$?
+	FUZZ_JOBS=1 make --no-print-directory fuzz-run \
+		FUZZ_SECONDS="${FUZZ_SECONDS:-15}" >"$ROOT/build/fuzz-run.log" 2>&1
+}
+
+fuzz_targets_count() {
+	local log="$ROOT/build/fuzz-run.log"
+	say "fuzz targets, ${FUZZ_SECONDS:-15} s each (build/fuzz, in the background)"
 	grep -E '^(PASS|FAIL): fuzz_' "$log" >&2 || true
-	count_summary fuzzing "$log" "$rc"
+	count_summary fuzzing "$log" "$(bg_rc fuzz)"
 }
 
 # distcheck: the release tarball builds out of tree from a read-only
-# source, passes the whole suite again, installs and uninstalls cleanly.
-# About 80 s here; counted as one check (its test cases already ran above).
+# source, passes the unit tests and the layer check, installs and
+# uninstalls cleanly.  Counted as one check (its test cases already ran in
+# build/).  It runs in the background in a directory of its own
+# (build-dist/), so that its make never meets the foreground's in build/;
+# the end-to-end tests are left out there: at nice 19 beside the accuracy
+# tests their time limits would not hold, and they ran in build/ and
+# build-asan/ already.
 distcheck() {
-	local log="$ROOT/build/distcheck.log" trs
-	say "make distcheck (build/)"
-	cd "$ROOT/build"
-	# The tarball's own build with the unit tests and the command line's
-	# (the end-to-end ones ran in build/ and build-asan/ already; running
-	# them a third time would take the suite past 10 minutes).  Serial: the
-	# command-line tests launch real targets.
-	if make --no-print-directory distcheck 'TESTS=$(DISTCHECK_TESTS)' >"$log" 2>&1; then
+	configure_dir build-dist "$ROOT/configure" &&
+	make -C "$ROOT/build-dist" -j"$JOBS" --no-print-directory distcheck \
+		'TESTS=$(DISTCHECK_TESTS)' >"$ROOT/build-dist/distcheck.log" 2>&1
+}
+
+distcheck_count() {
+	local log="$ROOT/build-dist/distcheck.log" trs
+	say "make distcheck (build-dist/, in the background)"
+	if [ "$(bg_rc distcheck)" -eq 0 ]; then
 		TOTAL_PASS=$((TOTAL_PASS + 1))
 		return 0
 	fi
@@ -296,8 +310,73 @@ distcheck() {
 	while IFS= read -r -d '' trs; do
 		grep -qE '^:test-result: (FAIL|XPASS|ERROR)' "$trs" &&
 			FAILED_LOGS+=("${trs%.trs}.log")
-	done < <(find "$ROOT/build" -path '*/_build/*' -name '*.trs' -print0)
+	done < <(find "$ROOT/build-dist" -path '*/_build/*' -name '*.trs' -print0)
 	FAILED_LOGS+=("$log")
+}
+
+# asan_build: the clang ASan+UBSan build of pytop and of every test.
+asan_build() {
+	configure_dir build-asan CC=clang "$ROOT/configure" --enable-werror \
+		--enable-sanitizers=address,undefined &&
+	make -C "$ROOT/build-asan" -j"$JOBS" --no-print-directory check TESTS= \
+		>"$ROOT/build-asan/build-tests.log" 2>&1
+}
+
+# ---- background work --------------------------------------------------
+# The accuracy tests run one at a time (TIMING_TESTS) and keep about one
+# core busy; the steps below have neither a time limit a busy CPU could
+# make them miss nor a figure it could skew, so they run beside the tests
+# at nice 19, which takes the idle core and gives way at once to any test
+# process that wakes.  In order: the sanitizer build (the foreground waits
+# for it after the gcc tests); distcheck, whose unit tests have time limits
+# (generous, but they count wall time), while the accuracy tests still
+# leave a core idle; the TSan ring; the fuzz targets, last: they run for a
+# fixed time, so a busier CPU only makes them try fewer inputs (the log
+# says how many).  Each step's exit status goes to BG_DIR/STEP.rc (bg_rc).
+BG_DIR= BG_PID=
+background_steps() {
+	set +e
+	trap - EXIT
+	renice -n 19 -p "$BASHPID" >/dev/null
+	asan_build; echo $? >"$BG_DIR/asan.rc"
+	distcheck; echo $? >"$BG_DIR/distcheck.rc"
+	tsan_ring; echo $? >"$BG_DIR/tsan.rc"
+	fuzz_targets; echo $? >"$BG_DIR/fuzz.rc"
+}
+
+bg_start() {
+	BG_DIR=$(mktemp -d /tmp/pytop-ci.XXXXXX)
+	say "in the background at nice 19: sanitizer build, distcheck, TSan" \
+	    "ring, fuzz targets"
+	# Job control gives the background its own process group, so that
+	# bg_stop ends its makes too.
+	set -m
+	( background_steps ) </dev/null &
+	BG_PID=$!
+	set +m
+}
+
+# bg_wait_for STEP: until STEP is done (or the background ended); true
+# when it succeeded.
+bg_wait_for() {
+	while [ ! -f "$BG_DIR/$1.rc" ] && kill -0 "$BG_PID" 2>/dev/null; do
+		sleep 1
+	done
+	[ "$(bg_rc "$1")" -eq 0 ]
+}
+
+# bg_rc STEP: its exit status, 1 if it never finished.
+bg_rc() {
+	local rc
+	rc=$(cat "$BG_DIR/$1.rc" 2>/dev/null || true)
+	echo "${rc:-1}"
+}
+
+bg_stop() {
+	[ -n "$BG_PID" ] || return 0
+	kill -- -"$BG_PID" 2>/dev/null || true
+	wait "$BG_PID" 2>/dev/null || true
+	BG_PID=
 }
 
 # fetch_pythons: Debian sid's CPython 3.13-3.15 for the tests, listed in
@@ -307,6 +386,27 @@ fetch_pythons() {
 	export PYTOP_PYTHONS_DIR=${PYTOP_PYTHONS_DIR:-$ROOT/build/pythons}
 	say "Debian sid interpreters (scripts/fetch_pythons.sh)"
 	if ! "$ROOT/scripts/fetch_pythons.sh"; then
+		say "fetch_pythons.sh failed"
+		TOTAL_FAIL=$((TOTAL_FAIL + 1))
+	fi
+}
+
+# The same, while pytop builds (it waits on the network, not the CPU):
+# fetch_pythons_start, then fetch_pythons_wait before the first test.
+FETCH_PID=
+fetch_pythons_start() {
+	export PYTOP_PYTHONS_DIR=${PYTOP_PYTHONS_DIR:-$ROOT/build/pythons}
+	mkdir -p "$ROOT/build"
+	say "Debian sid interpreters (scripts/fetch_pythons.sh), while pytop builds"
+	"$ROOT/scripts/fetch_pythons.sh" >"$ROOT/build/fetch-pythons.log" 2>&1 &
+	FETCH_PID=$!
+}
+
+fetch_pythons_wait() {
+	local rc=0
+	wait "$FETCH_PID" || rc=$?
+	cat "$ROOT/build/fetch-pythons.log" >&2
+	if [ "$rc" -ne 0 ]; then
 		say "fetch_pythons.sh failed"
 		TOTAL_FAIL=$((TOTAL_FAIL + 1))
 	fi
@@ -332,6 +432,7 @@ print_summary() {
 # line, counting the set-up as one failure.
 summary_on_exit() {
 	local rc=$?
+	bg_stop
 	if [ "$SUMMARY_PRINTED" -eq 0 ]; then
 		TOTAL_FAIL=$((TOTAL_FAIL + 1))
 		print_summary
@@ -351,24 +452,36 @@ run_tests() {
 	trap summary_on_exit EXIT
 
 	install_deps
-	fetch_pythons
+	fetch_pythons_start
 	generate_build_system
 	configure_dir build "$ROOT/configure" --enable-werror
-	check_dir build   # builds pytop and the tests first
+	bg_start
+	say "building pytop and its tests (build/)"
+	make -C "$ROOT/build" -j"$JOBS" --no-print-directory check TESTS= \
+		>"$ROOT/build/build-tests.log" 2>&1 || true  # check_dir reports it
+	fetch_pythons_wait
+	check_dir build
 
-	configure_dir build-asan CC=clang "$ROOT/configure" --enable-werror \
-		--enable-sanitizers=address,undefined
-	# The main run covers every interpreter; the sanitizer run takes the
-	# oldest and the newest (3.11's cframe and static layout, 3.15's
-	# _Py_DebugOffsets and tagged frames) and leaves out the tests that
-	# only measure accuracy, to keep the suite under 10 min.
+	# The main run covers every interpreter; the sanitizer run takes
+	# Debian's own 3.11, always installed, which the tests of one
+	# interpreter (stop signals, native threads, subprocess churn, a
+	# target exiting during dumps) are written for, and leaves out the
+	# tests that only measure accuracy, to keep the suite near 10 min.
+	# The other layouts, 3.15's _Py_DebugOffsets included, run sanitized
+	# in test_reader_synthetic and the fuzz_reader target.
+	say "waiting for the sanitizer build (build-asan/, in the background)"
+	bg_wait_for asan || say "the sanitizer build failed (see build-asan/build-tests.log)"
 	sanitizer_logs_begin build-asan
-	PYTOP_TEST_SLOTS=py311_debian,py315_sid check_dir build-asan SANITIZER_TESTS
+	PYTOP_TEST_SLOTS=py311_debian check_dir build-asan SANITIZER_TESTS
 	sanitizer_logs_end
 
-	tsan_ring
-	fuzz_targets
-	distcheck
+	say "waiting for the background steps"
+	wait "$BG_PID" || true
+	BG_PID=
+	tsan_ring_count
+	fuzz_targets_count
+	distcheck_count
+	rm -rf "$BG_DIR"
 
 	show_failures
 	print_summary

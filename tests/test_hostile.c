@@ -900,6 +900,10 @@ static void open_hot(struct tui_case *u)
 	tui_key(u, "/");
 	cr_assert(h_tmux_literal(&u->tmux, "hot"));
 	tui_key(u, "Enter");
+	/* The second Enter only once the filtered table is on screen: sent
+	 * at once, on a busy machine it can reach the table before the filter
+	 * has rebuilt it and open whichever row was selected before. */
+	tui_see(u, "[filter: hot]", "the filtered table");
 	tui_key(u, "Enter");
 	tui_see(u, "Source of hot", "the lines view of hot()");
 }

@@ -161,6 +161,45 @@ static void key(const char *k)
 	keys(ks);
 }
 
+/* Wait until the screen satisfies ok(screen, arg) and returns it.  A
+ * capture can catch ncurses mid-update (a title already redrawn, the old
+ * rows half gone), so one is trusted only when a second capture 0.2 s
+ * later satisfies the condition too; that second one is returned. */
+static const char *settled(bool (*ok)(const char *s, const void *arg),
+                           const void *arg, const char *why)
+{
+	double deadline = h_now() + WAIT_S;
+	for (;;) {
+		if (ok(screen_now(), arg)) {
+			h_sleep(0.2);
+			if (ok(screen_now(), arg))
+				return g_tui.screen;
+		}
+		cr_assert(h_now() < deadline, "%s; screen:\n%s", why, g_tui.screen);
+		h_sleep(0.1);
+	}
+}
+
+static bool shows(const char *s, const void *needle)
+{
+	return strstr(s, needle) != NULL;
+}
+
+static bool shows_ci(const char *s, const void *needle)
+{
+	return strcasestr(s, needle) != NULL;
+}
+
+static bool lacks_ci(const char *s, const void *needle)
+{
+	return strcasestr(s, needle) == NULL;
+}
+
+static bool lacks(const char *s, const void *needle)
+{
+	return strstr(s, needle) == NULL;
+}
+
 /* The header shows the target's PID and Python version, and the table a
  * hot function: the live view is up and sampling. */
 static void see_live_view(void)
@@ -207,12 +246,40 @@ static char *line_with(const char *screen, const char *needle)
 	return strndup(start, n);
 }
 
-/* The table's column header line: the one naming the Function column. */
+/* The table's column header line: the one naming the Function column.
+ * Not the first line with "Function" in it: the title above the table
+ * ("Functions since start, % of 8,188 samples ...") changes at every
+ * refresh, so a header taken from it never came back after '>' and '<'
+ * once a refresh fell between them. */
+#define COLUMN_HEADER "Function (file:line)"
 static char *column_header(const char *screen)
 {
-	char *line = line_with(screen, "Function");
+	char *line = line_with(screen, COLUMN_HEADER);
 	cr_assert_not_null(line, "no column header on screen:\n%s", screen);
 	return line;
+}
+
+/* For settled: the column header is on screen; and it is (not) *before. */
+static bool shows_header(const char *s, const void *unused)
+{
+	(void)unused;
+	return strstr(s, COLUMN_HEADER) != NULL;
+}
+
+static bool header_is(const char *s, const void *before)
+{
+	char *line = line_with(s, COLUMN_HEADER);
+	bool same = line && strcmp(line, before) == 0;
+	free(line);
+	return same;
+}
+
+static bool header_differs(const char *s, const void *before)
+{
+	char *line = line_with(s, COLUMN_HEADER);
+	bool differs = line && strcmp(line, before) != 0;
+	free(line);
+	return differs;
 }
 
 /* Columns of the widest line (UTF-8: "…" is one column, three bytes). */
@@ -264,31 +331,13 @@ Test(tui, sort_keys_move_the_indicator)
 {
 	tui_start(NULL);
 	see_live_view();
-	char *before = column_header(screen_now());
+	char *before = column_header(settled(shows_header, NULL,
+	                                     "no column header"));
 	key(">");
-	double deadline = h_now() + WAIT_S;
-	char *after = NULL;
-	for (;;) {
-		free(after);
-		after = column_header(screen_now());
-		if (strcmp(before, after) != 0 || h_now() > deadline)
-			break;
-		h_sleep(0.1);
-	}
-	cr_assert_str_neq(before, after, "'>' did not change the sort "
-	                  "indicator: %s", after);
+	settled(header_differs, before, "'>' did not change the sort indicator");
 	key("<");
-	deadline = h_now() + WAIT_S;
-	char *back = NULL;
-	for (;;) {
-		free(back);
-		back = column_header(screen_now());
-		if (strcmp(before, back) == 0 || h_now() > deadline)
-			break;
-		h_sleep(0.1);
-	}
-	cr_assert_str_eq(before, back, "'<' did not undo '>'");
-	free(before), free(after), free(back);
+	settled(header_is, before, "'<' did not undo '>'");
+	free(before);
 	quit();
 }
 
@@ -339,7 +388,9 @@ Test(tui, enter_on_a_function_shows_its_source)
 	/* The loop line carries figures: its number, then %Own. */
 	char where[16];
 	snprintf(where, sizeof where, "%5d  ", loop_line("hot_a"));
-	char *loop = line_with(screen_now(), "x = (x * 1.000001");
+	char *loop = line_with(settled(shows, "x = (x * 1.000001",
+	                               "the hot loop's line"),
+	                       "x = (x * 1.000001");
 	cr_assert(loop && strncmp(loop, where, strlen(where)) == 0 &&
 	          strchr(loop, '.'), "no figures on the loop line: %s", loop);
 	free(loop);
@@ -356,12 +407,7 @@ Test(tui, pause_and_help)
 	tui_start(NULL);
 	see_live_view();
 	key("p");
-	double deadline = h_now() + WAIT_S;
-	const char *s;
-	while (s = screen_now(), !strcasestr(s, "paused")) {
-		cr_assert(h_now() < deadline, "'p' shows no paused mark:\n%s", s);
-		h_sleep(0.1);
-	}
+	const char *s = settled(shows_ci, "paused", "'p' shows no paused mark");
 	/* Frozen: the table does not change over two refreshes. */
 	char *frozen = strdup(strstr(s, "hot_"));
 	h_sleep(2.5);
@@ -371,18 +417,10 @@ Test(tui, pause_and_help)
 	          strstr(s, "hot_"));
 	free(frozen);
 	key("p");
-	deadline = h_now() + WAIT_S;
-	while (s = screen_now(), strcasestr(s, "paused")) {
-		cr_assert(h_now() < deadline, "'p' again does not resume:\n%s", s);
-		h_sleep(0.1);
-	}
+	settled(lacks_ci, "paused", "'p' again does not resume");
 
 	key("?");
-	deadline = h_now() + WAIT_S;
-	while (s = screen_now(), strstr(s, "hot_a")) {
-		cr_assert(h_now() < deadline, "'?' shows no help:\n%s", s);
-		h_sleep(0.1);
-	}
+	s = settled(lacks, "hot_a", "'?' shows no help");
 	cr_assert(strcasestr(s, "quit") && strcasestr(s, "sort") &&
 	          strcasestr(s, "filter"),
 	          "the help screen does not explain the keys:\n%s", s);
@@ -444,28 +482,26 @@ Test(tui, terminal_types_and_no_colour)
 	}
 }
 
+/* For settled: the live view's header and table within 80 columns. */
+static bool fits_80_with_header(const char *s, const void *unused)
+{
+	(void)unused;
+	return widest_line(s) <= 80 && strstr(s, g_tui.target_pid) &&
+	       strstr(s, "3.11") && strstr(s, "hot_a");
+}
+
 Test(tui, resize_keeps_the_header)
 {
 	tui_start(NULL);
 	see_live_view();
 	cr_assert(h_tmux_resize(&g_tui.tmux, 80, 24), "resize-window failed");
 	/* The header is still there and every line fits in 80 columns. */
-	double deadline = h_now() + WAIT_S;
-	const char *s;
-	for (;;) {
-		s = screen_now();
-		bool fits = widest_line(s) <= 80;
-		if (fits && strstr(s, g_tui.target_pid) && strstr(s, "3.11") &&
-		    strstr(s, "hot_a"))
-			break;
-		cr_assert(h_now() < deadline, "after resizing to 80x24:\n%s", s);
-		h_sleep(0.1);
-	}
+	const char *s = settled(fits_80_with_header, NULL, "after resizing to 80x24");
 	cr_assert_leq(h_count_lines(s), 24);
 	/* Back to the first size, so that stty's rows and columns match;
 	 * tmux resizes the pane asynchronously, pytop then redraws wider. */
 	cr_assert(h_tmux_resize(&g_tui.tmux, 100, 30), "resize-window failed");
-	deadline = h_now() + WAIT_S;
+	double deadline = h_now() + WAIT_S;
 	while (s = screen_now(), widest_line(s) <= 80) {
 		cr_assert(h_now() < deadline, "pytop did not grow back to 100 "
 		          "columns:\n%s", s);
@@ -626,6 +662,14 @@ static int worker_pid(const char *screen, const char *func)
 	return pid;
 }
 
+/* For settled: both pool workers' rows and the tree's branches. */
+static bool shows_both_workers(const char *s, const void *unused)
+{
+	(void)unused;
+	return strstr(s, "pool_hot_a") && strstr(s, "pool_hot_b") &&
+	       strstr(s, "Enter Funcs");
+}
+
 /* -s: P shows the family as a tree with both pool workers (children of
  * the target, by /proc, each with its own hot function on top); Enter on
  * one shows only its functions, a all of them again. */
@@ -640,7 +684,8 @@ Test(tui, processes_screen_selects_a_process)
 	see("pool_hot_a", "one worker's top function");
 	see("pool_hot_b", "the other worker's top function");
 	see("Enter Funcs", "the processes screen's legend");
-	const char *s = screen_now();
+	const char *s = settled(shows_both_workers, NULL, "the processes "
+	                        "screen with both workers' rows");
 	int a = worker_pid(s, "pool_hot_a"), b = worker_pid(s, "pool_hot_b");
 	cr_assert_neq(a, b, "one process for both functions:\n%s", s);
 	cr_assert_eq(ppid_of(a), (int)g_tui.target, "worker %d of %d?", a,

@@ -13,6 +13,7 @@ from 1 to --threads and back.  Truth: how many children and the most
 threads at once.
 """
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -59,7 +60,18 @@ def family(args):
     child = subprocess.Popen([sys.executable, os.path.abspath(__file__), "child",
                               "--seconds", str(args.seconds)])
     sleeper = subprocess.Popen(["sleep", str(args.seconds)])
-    with ctx.Pool(2) as pool:
+    # Pool.terminate() (the with's exit) ends idle workers with SIGTERM and
+    # joins them.  Forked workers would inherit announce_ready's
+    # Python-level handler, which only acts once the worker runs Python
+    # code again: a worker blocked on the task queue's lock took the
+    # signal, stayed blocked with no traceback, and terminate() waited for
+    # it for ever (3.11, fork, a loaded machine: 2 hangs in 16 short runs,
+    # without pytop too).  So the workers get the default action, which
+    # the kernel carries out.
+    sigterm = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    pool = ctx.Pool(2)
+    signal.signal(signal.SIGTERM, sigterm)
+    with pool:
         a = pool.apply_async(pool_hot_a, (args.seconds,))
         b = pool.apply_async(pool_hot_b, (args.seconds,))
         for r in (a.get(), b.get()):

@@ -72,15 +72,10 @@ struct chunk_thread {
 	uint64_t guessed_tick;    /* the tick queue_guess last ran for this slot */
 };
 
-static void *chunk_new_state(const struct py_offsets *o)
+static void *chunk_new_state(const struct py_offsets *o, struct mem_region *mem)
 {
 	(void)o;
-	return calloc(MAX_THREADS, sizeof(struct chunk_thread));
-}
-
-static void chunk_free_state(void *state)
-{
-	free(state);
+	return mem_region_alloc(mem, MAX_THREADS * sizeof(struct chunk_thread));
 }
 
 /* ---- guesses ------------------------------------------------------------ */
@@ -416,7 +411,6 @@ const struct py_frame_walker chunk_frame_walker = {
 	.last_minor = 0,
 	.guess_reads = 2 + MAX_EXTRA,
 	.new_state = chunk_new_state,
-	.free_state = chunk_free_state,
 	.queue_guess = chunk_queue_guess,
 	.read_stacks = chunk_read_stacks,
 	.walk = chunk_walk,

@@ -28,7 +28,8 @@ struct sampler_proc *sampler_proc_new(pid_t pid, const struct py_runtime *rt, bo
 		p->tasks = native_threads_new(pid);
 	}
 	p->threads = proc_threads_new(pid);
-	p->known = calloc(MAX_KNOWN_TIDS, sizeof(*p->known));
+	mem_region_init(&p->mem);
+	p->known = mem_region_alloc(&p->mem, MAX_KNOWN_TIDS * sizeof(*p->known));
 	if ((p->reader == NULL && p->tasks == NULL) || p->threads == NULL || p->known == NULL) {
 		sampler_proc_free(p);
 		return NULL;
@@ -43,7 +44,7 @@ void sampler_proc_free(struct sampler_proc *p)
 	py_reader_free(p->reader);
 	native_threads_free(p->tasks);
 	proc_threads_free(p->threads);
-	free(p->known);
+	mem_region_release(&p->mem);
 	free(p->ids);
 	free(p);
 }

@@ -32,7 +32,8 @@ struct thread_slot {
 	size_t ncheck;
 	struct py_thread_sample out;
 	struct rec_frame *frames; /* in the reader's mem_region, made on first use */
-	uint8_t *entry;           /* likewise: per frame, see py_thread_sample */
+	uint8_t *entry;           /* likewise, just before frames: per frame, see
+	                             py_thread_sample */
 };
 
 struct thread_list {

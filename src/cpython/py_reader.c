@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cpython/code_cache.h"
 #include "cpython/code_check.h"
@@ -19,6 +20,7 @@
 #include "cpython/tick_arena.h"
 
 #define ARENA_BYTES (8u << 20)
+#define SLOT_TOUCH_BYTES 4096u /* a shallow stack's frames and flags */
 
 struct py_reader {
 	pid_t pid;
@@ -85,11 +87,15 @@ void py_reader_free(struct py_reader *r)
 }
 
 /* A slot's entry flags and frames in one block, the flags first, so that
- * a shallow stack touches one page of it rather than two: the pages stay
- * with the reader, and over a run every slot is sampled at some point
- * (a jump to 200 threads keeps 200 slots' worth). */
+ * a shallow stack touches one page of it rather than two.  That page is
+ * touched here, when the slot is first seen, rather than when one of its
+ * threads is first sampled running: the pages stay with the reader, and
+ * pytop's RSS then reaches its level with the most threads seen, instead
+ * of creeping up as later bursts happen to catch other slots running. */
 _Static_assert(PY_READER_MAX_FRAMES % _Alignof(struct rec_frame) == 0,
                "the frames follow the entry flags");
+_Static_assert(SLOT_TOUCH_BYTES <= PY_READER_MAX_FRAMES * (1 + sizeof(struct rec_frame)),
+               "the touched part lies inside the block");
 
 static void slot_buffers(struct py_reader *r, struct thread_slot *t)
 {
@@ -99,6 +105,7 @@ static void slot_buffers(struct py_reader *r, struct thread_slot *t)
 		return;
 	t->entry = b;
 	t->frames = (struct rec_frame *)(b + PY_READER_MAX_FRAMES);
+	memset(b, 0, SLOT_TOUCH_BYTES);
 }
 
 static struct walk_ctx walk_ctx(struct py_reader *r)

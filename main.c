@@ -6,7 +6,6 @@
 #endif
 
 #include <limits.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,12 +93,12 @@ int main(int argc, char **argv)
 	 * ends as if time were up, and a launched program is stopped with it
 	 * rather than left running. */
 	signal(SIGPIPE, SIG_IGN);
-	/* A fixed threshold: blocks over 128 KiB are mapped and go back to the
-	 * kernel when freed.  glibc's default raises the threshold to the size
-	 * of any mapped block freed, after which the per-process readers of -s
-	 * (several such blocks each) came from the heap and stayed resident:
-	 * a fork storm under -s took pytop from 5 to 75 MB. */
-	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	/* glibc's allocation defaults on purpose (no mallopt): what grew under
+	 * -s was the per-process readers' tables, which now come from memory
+	 * mapped for each process and unmapped with it (cpython/mem_region.h).
+	 * A global M_MMAP_THRESHOLD of 128 KiB, the earlier fix, made every
+	 * larger block of the aggregator a mapping of its own, and its RSS
+	 * grew under thread and process churn. */
 	switch (options_parse(argc, argv, isatty(STDOUT_FILENO), &opts)) {
 	case OPTIONS_OK:
 		break;

@@ -69,9 +69,10 @@
 #define RSS_GROWTH_CODE_CHURN_KB 6144
 /* A fork storm under -s: each child is a new process whose codes are new
  * to pytop, with its own reader (up to 32 at once), rows and records; RSS
- * measured at most 9.2 MiB on a loaded machine.  Before main.c fixed
- * malloc's mmap threshold, the readers' freed blocks stayed resident:
- * 19 to 28 MiB within the 4 s. */
+ * measured at most 7.8 MiB on a loaded machine.  Before each reader's
+ * tables were mapped for its process alone (cpython/mem_region.h), with
+ * glibc's defaults the readers' freed blocks stayed resident: 19 to 28 MiB
+ * within the 4 s. */
 #define RSS_MAX_FOLLOW_KB 16384
 /* 2 048-frame samples (16 KiB records) touch the 16 MiB ring's pages for
  * the first time over its first lap, a second or more at 1 kHz, which on a

@@ -10,18 +10,11 @@
 
 #include "target/remote_mem.h"
 
-int code_checks_init(struct code_checks *ck)
+int code_checks_init(struct code_checks *ck, struct mem_region *mem)
 {
-	ck->k = calloc(MAX_CHECKS, sizeof(*ck->k));
+	ck->k = mem_region_alloc(mem, MAX_CHECKS * sizeof(*ck->k));
 	ck->n = 0;
 	return ck->k != NULL ? 0 : -1;
-}
-
-void code_checks_destroy(struct code_checks *ck)
-{
-	free(ck->k);
-	ck->k = NULL;
-	ck->n = 0;
 }
 
 void code_checks_queue(struct code_checks *ck, struct code_cache *cc,

@@ -25,12 +25,12 @@ struct code_check {
 };
 
 struct code_checks {
-	struct code_check *k; /* owned, MAX_CHECKS */
+	struct code_check *k; /* MAX_CHECKS, in the reader's mem_region */
 	size_t n;
 };
 
-int code_checks_init(struct code_checks *ck);
-void code_checks_destroy(struct code_checks *ck);
+/* The table comes from mem and goes with it. */
+int code_checks_init(struct code_checks *ck, struct mem_region *mem);
 
 /* Put code c on thread t's list, checked next tick (once per tick).
  * Inline: once per frame per tick. */

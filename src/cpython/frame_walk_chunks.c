@@ -89,8 +89,9 @@ struct chunk_thread {
 	struct speculation spec;
 	struct copy live;         /* the current chunk's live part, this tick */
 	bool has_live;
-	struct chain_link *chain; /* owned (NULL until a walk needs more
-	                             older chunks than MAX_EXTRA): last walk's */
+	struct chain_link *chain; /* in the reader's region (NULL until a walk
+	                             needs more older chunks than MAX_EXTRA):
+	                             last walk's */
 	size_t nchain;
 	uint64_t guessed_tick;    /* the tick queue_guess last ran for this slot */
 };
@@ -105,6 +106,7 @@ struct raw_frame {
 /* The walk in progress (one thread at a time): the chunks it copied,
  * newest first, and those prefetched for it. */
 struct chunk_walk_state {
+	struct mem_region *mem;       /* the reader's: holds all of this */
 	struct chunk_thread *threads; /* MAX_THREADS slots */
 	struct copy copies[MAX_COPIES];
 	size_t ncopies;
@@ -115,29 +117,16 @@ struct chunk_walk_state {
 	struct raw_frame ring[RING_FRAMES];
 };
 
-static void *chunk_new_state(const struct py_offsets *o)
+static void *chunk_new_state(const struct py_offsets *o, struct mem_region *mem)
 {
-	struct chunk_walk_state *ws = calloc(1, sizeof(*ws));
+	struct chunk_walk_state *ws = mem_region_alloc(mem, sizeof(*ws));
 
 	(void)o;
 	if (ws == NULL)
 		return NULL;
-	ws->threads = calloc(MAX_THREADS, sizeof(struct chunk_thread));
-	if (ws->threads == NULL) {
-		free(ws);
-		return NULL;
-	}
-	return ws;
-}
-
-static void chunk_free_state(void *state)
-{
-	struct chunk_walk_state *ws = state;
-
-	for (size_t i = 0; i < MAX_THREADS; i++)
-		free(ws->threads[i].chain);
-	free(ws->threads);
-	free(ws);
+	ws->mem = mem;
+	ws->threads = mem_region_alloc(mem, MAX_THREADS * sizeof(struct chunk_thread));
+	return ws->threads != NULL ? ws : NULL;
 }
 
 /* ---- guesses ------------------------------------------------------------ */
@@ -583,7 +572,8 @@ static void remember_chain(const struct chunk_walk_state *ws, struct chunk_threa
 	ct->nchain = 0;
 	if (ws->ncopies - from <= MAX_EXTRA)
 		return;
-	if (ct->chain == NULL && (ct->chain = malloc(MAX_COPIES * sizeof(*ct->chain))) == NULL)
+	if (ct->chain == NULL &&
+	    (ct->chain = mem_region_alloc(ws->mem, MAX_COPIES * sizeof(*ct->chain))) == NULL)
 		return;
 	for (size_t i = from; i < ws->ncopies; i++) {
 		const struct copy *c = &ws->copies[i];
@@ -663,7 +653,6 @@ const struct py_frame_walker chunk_frame_walker = {
 	.last_minor = 0,
 	.guess_reads = 2 + MAX_EXTRA,
 	.new_state = chunk_new_state,
-	.free_state = chunk_free_state,
 	.queue_guess = chunk_queue_guess,
 	.read_stacks = chunk_read_stacks,
 	.walk = chunk_walk,

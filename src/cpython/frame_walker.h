@@ -38,6 +38,7 @@
 
 #include "cpython/code_cache.h"
 #include "cpython/code_check.h"
+#include "cpython/mem_region.h"
 #include "cpython/py_offsets.h"
 #include "cpython/scatter.h"
 #include "cpython/thread_list.h"
@@ -59,10 +60,9 @@ struct py_frame_walker {
 	unsigned last_minor;           /* .. 3.<last_minor>; 0 = and later */
 	size_t guess_reads;            /* ranges queue_guess adds per thread, at most */
 
-	/* Per-thread-slot state (MAX_THREADS slots), owned by the reader
-	 * through these two; NULL from new_state = out of memory. */
-	void *(*new_state)(const struct py_offsets *o);
-	void (*free_state)(void *state);
+	/* Per-thread-slot state (MAX_THREADS slots), zeroed, from mem (the
+	 * reader's: it goes with the reader); NULL = out of memory. */
+	void *(*new_state)(const struct py_offsets *o, struct mem_region *mem);
 
 	/* Queue into the tick's first scatter read what slot t's walk will
 	 * likely need, guessed from its last walk (may queue nothing). */

@@ -8,28 +8,33 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cpython/code_cache.h"
 #include "cpython/code_check.h"
 #include "cpython/frame_walker.h"
+#include "cpython/mem_region.h"
 #include "cpython/raw_fields.h"
 #include "cpython/scatter.h"
 #include "cpython/thread_list.h"
 #include "cpython/tick_arena.h"
 
 #define ARENA_BYTES (8u << 20)
+#define SLOT_TOUCH_BYTES 4096u /* a shallow stack's frames and flags */
 
 struct py_reader {
 	pid_t pid;
 	struct py_runtime rt;        /* own copy: the caller's may be a temporary */
 	const struct py_offsets *o;  /* == rt.off */
 	const struct py_frame_walker *walker;
-	void *walker_state;          /* owned through walker->free_state */
+	struct mem_region mem;       /* owns every table below that lives as
+	                                long as the reader (mem_region.h) */
+	void *walker_state;          /* in mem */
 	struct thread_list threads;
 	struct code_cache codes;
 	struct code_checks checks;   /* this tick's first-read code checks */
 	struct scatter first_read;   /* the tick's first scatter read */
-	struct tick_arena arena;     /* reset every tick */
+	struct tick_arena arena;     /* in mem, reset every tick */
 	uint64_t tick;               /* ticks sampled so far */
 };
 
@@ -51,14 +56,15 @@ struct py_reader *py_reader_new(pid_t pid, const struct py_runtime *rt)
 	r->rt.off = &r->rt.offsets;
 	r->o = r->rt.off;
 	r->walker = w;
-	r->walker_state = w->new_state(r->o);
+	mem_region_init(&r->mem);
+	r->walker_state = w->new_state(r->o, &r->mem);
 	r->arena.cap = ARENA_BYTES;
-	r->arena.base = malloc(r->arena.cap);
+	r->arena.base = mem_region_alloc(&r->mem, r->arena.cap);
 	if (r->walker_state == NULL || r->arena.base == NULL ||
-	    thread_list_init(&r->threads, pid, r->o, r->rt.runtime) != 0 ||
+	    thread_list_init(&r->threads, pid, r->o, r->rt.runtime, &r->mem) != 0 ||
 	    code_cache_init(&r->codes, pid, r->o, r->rt.pycode_type) != 0 ||
-	    code_checks_init(&r->checks) != 0 ||
-	    scatter_init(&r->first_read, 2 + 2 * MAX_INTERPS +
+	    code_checks_init(&r->checks, &r->mem) != 0 ||
+	    scatter_init(&r->first_read, &r->mem, 2 + 2 * MAX_INTERPS +
 	                 (1 + w->guess_reads) * MAX_THREADS + MAX_CHECKS) != 0) {
 		py_reader_free(r);
 		return NULL;
@@ -75,14 +81,31 @@ void py_reader_free(struct py_reader *r)
 {
 	if (r == NULL)
 		return;
-	if (r->walker_state != NULL)
-		r->walker->free_state(r->walker_state);
-	thread_list_destroy(&r->threads);
 	code_cache_destroy(&r->codes);
-	code_checks_destroy(&r->checks);
-	scatter_destroy(&r->first_read);
-	free(r->arena.base);
+	mem_region_release(&r->mem);
 	free(r);
+}
+
+/* A slot's entry flags and frames in one block, the flags first, so that
+ * a shallow stack touches one page of it rather than two.  That page is
+ * touched here, when the slot is first seen, rather than when one of its
+ * threads is first sampled running: the pages stay with the reader, and
+ * pytop's RSS then reaches its level with the most threads seen, instead
+ * of creeping up as later bursts happen to catch other slots running. */
+_Static_assert(PY_READER_MAX_FRAMES % _Alignof(struct rec_frame) == 0,
+               "the frames follow the entry flags");
+_Static_assert(SLOT_TOUCH_BYTES <= PY_READER_MAX_FRAMES * (1 + sizeof(struct rec_frame)),
+               "the touched part lies inside the block");
+
+static void slot_buffers(struct py_reader *r, struct thread_slot *t)
+{
+	uint8_t *b = mem_region_alloc(&r->mem, PY_READER_MAX_FRAMES * (1 + sizeof(*t->frames)));
+
+	if (b == NULL)
+		return;
+	t->entry = b;
+	t->frames = (struct rec_frame *)(b + PY_READER_MAX_FRAMES);
+	memset(b, 0, SLOT_TOUCH_BYTES);
 }
 
 static struct walk_ctx walk_ctx(struct py_reader *r)
@@ -160,9 +183,7 @@ static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
 		if (o->ts_gil_requested && rd32(t->buf, o->ts_gil_requested) != 0)
 			t->out.flags |= SAMPLE_GIL_WAIT;
 		if (t->frames == NULL)
-			t->frames = malloc(PY_READER_MAX_FRAMES * sizeof(*t->frames));
-		if (t->entry == NULL)
-			t->entry = malloc(PY_READER_MAX_FRAMES);
+			slot_buffers(r, t);
 		t->out.frames = t->frames;
 		t->out.entry = t->entry;
 		if (t->frames != NULL && t->entry != NULL && t->out.state != 0 && (idle || t->out.state == 'R'))

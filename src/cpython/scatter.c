@@ -5,30 +5,22 @@
 
 #include "cpython/scatter.h"
 
-#include <stdlib.h>
+#include <stdint.h>
 
 #include "target/remote_mem.h"
 
-int scatter_init(struct scatter *s, size_t cap)
+int scatter_init(struct scatter *s, struct mem_region *mem, size_t cap)
 {
-	s->local = calloc(cap, sizeof(*s->local));
-	s->remote = calloc(cap, sizeof(*s->remote));
-	s->arrived = calloc(cap, sizeof(*s->arrived));
-	s->n = 0;
-	s->cap = cap;
-	if (s->local == NULL || s->remote == NULL || s->arrived == NULL) {
-		scatter_destroy(s);
-		return -1;
-	}
-	return 0;
-}
-
-void scatter_destroy(struct scatter *s)
-{
-	free(s->local);
-	free(s->remote);
-	free(s->arrived);
 	*s = (struct scatter){ 0 };
+	if (cap > SIZE_MAX / sizeof(struct iovec))
+		return -1;
+	s->local = mem_region_alloc(mem, cap * sizeof(*s->local));
+	s->remote = mem_region_alloc(mem, cap * sizeof(*s->remote));
+	s->arrived = mem_region_alloc(mem, cap * sizeof(*s->arrived));
+	if (s->local == NULL || s->remote == NULL || s->arrived == NULL)
+		return -1;
+	s->cap = cap;
+	return 0;
 }
 
 void scatter_reset(struct scatter *s)

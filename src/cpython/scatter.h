@@ -12,14 +12,16 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "cpython/mem_region.h"
+
 struct scatter {
-	struct iovec *local, *remote; /* owned, cap each */
-	bool **arrived;               /* owned: per range, its owner's flag or NULL */
+	struct iovec *local, *remote; /* cap each, in the reader's mem_region */
+	bool **arrived;               /* likewise: per range, its owner's flag or NULL */
 	size_t n, cap;
 };
 
-int scatter_init(struct scatter *s, size_t cap);
-void scatter_destroy(struct scatter *s);
+/* The vectors come from mem and go with it. */
+int scatter_init(struct scatter *s, struct mem_region *mem, size_t cap);
 void scatter_reset(struct scatter *s);
 /* Room for `more` ranges? */
 bool scatter_room(const struct scatter *s, size_t more);

@@ -13,23 +13,11 @@
 #include "target/remote_mem.h"
 
 int thread_list_init(struct thread_list *tl, pid_t pid, const struct py_offsets *o,
-                     uintptr_t runtime)
+                     uintptr_t runtime, struct mem_region *mem)
 {
 	*tl = (struct thread_list){ .pid = pid, .o = o, .runtime = runtime };
-	tl->slots = calloc(MAX_THREADS, sizeof(*tl->slots));
+	tl->slots = mem_region_alloc(mem, MAX_THREADS * sizeof(*tl->slots));
 	return tl->slots != NULL ? 0 : -1;
-}
-
-void thread_list_destroy(struct thread_list *tl)
-{
-	if (tl->slots != NULL)
-		for (size_t i = 0; i < MAX_THREADS; i++) {
-			free(tl->slots[i].frames);
-			free(tl->slots[i].entry);
-		}
-	free(tl->slots);
-	tl->slots = NULL;
-	tl->n = 0;
 }
 
 static int gone(void)

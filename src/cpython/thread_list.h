@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cpython/mem_region.h"
 #include "cpython/py_offsets.h"
 #include "cpython/py_reader.h"
 #include "cpython/scatter.h"
@@ -30,8 +31,9 @@ struct thread_slot {
 	uint32_t check_ids[MAX_CHECK];    /* codes on this tick's stack */
 	size_t ncheck;
 	struct py_thread_sample out;
-	struct rec_frame *frames; /* owned */
-	uint8_t *entry;           /* owned: per frame, see py_thread_sample */
+	struct rec_frame *frames; /* in the reader's mem_region, made on first use */
+	uint8_t *entry;           /* likewise, just before frames: per frame, see
+	                             py_thread_sample */
 };
 
 struct thread_list {
@@ -40,16 +42,16 @@ struct thread_list {
 	uintptr_t runtime;          /* _PyRuntime in the target */
 	uintptr_t interps[MAX_INTERPS];
 	size_t ninterps;
-	struct thread_slot *slots;  /* owned, MAX_THREADS */
+	struct thread_slot *slots;  /* MAX_THREADS, in the reader's mem_region */
 	size_t n;
 	uint64_t gil[2];            /* last_holder, locked (low 32 bits) */
 	/* the links as this tick's scatter read found them */
 	uint64_t head, links[MAX_INTERPS][2];
 };
 
+/* The slots come from mem and go with it. */
 int thread_list_init(struct thread_list *tl, pid_t pid, const struct py_offsets *o,
-                     uintptr_t runtime);
-void thread_list_destroy(struct thread_list *tl);
+                     uintptr_t runtime, struct mem_region *mem);
 
 /* Walk interpreters and their thread lists one pointer at a time: the
  * first tick, and whenever the cached list no longer holds.  -1 when the

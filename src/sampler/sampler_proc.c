@@ -28,7 +28,8 @@ struct sampler_proc *sampler_proc_new(pid_t pid, const struct py_runtime *rt, bo
 		p->tasks = native_threads_new(pid);
 	}
 	p->threads = proc_threads_new(pid);
-	p->known = calloc(MAX_KNOWN_TIDS, sizeof(*p->known));
+	mem_region_init(&p->mem);
+	p->known = mem_region_alloc(&p->mem, MAX_KNOWN_TIDS * sizeof(*p->known));
 	if ((p->reader == NULL && p->tasks == NULL) || p->threads == NULL || p->known == NULL) {
 		sampler_proc_free(p);
 		return NULL;
@@ -43,9 +44,11 @@ void sampler_proc_free(struct sampler_proc *p)
 	py_reader_free(p->reader);
 	native_threads_free(p->tasks);
 	proc_threads_free(p->threads);
+	/* The stacks last sent are the only part of the known threads on
+	 * malloc (they grow with the stack); the table is in the region. */
 	for (size_t i = 0; p->known != NULL && i < MAX_KNOWN_TIDS; i++)
 		free(p->known[i].sent);
-	free(p->known);
+	mem_region_release(&p->mem);
 	free(p->ids);
 	free(p);
 }

@@ -17,6 +17,7 @@
 
 #include "sampler/native_threads.h"
 #include "target/proc_threads.h"
+#include "cpython/mem_region.h"
 #include "cpython/py_reader.h"
 #include "cpython/py_runtime.h"
 
@@ -43,7 +44,9 @@ struct sampler_proc {
 	                                 Python (--native on a C program) */
 	struct native_threads *tasks; /* owned: its threads when reader is NULL */
 	struct proc_threads *threads; /* owned */
-	struct known_thread *known;   /* owned: names already sent */
+	struct mem_region mem;        /* owns known (mem_region.h: a process's
+	                                 tables leave with it, not on the heap) */
+	struct known_thread *known;   /* in mem: names already sent */
 	size_t nknown;
 	uint64_t threads_due;         /* when its next REC_THREADS is due */
 	unsigned reports;             /* its REC_THREADS sent so far */

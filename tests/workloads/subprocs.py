@@ -9,8 +9,8 @@ ran and for how long (CPU seconds, measured by the process itself).
 
 churn: for --seconds, children that exit at once (fork + os._exit, and
 /bin/true by subprocess), thousands of them, while the thread count jumps
-from 1 to --threads and back.  Truth: how many children and the most
-threads at once.
+from 1 to --threads and back: twice at once for a second each, then every
+25 runs for 0.2 s.  Truth: how many children and the most threads at once.
 """
 import os
 import signal
@@ -84,11 +84,18 @@ def family(args):
     return truth
 
 
-def jump_threads(n, stop):
-    """n threads that live for a moment, then back to one."""
-    ts = [threading.Thread(target=stop.wait, args=(0.2,)) for _ in range(n)]
+def jump_threads(n, stop, hold=0.2):
+    """n threads that all live together for `hold` seconds, then back to
+    one.  Each waits until the last has started: a thread that ended
+    before the last began (a busy machine starts them slowly) would make
+    the jump smaller than n, and the next jump's a new high for pytop's
+    tables."""
+    go = threading.Event()
+    ts = [threading.Thread(target=go.wait) for _ in range(n)]
     for t in ts:
         t.start()
+    stop.wait(hold)
+    go.set()
     for t in ts:
         t.join()
 
@@ -99,6 +106,13 @@ def churn(args):
     forks = spawns = jumps = 0
     stop = threading.Event()
     while time.monotonic() < deadline:
+        # Two jumps at once, held a second each, so that a test can set
+        # its baseline after pytop has seen them however busy the machine
+        # (after two, pytop keeps the most threads it will: the 64 latest
+        # gone and a jump's); the next every 25 runs.
+        if jumps < 2 or spawns % 25 == 0:
+            jump_threads(args.threads, stop, 1.0 if jumps < 2 else 0.2)
+            jumps += 1
         for _ in range(20):
             pid = os.fork()
             if pid == 0:
@@ -107,9 +121,6 @@ def churn(args):
             forks += 1
         subprocess.run(["true"])
         spawns += 1
-        if spawns % 25 == 0:
-            jump_threads(args.threads, stop)
-            jumps += 1
     return {"forks": forks, "spawns": spawns, "jumps": jumps, "max_threads": args.threads + 1}
 
 

@@ -226,9 +226,7 @@ static struct growth_share tick_growth(struct sampler *s, struct sampler_proc *p
 	for (int i = 0; i < n; i++) {
 		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
 
-		/* The last thread's is the freshest: a thread whose stat was
-		 * not read again carries the RSS of an earlier read. */
-		if (t->rss_bytes != 0)
+		if (rss == 0)
 			rss = t->rss_bytes;
 		g.weight += growth_weight(t);
 	}

@@ -24,19 +24,13 @@ struct thread_fd {
 	pid_t tid;
 	int fd;
 	int sys_fd;              /* its syscall file, -1 until first asked */
-	int sched_fd;            /* its schedstat file, -1 if it cannot be read */
+	int sched_fd;            /* its schedstat file, -1 until first running */
 	bool touched;
-	bool read_once;          /* the fields below are from a real stat read */
+	bool read_once;          /* minflt/majflt below are from a real read */
 	bool dead;               /* its last read failed: the thread exited */
-	uint64_t minflt, majflt; /* at the previous stat read, for the deltas */
-	/* The last stat read, reported again while schedstat shows the
-	 * thread has neither run nor been switched in since. */
-	char state;
-	uint64_t utime_ns, stime_ns, start_stack;
-	uint64_t stat_ns;        /* when stat was last read (monotonic) */
-	uint64_t run_ns, pcount; /* schedstat when stat last said R */
-	bool gate_ok;            /* ...read before that stat: see stat_holds */
+	uint64_t minflt, majflt; /* at the previous read, for the deltas */
 };
+
 /* A thread ID in the target's PID namespace and in ours. */
 struct tid_pair {
 	pid_t inner, host;
@@ -46,11 +40,6 @@ struct tid_pair {
  * thread state that names no thread of the process must not cost a
  * /proc/PID/task scan per tick). */
 #define MAP_RESCAN_NS 20000000ull
-
-/* A thread woken but still waiting for its first turn on a CPU shows no
- * schedstat change: its state is read at least this often all the same,
- * so that it is not taken for asleep for longer. */
-#define STAT_REFRESH_NS 10000000ull
 
 struct proc_threads {
 	pid_t pid;
@@ -63,8 +52,6 @@ struct proc_threads {
 	size_t nmap, map_cap;
 	uint64_t map_built_ns;
 	bool read_failed; /* some thread's stat was unreadable since the last sweep */
-	uint64_t rss_bytes;  /* the process's, from the latest stat read */
-	uint64_t stat_reads; /* stat files read so far (proc_threads_stat_reads) */
 };
 
 struct proc_threads *proc_threads_new(pid_t pid)
@@ -124,9 +111,8 @@ static struct thread_fd *lookup(struct proc_threads *pt, pid_t tid)
 		pt->v = nv;
 		pt->cap = ncap;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pt->pid, (int)tid);
 	pt->v[pt->n] = (struct thread_fd){ .tid = tid, .fd = fd, .sys_fd = -1,
-	                                     .sched_fd = open(path, O_RDONLY | O_CLOEXEC) };
+	                                     .sched_fd = -1 };
 	return &pt->v[pt->n++];
 }
 
@@ -196,14 +182,6 @@ bool proc_threads_parse_stat(const char *line, struct proc_stat_line *out)
 
 bool proc_threads_parse_schedstat(const char *line, uint64_t *run_ns, uint64_t *delay_ns)
 {
-	uint64_t pcount;
-
-	return proc_threads_parse_schedstat3(line, run_ns, delay_ns, &pcount);
-}
-
-bool proc_threads_parse_schedstat3(const char *line, uint64_t *run_ns, uint64_t *delay_ns,
-                                   uint64_t *pcount)
-{
 	char *end;
 
 	if (*line < '0' || *line > '9')
@@ -212,75 +190,64 @@ bool proc_threads_parse_schedstat3(const char *line, uint64_t *run_ns, uint64_t 
 	if (*end != ' ' || end[1] < '0' || end[1] > '9')
 		return false;
 	*delay_ns = strtoull(end + 1, &end, 10);
-	*pcount = 0;
-	if (*end == ' ' && end[1] >= '0' && end[1] <= '9')
-		*pcount = strtoull(end + 1, &end, 10);
 	return *end == ' ' || *end == '\n' || *end == '\0';
 }
 
-/* Monotonic nanoseconds; not clock.c's, so that this file still depends
- * on no other pytop file (a program linking the reader and it alone). */
-static uint64_t now_ns(void)
+/* The scheduler's run time and run-queue delay of a runnable thread: a
+ * second pread, only for threads in state R (the others neither run nor
+ * wait for a CPU), from a descriptor kept like the stat one. */
+static void read_schedstat(struct proc_threads *pt, struct thread_fd *t,
+                           struct proc_thread_stat *out)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-/* The scheduler's counters: run time, run-queue delay, times switched in.
- * false when unreadable, or all zero (a kernel without CONFIG_SCHED_INFO
- * prints "0 0 0"): then they say nothing about whether the thread ran. */
-static bool read_schedstat(struct thread_fd *t, uint64_t *run, uint64_t *delay,
-                           uint64_t *pcount)
-{
-	char buf[96];
+	char path[64], buf[96];
 	ssize_t n;
+	uint64_t run, delay;
 
-	if (t->sched_fd < 0)
-		return false;
+	if (t->sched_fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pt->pid,
+		         (int)t->tid);
+		t->sched_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (t->sched_fd < 0)
+			return;
+	}
 	n = pread(t->sched_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
-		return false;
+		return;
 	buf[n] = '\0';
-	return proc_threads_parse_schedstat3(buf, run, delay, pcount) &&
-	       (*run != 0 || *pcount != 0);
+	if (!proc_threads_parse_schedstat(buf, &run, &delay))
+		return;
+	out->sched_known = true;
+	out->run_ns = run;
+	out->delay_ns = delay;
 }
 
-/* Whether a runnable thread's cached stat still holds: schedstat, read
- * before that stat said R, shows the thread has neither been switched in
- * (pcount) nor switched out or run (run time: switching out adds to it,
- * and so does the scheduler's clock tick while it runs) since.  Then it is
- * still runnable, on a CPU or in the run queue, and nothing else stat
- * reports (CPU times, faults) has changed.  STAT_REFRESH_NS bounds how old
- * the RSS and the faults it carries get. */
-static bool stat_holds(const struct thread_fd *t, bool sched, uint64_t run, uint64_t pcount,
-                       uint64_t now)
+void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
 {
-	return sched && t->gate_ok && run == t->run_ns && pcount == t->pcount &&
-	       now - t->stat_ns < STAT_REFRESH_NS;
-}
-
-/* Read and parse the stat file into t's cache; false when the thread is
- * gone or the line is malformed (out->state may still be set). */
-static bool read_stat(struct proc_threads *pt, struct thread_fd *t, uint64_t now,
-                      struct proc_thread_stat *out)
-{
+	struct thread_fd *t = lookup(pt, tid);
 	char buf[512];
 	ssize_t n;
 	struct proc_stat_line line;
 
-	pt->stat_reads++;
+	*out = (struct proc_thread_stat){ 0 };
+	if (t == NULL) {
+		pt->read_failed = true;
+		return;
+	}
+	t->touched = true;
 	n = pread(t->fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0) {
 		t->dead = pt->read_failed = true;
-		return false;
+		return;
 	}
 	buf[n] = '\0';
 	bool whole = proc_threads_parse_stat(buf, &line);
 	out->state = line.state;
 	if (!whole)
-		return false;
+		return;
+	out->utime_ns = line.utime_ticks * pt->ns_per_tick;
+	out->stime_ns = line.stime_ticks * pt->ns_per_tick;
+	out->rss_bytes = line.rss_pages * pt->page_size;
+	out->start_stack = line.start_stack;
 	/* The first read of a thread has no "before": its faults so far are
 	 * not charged to whatever it runs now. */
 	if (t->read_once) {
@@ -290,80 +257,8 @@ static bool read_stat(struct proc_threads *pt, struct thread_fd *t, uint64_t now
 	t->minflt = line.minflt;
 	t->majflt = line.majflt;
 	t->read_once = true;
-	t->state = line.state;
-	t->utime_ns = line.utime_ticks * pt->ns_per_tick;
-	t->stime_ns = line.stime_ticks * pt->ns_per_tick;
-	t->start_stack = line.start_stack;
-	t->stat_ns = now;
-	pt->rss_bytes = line.rss_pages * pt->page_size;
-	return true;
-}
-
-/* A runnable thread: schedstat first, stat only when it moved.  A thread
- * that was not runnable: stat first (a wake-up shows in no counter until
- * the thread gets a CPU, and it is runnable meanwhile), schedstat only if
- * it now is.  Returns 1 when schedstat was read into run and delay, 0
- * when not, -1 when stat was unreadable or malformed (out->state may
- * still be set). */
-static int read_gated(struct proc_threads *pt, struct thread_fd *t, uint64_t now,
-                       struct proc_thread_stat *out, uint64_t *run, uint64_t *delay)
-{
-	uint64_t pcount = 0;
-	bool sched;
-
-	if (t->read_once && t->state == 'R') {
-		sched = read_schedstat(t, run, delay, &pcount);
-		if (stat_holds(t, sched, *run, pcount, now)) {
-			out->state = t->state;
-			return 1;
-		}
-		t->gate_ok = false;
-		if (!read_stat(pt, t, now, out))
-			return -1;
-		/* Counters read before a stat that says R: a baseline. */
-		t->gate_ok = sched && t->state == 'R';
-	} else {
-		t->gate_ok = false;
-		if (!read_stat(pt, t, now, out))
-			return -1;
-		sched = t->state == 'R' && read_schedstat(t, run, delay, &pcount);
-	}
-	t->run_ns = *run;
-	t->pcount = pcount;
-	return sched ? 1 : 0;
-}
-
-void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
-{
-	struct thread_fd *t = lookup(pt, tid);
-	uint64_t run = 0, delay = 0;
-	int sched;
-
-	*out = (struct proc_thread_stat){ 0 };
-	if (t == NULL) {
-		pt->read_failed = true;
-		return;
-	}
-	t->touched = true;
-	sched = read_gated(pt, t, now_ns(), out, &run, &delay);
-	if (sched < 0) {
-		t->state = 0; /* read stat first next time */
-		return;
-	}
-	out->utime_ns = t->utime_ns;
-	out->stime_ns = t->stime_ns;
-	out->rss_bytes = pt->rss_bytes;
-	out->start_stack = t->start_stack;
-	if (out->state == 'R' && sched == 1) {
-		out->sched_known = true;
-		out->run_ns = run;
-		out->delay_ns = delay;
-	}
-}
-
-uint64_t proc_threads_stat_reads(const struct proc_threads *pt)
-{
-	return pt->stat_reads;
+	if (line.state == 'R')
+		read_schedstat(pt, t, out);
 }
 
 /* ---- thread IDs across PID namespaces ------------------------------------
@@ -445,6 +340,16 @@ static void build_map(struct proc_threads *pt)
 		pt->map[pt->nmap++] = tp;
 	}
 	closedir(d);
+}
+
+/* Monotonic nanoseconds; not clock.c's, so that this file still depends
+ * on no other pytop file (a program linking the reader and it alone). */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 static pid_t map_find(const struct proc_threads *pt, pid_t inner)

@@ -1,7 +1,6 @@
 /* proc_threads.h - per-thread kernel facts of the target, read from
- * /proc/PID/task/TID/stat and schedstat through descriptors kept open (a
- * pread on a kept descriptor costs a third of open+read+close; schedstat's
- * three numbers cost half of stat's 52 formatted fields). */
+ * /proc/PID/task/TID/stat through descriptors kept open (a pread on a kept
+ * descriptor costs a third of open+read+close). */
 #ifndef PYTOP_PROC_THREADS_H
 #define PYTOP_PROC_THREADS_H
 
@@ -32,20 +31,10 @@ struct proc_thread_stat {
 	uint64_t run_ns, delay_ns;
 };
 
-/* Thread tid's facts, through kept descriptors.  A thread that was not
- * runnable at the previous read: its stat, and its schedstat if it is
- * runnable now (a wake-up moves no counter before the thread gets a CPU,
- * so only stat tells).  A runnable one: its schedstat, and its stat only
- * when the thread was switched in or out or ran since (or every 10 ms);
- * otherwise it is still runnable, and the previous stat's CPU times are
- * reported again with no new faults and the process's RSS as last read
- * from any of its threads.  Fault deltas assume one reader per thread
- * (the sampler). */
+/* Read thread tid's /proc stat: one pread on a kept descriptor, and a
+ * second one of its schedstat when it is runnable.  Fault deltas assume
+ * one reader per thread (the sampler). */
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out);
-
-/* How many stat files proc_threads_read has read so far: what the
- * schedstat gate saves, for tests and measurements. */
-uint64_t proc_threads_stat_reads(const struct proc_threads *pt);
 
 /* The fields of one /proc/.../stat line that proc_threads_read uses, in
  * the kernel's units. */
@@ -65,10 +54,6 @@ bool proc_threads_parse_stat(const char *line, struct proc_stat_line *out);
 /* Parse a schedstat line ("run_ns delay_ns timeslices"): false when
  * malformed. */
 bool proc_threads_parse_schedstat(const char *line, uint64_t *run_ns, uint64_t *delay_ns);
-/* The same with the third number, how many times the thread was switched
- * in (0 when the line has only two numbers). */
-bool proc_threads_parse_schedstat3(const char *line, uint64_t *run_ns, uint64_t *delay_ns,
-                                   uint64_t *pcount);
 
 /* Whether thread tid is blocked in futex(2), and on which word (*uaddr),
  * from /proc/PID/task/TID/syscall through a kept descriptor.  Meant for

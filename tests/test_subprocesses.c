@@ -50,8 +50,15 @@
 /* Without a meaningful RSS the churn run checks that pytop survives it
  * and (LeakSanitizer, at exit) leaks nothing: a shorter run does that. */
 #define CHURN_S (RSS_MEANINGFUL ? 12.0 : 6.0)
-#define RSS_GROWTH_MAX_KB 1024  /* pytop's RSS growth over the churn run
-                                   (rings left out, see rss_kb) */
+/* pytop's RSS growth over the churn run after the baseline (rings left
+ * out, see rss_kb).  Freed memory stays in the allocators' arenas, so
+ * their high-water marks step up once or twice wherever a burst of thread
+ * rows meets a sweep: 0.4-1.9 MiB measured here, 1.7 MiB in a CI run
+ * whose other core built the sanitizer build, against a 1 MiB bound that
+ * therefore failed now and then.  This bound still catches a leak of
+ * 384 KiB/s of churn; slower ones are the soak's to find (bench/long soak:
+ * an hour of churn, growth after the first 5 minutes). */
+#define RSS_GROWTH_MAX_KB 3072
 #define RSS_EVERY_S 0.1         /* a jump's 200 threads live 0.2 s */
 #define JUMP_SEEN_THREADS 200   /* a snapshot listing this many threads
                                    has seen the workload's first jump */

@@ -366,27 +366,8 @@ static void agg_clamp_other(struct snap_counts *c, const struct snapshot *s)
  * from is replaced at the next sweep.  Without memory for them, no rows. */
 static void agg_snap_strings(struct snapshot *out)
 {
-	if (snapshot_own_strings(out))
-		return;
-	free(out->funcs);
-	free(out->lines);
-	free(out->callees);
-	free(out->threads);
-	free(out->processes);
-	free(out->stack_frames);
-	free(out->stack_nodes);
-	free(out->stacks);
-	out->stack_frames = NULL;
-	out->stack_nodes = NULL;
-	out->stacks = NULL;
-	out->nstack_frames = out->nstack_nodes = out->nstacks = 0;
-	out->funcs = NULL;
-	out->lines = NULL;
-	out->callees = NULL;
-	out->threads = NULL;
-	out->processes = NULL;
-	out->nfuncs = out->nlines = out->ncallees = 0;
-	out->nthreads = out->nprocesses = 0;
+	if (!snapshot_own_strings(out))
+		snapshot_free(out);
 }
 
 /* A stack frame's function, for the snapshot (stack_snapshot.h). */

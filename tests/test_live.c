@@ -591,11 +591,12 @@ static void threads_check(const struct target_py *py, bool idle)
 
 /* ---- deep recursion -------------------------------------------------------- */
 
-/* Samples with function `name` of `file` on one of its lines first..last:
- * the sum of those lines' totals (one line of a function per sample, as
- * long as it does not recurse). */
-static double lines_total(json_t *snap, const char *name, const char *file,
-                          double first, double last)
+/* The sum of `key` over the line rows of function `name` of `file` on
+ * lines first..last ("total": the samples with the function on one of
+ * them, one line of a function per sample as long as it does not recurse;
+ * "cpu_wait": the CPU-wait part of their own samples). */
+static double lines_sum(json_t *snap, const char *name, const char *file,
+                        double first, double last, const char *key)
 {
 	double sum = 0;
 	size_t i;
@@ -606,25 +607,7 @@ static double lines_total(json_t *snap, const char *name, const char *file,
 		double line = h_num(e, "line");
 		if (n && f && strcmp(n, name) == 0 && strcmp(f, file) == 0 &&
 		    line >= first && line <= last)
-			sum += h_num(e, "total");
-	}
-	return sum;
-}
-
-/* The CPU-wait part of the own samples of those lines. */
-static double lines_own_cpu_wait(json_t *snap, const char *name,
-                                 const char *file, double first, double last)
-{
-	double sum = 0;
-	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(snap, "lines"), i, e) {
-		const char *n = json_string_value(json_object_get(e, "name"));
-		const char *f = json_string_value(json_object_get(e, "file"));
-		double line = h_num(e, "line");
-		if (n && f && strcmp(n, name) == 0 && strcmp(f, file) == 0 &&
-		    line >= first && line <= last)
-			sum += h_num(e, "cpu_wait");
+			sum += h_num(e, key);
 	}
 	return sum;
 }
@@ -661,7 +644,7 @@ static void launch_deep(const struct target_py *py)
 	json_t *span = json_object_get(truth, "loop_lines");
 	double first = json_number_value(json_array_get(span, 0));
 	double last = json_number_value(json_array_get(span, 1));
-	double loop = lines_total(r.last, "main", wl, first, last);
+	double loop = lines_sum(r.last, "main", wl, first, last, "total");
 	json_t *leaff = h_func_in(r.last, "leaf", wl);
 	json_t *recf = h_func_in(r.last, "recurse", wl);
 	cr_assert_not_null(leaff, "%s: leaf missing", what);
@@ -673,7 +656,7 @@ static void launch_deep(const struct target_py *py)
 	double leaf_wait = h_num(leaff, "cpu_wait");
 	double rec_wait = leaf_wait + h_num(recf, "cpu_wait");
 	double loop_cpu = loop - rec_wait -
-	                  lines_own_cpu_wait(r.last, "main", wl, first, last);
+	                  lines_sum(r.last, "main", wl, first, last, "cpu_wait");
 	cr_assert_gt(loop_cpu, 0, "%s: no samples of main's loop on a CPU",
 	             what);
 	double leaf_truth = 100.0 * h_num(leaf, "seconds") / wall;

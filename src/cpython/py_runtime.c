@@ -83,6 +83,10 @@ static int read_debug_offsets(pid_t pid, const struct candidate *c,
 	memcpy(&version, table + 8, 8);
 	memcpy(&free_threaded, table + 16, 8);
 	if (memcmp(table, "xdebugpy", 8) != 0 || version != out->version_hex) {
+		/* Also what a library still being mapped looks like: ld.so maps
+		 * the whole object from offset 0, then its data segment over it,
+		 * so the caller may retry a process that is still starting. */
+		out->table_unread = true;
 		error_set(err, PYTOP_ERR_UNSUPPORTED,
 		          "process %d runs Python %s (%s) whose _Py_DebugOffsets table is missing "
 		          "or does not match its version; supported: %s",

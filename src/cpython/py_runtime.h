@@ -20,6 +20,7 @@ struct py_runtime {
 	char version[16];             /* "3.11.2" */
 	char object[PATH_MAX];        /* the file that exports _PyRuntime */
 	bool debug_offsets;           /* layout read from _Py_DebugOffsets */
+	bool table_unread;            /* find failed: that table did not match */
 	struct py_offsets offsets;    /* the layout of this interpreter */
 	const struct py_offsets *off; /* == &offsets (copies must re-point it) */
 };

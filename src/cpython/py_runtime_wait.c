@@ -18,6 +18,10 @@
  * real interpreter within milliseconds; the clock restarts at every exec. */
 #define NOT_PYTHON_AFTER_NS (3 * NSEC_PER_SEC)
 #define READY_TIMEOUT_NS (10 * NSEC_PER_SEC)
+/* An attached process may be one that has just started: its libpython's
+ * data segment may not be mapped yet, so a debug table that does not
+ * match is read again for this long before it is believed. */
+#define TABLE_SETTLE_NS (NSEC_PER_SEC / 2)
 
 static void exe_of(pid_t pid, char *buf, size_t len)
 {
@@ -49,7 +53,8 @@ static int wait_for_runtime(struct target *t, struct py_runtime *rt, struct pyto
 			return exited_early(t, err);
 		if (py_runtime_find(t->pid, rt, err) == 0)
 			return 0;
-		if (err->code != PYTOP_ERR_NOT_PYTHON && err->code != PYTOP_ERR_NO_PROCESS) {
+		if (err->code != PYTOP_ERR_NOT_PYTHON && err->code != PYTOP_ERR_NO_PROCESS &&
+		    !rt->table_unread) {
 			target_terminate(t);
 			return -1;
 		}
@@ -86,9 +91,20 @@ static int wait_until_ready(struct target *t, const struct py_runtime *rt,
 	return 0;
 }
 
+static int find_attached(pid_t pid, struct py_runtime *rt, struct pytop_error *err)
+{
+	uint64_t start = clock_now_ns();
+	int rc;
+
+	while ((rc = py_runtime_find(pid, rt, err)) != 0 && rt->table_unread &&
+	       clock_now_ns() - start < TABLE_SETTLE_NS)
+		clock_sleep_until(clock_now_ns() + 1000000);
+	return rc;
+}
+
 int py_runtime_wait(struct target *t, struct py_runtime *rt, struct pytop_error *err)
 {
-	int rc = t->launched ? wait_for_runtime(t, rt, err) : py_runtime_find(t->pid, rt, err);
+	int rc = t->launched ? wait_for_runtime(t, rt, err) : find_attached(t->pid, rt, err);
 
 	if (rc != 0)
 		return rc;

@@ -7,9 +7,12 @@ time and on a CPU only part of it.
 The loop's leaf is spin itself (a call to perf_counter only every 20000
 additions).  The thread measures, over the whole of spin, its wall time,
 its time on a CPU and its run-queue delay (schedstat), as pytop counts
-them.
+them; and every MARK_S the same two counters with the time, so that a
+test can take them over exactly the windows pytop's figures cover (the
+share of a CPU a pinned thread gets drifts over seconds).
 
-Truth (JSON): spin: {file, line, last_line, wall, cpu, run_delay}, reason.
+Truth (JSON): spin: {file, line, last_line, wall, cpu, run_delay,
+marks: [[monotonic_s, cpu, run_delay], ...]}, reason.
 """
 import os
 import threading
@@ -17,7 +20,8 @@ import time
 
 import workload_common as wc
 
-perf_counter = time.perf_counter
+perf_counter = time.perf_counter  # CLOCK_MONOTONIC, as time.monotonic
+MARK_S = 0.05
 
 
 def schedstat():
@@ -28,11 +32,17 @@ def schedstat():
     return int(run) / 1e9, int(delay) / 1e9
 
 
-def spin(until):
-    x = 0
-    while perf_counter() < until:
+def spin(until, marks):
+    x, next_mark = 0, 0.0
+    now = perf_counter()
+    while now < until:
+        if now >= next_mark:
+            marks.append((now,) + schedstat())
+            next_mark = now + MARK_S
         for _ in range(20000):
             x += 1
+        now = perf_counter()
+    marks.append((now,) + schedstat())
     return x
 
 
@@ -52,10 +62,11 @@ def main():
              "reason": "deadline"}
     wc.announce_ready(args)
     try:
-        t0, (r0, d0) = perf_counter(), schedstat()
-        spin(start + args.seconds)
-        t1, (r1, d1) = perf_counter(), schedstat()
-        truth["spin"].update(wall=t1 - t0, cpu=r1 - r0, run_delay=d1 - d0)
+        marks = []
+        spin(start + args.seconds, marks)
+        (t0, r0, d0), (t1, r1, d1) = marks[0], marks[-1]
+        truth["spin"].update(wall=t1 - t0, cpu=r1 - r0, run_delay=d1 - d0,
+                             marks=marks)
     except wc.Stop:
         truth["reason"] = "sigterm"
     wc.write_truth(args, truth)

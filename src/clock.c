@@ -18,6 +18,7 @@ static uint64_t read_clock(clockid_t id)
 }
 
 uint64_t clock_now_ns(void) { return read_clock(CLOCK_MONOTONIC); }
+uint64_t clock_unix_ns(void) { return read_clock(CLOCK_REALTIME); }
 uint64_t clock_thread_cpu_ns(void) { return read_clock(CLOCK_THREAD_CPUTIME_ID); }
 uint64_t clock_process_cpu_ns(void) { return read_clock(CLOCK_PROCESS_CPUTIME_ID); }
 

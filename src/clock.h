@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 uint64_t clock_now_ns(void);          /* CLOCK_MONOTONIC */
+uint64_t clock_unix_ns(void);         /* CLOCK_REALTIME: only to stamp output */
 uint64_t clock_thread_cpu_ns(void);   /* CPU time of the calling thread */
 uint64_t clock_process_cpu_ns(void);  /* CPU time of the whole pytop process */
 /* Sleep until the absolute CLOCK_MONOTONIC time `deadline_ns` (restarts on

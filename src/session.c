@@ -64,6 +64,7 @@ struct session {
 	struct sample_delta *delta; /* owned: REC_SAMPLE_DELTA -> REC_SAMPLE */
 	size_t rec_cap;
 	uint64_t start_ns;
+	uint64_t start_unix_ns;     /* the same moment, Unix time: output stamps */
 	struct window_mark mark;
 	/* The window starts of the last SCHED_HORIZON windows, oldest at
 	 * sched_next: the horizon of the runnable time's split. */
@@ -217,6 +218,9 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->target_exec = atomic_load(&st->exec_seen);
 	out->exit_status = target_exit_code(&s->target);
 	out->elapsed_s = (double)(now->wall_ns - s->start_ns) / NSEC_PER_SEC;
+	/* From the monotonic clock: a clock step during the session moves
+	 * no window. */
+	out->time_us = (int64_t)((s->start_unix_ns + (now->wall_ns - s->start_ns)) / 1000);
 	out->window_s = window;
 	out->ticks = now->ticks;
 	out->errors = atomic_load(&st->errors);
@@ -518,6 +522,7 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	 * and before the first sample and the first thread, which inherit it. */
 	sandbox_install(s->target.launched ? 0 : s->target.pid, &s->sandbox);
 	s->start_ns = clock_now_ns();
+	s->start_unix_ns = clock_unix_ns();
 	s->sampler = sampler_start(&cfg, err);
 	if (s->sampler == NULL)
 		goto fail;

@@ -8,11 +8,13 @@
 #endif
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -380,6 +382,26 @@ Test(cli, stdout_not_a_terminal_falls_back_to_batch, .timeout = 30)
 	h_proc_free(&p);
 }
 
+/* Every snapshot's "time_us" is the Unix time of its window's end: within
+ * the run, and "elapsed" after one start moment. */
+static void expect_unix_times(json_t *lines, struct timespec t0, struct timespec t1)
+{
+	double from = (double)t0.tv_sec + t0.tv_nsec / 1e9;
+	double to = (double)t1.tv_sec + t1.tv_nsec / 1e9;
+	double start = 0;
+	size_t i;
+	json_t *snap;
+	json_array_foreach(lines, i, snap) {
+		double t = h_num(snap, "time_us") / 1e6, e = h_num(snap, "elapsed");
+		cr_assert(t >= from && t <= to, "snapshot %zu: time %.3f outside "
+		          "the run, %.3f to %.3f", i, t, from, to);
+		if (i == 0)
+			start = t - e;
+		cr_assert_leq(fabs(t - e - start), 0.001, "snapshot %zu: time "
+		              "%.3f, elapsed %.3f, started at %.3f", i, t, e, start);
+	}
+}
+
 /* Launch a program that stops dead after 1 s (or runs exec: then pytop
  * must say so, keep what it had, and end with the new program); the
  * figures survive. */
@@ -392,7 +414,10 @@ static void launch_dies(const char *ending, int status, bool execs)
 	const char *argv[] = {h_pytop(), "-b", "--json", "-d", "0.3", "--", py,
 	                      "-c", prog, NULL};
 	struct h_proc p;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_REALTIME, &t0);
 	run(&p, argv);
+	clock_gettime(CLOCK_REALTIME, &t1);
 	cr_assert(p.exited && !p.timed_out, "pytop hung");
 	cr_assert_eq(p.status, status, "exit status %d, the target's %d; "
 	             "stderr: %s", p.status, status, p.err.data);
@@ -402,6 +427,7 @@ static void launch_dies(const char *ending, int status, bool execs)
 	cr_assert_gt(json_array_size(lines), 0, "no output; stderr: %s",
 	             p.err.data);
 	json_t *last = json_array_get(lines, json_array_size(lines) - 1);
+	expect_unix_times(lines, t0, t1);
 	cr_assert(json_is_true(json_object_get(last, "exited")));
 	cr_assert_eq(h_num(last, "exit_status"), status);
 	cr_assert_eq(json_is_true(json_object_get(last, "exec")), execs,

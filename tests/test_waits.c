@@ -32,7 +32,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <time.h>
 
 #include "harness.h"
 
@@ -55,7 +54,6 @@ struct run {
 	char *dir;
 	struct h_proc p;
 	json_t *lines, *truth;
-	double launched_s; /* CLOCK_MONOTONIC just before pytop started */
 };
 
 static struct run g_run; /* torn down by .fini even after a failure */
@@ -92,9 +90,6 @@ static void run_workload(const char *slot, const char *workload,
 	for (size_t i = 0; wargs && wargs[i]; i++)
 		argv[n++] = wargs[i];
 	argv[n] = NULL;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	r->launched_s = (double)now.tv_sec + now.tv_nsec / 1e9;
 	cr_assert(h_run(&r->p, TIMEOUT_S, argv), "%s: pytop did not finish: %s",
 	          slot, r->p.err.data ? r->p.err.data : "");
 	cr_assert_eq(r->p.status, 0, "%s: pytop exited with %d: %s", slot,
@@ -227,15 +222,12 @@ static double cpu_at(json_t *marks, double t)
 }
 
 /* The truth of snapshot i's active share: spin's time on a CPU over the
- * wall time of the windows that figure covers, pytop's elapsed clock
- * taken as starting at the launch (it starts a few ms later). */
+ * wall time of the windows that figure covers, as both clocks say (the
+ * snapshots' "time_us" and the marks are Unix time). */
 static double truth_active_at(size_t i, json_t *marks)
 {
-	double to = h_num(json_array_get(g_run.lines, i), "elapsed");
-	double from = i >= ACTIVE_SPAN_WINDOWS
-	        ? h_num(json_array_get(g_run.lines, i - ACTIVE_SPAN_WINDOWS), "elapsed")
-	        : 0;
-	double t0 = g_run.launched_s + from, t1 = g_run.launched_s + to;
+	double t1 = h_num(json_array_get(g_run.lines, i), "time_us") / 1e6;
+	double t0 = h_num(json_array_get(g_run.lines, i - ACTIVE_SPAN_WINDOWS), "time_us") / 1e6;
 	return 100.0 * (cpu_at(marks, t1) - cpu_at(marks, t0)) / (t1 - t0);
 }
 
@@ -265,7 +257,7 @@ static void starvation(const char *slot)
 	 * itself, ran on a CPU of its own (3.14 from Debian sid starts
 	 * slowly: a second of it reached into the windows once). */
 	size_t n = json_array_size(g_run.lines), windows = 0, starved = 0;
-	double active = 0, truth_active = 0;
+	double active = 0, truth_active = 0, runnable = 0;
 	json_t *marks = json_object_get(t, "marks");
 	double spin_from = json_number_value(json_array_get(json_array_get(marks, 0), 0));
 	double spin_to = json_number_value(json_array_get(
@@ -273,24 +265,27 @@ static void starvation(const char *slot)
 	for (size_t i = ACTIVE_SPAN_WINDOWS; i < n; i++) {
 		json_t *s = json_array_get(g_run.lines, i);
 		json_t *first = json_array_get(g_run.lines, i - ACTIVE_SPAN_WINDOWS);
-		if (g_run.launched_s + h_num(first, "elapsed") < spin_from ||
-		    g_run.launched_s + h_num(s, "elapsed") > spin_to)
+		if (h_num(first, "time_us") / 1e6 < spin_from ||
+		    h_num(s, "time_us") / 1e6 > spin_to)
 			continue;
 		const char *v = json_string_value(json_object_get(
 		        json_object_get(s, "gauges"), "verdict"));
 		windows++;
 		active += h_num(s, "active_pct");
+		runnable += h_num(s, "runnable_pct");
 		truth_active += truth_active_at(i, marks);
 		starved += v != NULL && strcmp(v, "starved") == 0;
 	}
 	cr_assert_geq(windows, 3, "%s: too few snapshots", slot);
 	active /= (double)windows;
 	truth_active /= (double)windows;
+	runnable /= (double)windows;
 	h_note("waits starvation (%s): spin CPU wait %.1f%% of its samples "
 	       "(truth %.1f%% of its runnable time), native %.1f%%; active "
-	       "%.1f%% (truth %.1f%% on a CPU over the same windows, %.1f%% over "
-	       "all of spin); starved in %zu of %zu windows", slot, cpuw, truth_wait,
-	       nat, active, truth_active, 100.0 * cpu_s / wall, starved, windows);
+	       "%.1f%% of ticks runnable %.1f%% (truth %.1f%% on a CPU over the same "
+	       "windows, %.1f%% over all of spin); starved in %zu of %zu windows",
+	       slot, cpuw, truth_wait, nat, active, runnable, truth_active,
+	       100.0 * cpu_s / wall, starved, windows);
 	cr_expect_leq(fabs(cpuw - truth_wait), ACCURACY_PP,
 	              "%s: CPU wait %.1f%%, run-queue share %.1f%%", slot, cpuw,
 	              truth_wait);

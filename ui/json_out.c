@@ -525,6 +525,7 @@ static json_t *snapshot_object(const struct snapshot *s)
 	     json_object_set_new(o, "native_missed", jcount(s->native_missed)) != 0) ||
 	    json_object_set_new(o, "errors_by_kind", errors_by_kind(s)) != 0 ||
 	    json_object_set_new(o, "deep_stacks_cut", jcount(s->deep_cut)) != 0 ||
+	    json_object_set_new(o, "time_us", json_integer(s->time_us)) != 0 ||
 	    json_object_set_new(o, "runnable_pct", jreal(s->runnable_pct)) != 0 ||
 	    json_object_set_new(o, "cpu_wait_pct", jreal(s->cpu_wait_pct)) != 0 ||
 	    json_object_set_new(o, "functions",

@@ -226,6 +226,7 @@ struct snapshot {
 
 	/* sampling health */
 	double elapsed_s;         /* since sampling started */
+	int64_t time_us;          /* Unix time at the window's end, in us */
 	double window_s;          /* length of the last refresh window */
 	uint64_t samples;         /* stack samples counted since start */
 	uint64_t samples_win;

@@ -12,7 +12,8 @@ test can take them over exactly the windows pytop's figures cover (the
 share of a CPU a pinned thread gets drifts over seconds).
 
 Truth (JSON): spin: {file, line, last_line, wall, cpu, run_delay,
-marks: [[monotonic_s, cpu, run_delay], ...]}, reason.
+marks: [[unix_time_s, cpu, run_delay], ...]}, reason: the time as
+pytop's JSON "time_us" gives it (in us).
 """
 import os
 import threading
@@ -20,7 +21,7 @@ import time
 
 import workload_common as wc
 
-perf_counter = time.perf_counter  # CLOCK_MONOTONIC, as time.monotonic
+perf_counter = time.perf_counter
 MARK_S = 0.05
 
 
@@ -37,12 +38,12 @@ def spin(until, marks):
     now = perf_counter()
     while now < until:
         if now >= next_mark:
-            marks.append((now,) + schedstat())
+            marks.append((time.time(),) + schedstat())
             next_mark = now + MARK_S
         for _ in range(20000):
             x += 1
         now = perf_counter()
-    marks.append((now,) + schedstat())
+    marks.append((time.time(),) + schedstat())
     return x
 
 
@@ -64,7 +65,7 @@ def main():
     try:
         marks = []
         spin(start + args.seconds, marks)
-        (t0, r0, d0), (t1, r1, d1) = marks[0], marks[-1]
+        (t0, r0, d0), (t1, r1, d1) = marks[0], marks[-1]  # wall: Unix time
         truth["spin"].update(wall=t1 - t0, cpu=r1 - r0, run_delay=d1 - d0,
                              marks=marks)
     except wc.Stop:

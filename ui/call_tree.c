@@ -312,6 +312,8 @@ static bool build_top_down(struct build *b, uint32_t *fns)
 
 		if (!counted(s, st))
 			continue;
+		b->t->samples += st->samples;
+		b->t->samples_win += st->samples_win;
 		k = stack_funcs(b, st->node, fns);
 		if (k != 0 && !add_path(b, fns, k, st, OWN_LAST))
 			return false;
@@ -331,6 +333,8 @@ static bool build_inverted(struct build *b, uint32_t fn, uint32_t *fns)
 
 		if (!counted(s, st))
 			continue;
+		b->t->samples += st->samples;
+		b->t->samples_win += st->samples_win;
 		k = stack_funcs(b, st->node, fns);
 		for (at = 0; at < k && fns[at] != fn; at++)
 			;

@@ -49,6 +49,9 @@ struct call_tree {
 	struct call_node *nodes; size_t n; /* owned; nodes[0] the root */
 	size_t cap;
 	uint32_t nfuncs;
+	uint64_t samples, samples_win; /* of every stack counted (callers:
+	                                  through the function or not): what
+	                                  100 % means */
 	bool inverted;
 };
 

@@ -164,6 +164,14 @@ static unsigned act_tree(struct tui_state *st)
 	return REACT_REDRAW;
 }
 
+/* G: the flame graph, or back from it. */
+static unsigned act_flame(struct tui_state *st)
+{
+	tui_switch(st, on(st, &flame_screen_ops) ? &functions_screen_ops
+	                                         : &flame_screen_ops);
+	return REACT_REDRAW;
+}
+
 /* Enter: what the screen on display does with its selected row. */
 static unsigned act_enter(struct tui_state *st)
 {
@@ -272,12 +280,13 @@ static const struct binding bindings[] = {
 	{ { 'F' }, "F", "whole function names and paths (fewer columns); again: back",
 	  act_full_names },
 	{ { 't', K(KEY_F(7)), KEY_TAB }, "t F7 Tab",
-	  "t threads, P processes (-s), T call tree; again: back",
+	  "t threads, P processes (-s), T tree, G flame; again: back",
 	  act_threads },
 	/* On the line of t: the help screen must fit 80x24 (the tree's
 	 * own keys are in its column help). */
 	{ { 'P', K(KEY_F(5)) }, "P F5", NULL, act_processes },
 	{ { 'T' }, "T", NULL, act_tree },
+	{ { 'G' }, "G", NULL, act_flame },
 	{ { '\r', '\n', K(KEY_ENTER) }, "Enter",
 	  "on a function: its source; on a thread or process: its functions",
 	  act_enter },

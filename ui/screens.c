@@ -6,6 +6,7 @@
 
 #include "screen.h"
 
+#include "flame_screen.h"
 #include "functions_screen.h"
 #include "help_screen.h"
 #include "lines_screen.h"
@@ -19,6 +20,7 @@ const struct screen_ops *const tui_screens[] = {
 	&lines_screen_ops,
 	&processes_screen_ops,
 	&tree_screen_ops,
+	&flame_screen_ops,
 	&help_screen_ops,
 };
 

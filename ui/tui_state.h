@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "flame_screen.h"
 #include "functions_screen.h"
 #include "header.h"
 #include "lines_screen.h"
@@ -28,6 +29,7 @@ struct tui_state {
 	struct lines_screen ls;
 	struct processes_screen ps;
 	struct tree_screen tr;
+	struct flame_screen fg;
 	struct gauge_history gauges; /* the header's sparklines: one value per
 	                                snapshot shown */
 	const struct screen_ops *view;      /* the screen on display */

@@ -1,7 +1,8 @@
 /* test_flame_view.c - the flame graph screen (G) without the engine: a
  * fixed snapshot's stacks drawn headlessly at 80x24 and 200x50 (UTF-8 and
  * ASCII), block widths checked against their shares, the arrows, zoom
- * and the status row, and a refresh that must not move the blocks. */
+ * and the status row, a refresh that must not move the blocks, and a
+ * hostile name shown escaped in the graph, its status and the tree. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -205,5 +206,27 @@ Test(flame, refreshes_do_not_move_the_blocks)
 	          "%s", headless_row(2));
 	cr_assert_eq(block_starts(2, "▏", x, 8), 2);
 	cr_expect_eq(x[1] - x[0], 80 * 600 / 1800, "parse: 600 of 1800");
+	headless_stop(&st);
+}
+
+/* A name from the target is text for the terminal, never commands. */
+Test(flame, a_hostile_name_is_shown_escaped)
+{
+	struct tui_state st;
+	struct snapshot s = sb_snapshot(4242, "python3 app.py", "3.12.1", 0);
+
+	sf_stack(&s, "main:1 evil\x1b[2J\x07:11", 10, 1, 4242);
+	headless_start(&st, &s, true);
+	keys_handle(&st, 'G');
+	keys_handle(&st, K(KEY_END));
+	headless_draw(&st);
+	cr_expect_str_eq(headless_row(3), blocks("evil?[2J?", 80, NULL));
+	cr_expect(strncmp(headless_row(22), "evil?[2J? (app.py:11)", 21) == 0,
+	          "%s", headless_row(22));
+	keys_handle(&st, 'G');
+	keys_handle(&st, 'T');
+	headless_draw(&st);
+	cr_expect_not_null(strstr(headless_row(3), "  evil?[2J? (app.py:11)"),
+	                   "%s", headless_row(3));
 	headless_stop(&st);
 }

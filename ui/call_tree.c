@@ -278,47 +278,90 @@ static void add_samples(struct snap_counts *c, const struct snap_stack *st,
 	snap_split_add(&c->split_win, &st->split_win);
 }
 
-/* Where a stack's own samples go on its path. */
-enum own_on {
-	OWN_LAST,  /* top-down: the innermost frame's node */
-	OWN_ALL,   /* callers, the function innermost: every node */
-	OWN_NONE,  /* callers, the function called something */
-};
-
-/* Add stack st along the path fns[0..k) under the root. */
+/* Add stack st along the path fns[0..k) under the root, as own samples
+ * on every node when own (callers: the function was innermost). */
 static bool add_path(struct build *b, const uint32_t *fns, size_t k,
-                     const struct snap_stack *st, enum own_on own)
+                     const struct snap_stack *st, bool own)
 {
 	uint32_t at = 0;
 
-	add_samples(&b->t->nodes[0].c, st, own == OWN_ALL);
+	add_samples(&b->t->nodes[0].c, st, own);
 	for (size_t i = 0; i < k; i++) {
 		at = child(b, at, fns[i]);
 		if (at == CALL_NONE)
 			return false;
-		add_samples(&b->t->nodes[at].c, st,
-		            own == OWN_ALL || (own == OWN_LAST && i + 1 == k));
+		add_samples(&b->t->nodes[at].c, st, own);
 	}
 	return true;
 }
 
-static bool build_top_down(struct build *b, uint32_t *fns)
+/* The tree node of stack node n, made (with the nodes above it) when
+ * missing: tmap[] remembers each stack node's, so every stack node is
+ * walked once however many stacks share it.  CALL_NONE: a broken chain
+ * (parents come first) or OOM (*oom). */
+static uint32_t tree_node_of(struct build *b, uint32_t *tmap, uint32_t *chain,
+                             uint32_t n, bool *oom)
 {
 	const struct snapshot *s = b->s;
+	size_t k = 0;
+	uint32_t at;
 
-	for (size_t i = 0; i < s->nstacks; i++) {
+	while (tmap[n] == CALL_NONE) {
+		const struct snap_stack_node *sn = &s->stack_nodes[n];
+		if (sn->parent >= n || sn->frame >= s->nstack_frames)
+			return CALL_NONE;
+		chain[k++] = n;
+		n = sn->parent;
+	}
+	at = tmap[n];
+	while (k > 0) {
+		uint32_t m = chain[--k];
+		at = child(b, at, b->frame_func[s->stack_nodes[m].frame]);
+		if (at == CALL_NONE) {
+			*oom = true;
+			return CALL_NONE;
+		}
+		tmap[m] = at;
+	}
+	return at;
+}
+
+/* Each stack's samples on its innermost node, then every node's total
+ * added to its parent's (children come after their parents). */
+static bool build_top_down(struct build *b, uint32_t *chain)
+{
+	const struct snapshot *s = b->s;
+	struct call_tree *t = b->t;
+	uint32_t *tmap = malloc((s->nstack_nodes ? s->nstack_nodes : 1) *
+	                        sizeof *tmap);
+	bool oom = false;
+
+	if (tmap == NULL)
+		return false;
+	for (size_t i = 0; i < s->nstack_nodes; i++)
+		tmap[i] = i == 0 ? 0 : CALL_NONE;
+	for (size_t i = 0; i < s->nstacks && !oom; i++) {
 		const struct snap_stack *st = &s->stacks[i];
-		size_t k;
+		uint32_t at;
 
 		if (!counted(s, st))
 			continue;
-		b->t->samples += st->samples;
-		b->t->samples_win += st->samples_win;
-		k = stack_funcs(b, st->node, fns);
-		if (k != 0 && !add_path(b, fns, k, st, OWN_LAST))
-			return false;
+		at = tree_node_of(b, tmap, chain, st->node, &oom);
+		if (at == CALL_NONE)
+			continue;
+		t->samples += st->samples;
+		t->samples_win += st->samples_win;
+		add_samples(&t->nodes[at].c, st, true);
 	}
-	return true;
+	free(tmap);
+	for (size_t i = t->n; i-- > 1 && !oom;) {
+		struct snap_counts *c = &t->nodes[i].c,
+		                   *p = &t->nodes[t->nodes[i].parent].c;
+		p->total += c->total;
+		p->total_win += c->total_win;
+		p->total_s += c->total_s;
+	}
+	return !oom;
 }
 
 /* Callers of fn: the path from its outermost call up to the outermost
@@ -340,7 +383,7 @@ static bool build_inverted(struct build *b, uint32_t fn, uint32_t *fns)
 			;
 		if (at == k)
 			continue;
-		enum own_on own = fns[k - 1] == fn ? OWN_ALL : OWN_NONE;
+		bool own = fns[k - 1] == fn;
 		/* fns[at] is fn's outermost call: its callers after it. */
 		for (size_t j = 0; j < (at + 1) / 2; j++) {
 			uint32_t x = fns[j];

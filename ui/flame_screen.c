@@ -97,11 +97,13 @@ void flamescr_up_down(struct flame_screen *fs, int dir)
 		select_node(fs, t->nodes[fs->sel].parent);
 		return;
 	}
-	/* down: the widest block under it that was drawn */
+	/* down: the widest block under it that was drawn (not drawn
+	 * yet: the widest child) */
 	uint32_t best = CALL_NONE;
 	for (uint32_t c = t->nodes[fs->sel].first_child; dir > 0 &&
 	     c != CALL_NONE; c = t->nodes[c].next_sibling)
-		if (flame_layout_find(&fs->layout, c) < fs->layout.n &&
+		if ((fs->layout.n == 0 ||
+		     flame_layout_find(&fs->layout, c) < fs->layout.n) &&
 		    (best == CALL_NONE ||
 		     t->nodes[c].c.total > t->nodes[best].c.total))
 			best = c;

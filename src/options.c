@@ -33,6 +33,8 @@ enum {
 	OPT_NATIVE,
 	OPT_NATIVE_ALL,
 	OPT_LOCALS,
+	OPT_TREE,
+	OPT_STACKS,
 };
 
 /* '+': stop at the first non-option, which starts the target's command.
@@ -55,6 +57,8 @@ static const struct option long_opts[] = {
 	{"native", no_argument, NULL, OPT_NATIVE},
 	{"native-all", no_argument, NULL, OPT_NATIVE_ALL},
 	{"locals", no_argument, NULL, OPT_LOCALS},
+	{"tree", no_argument, NULL, OPT_TREE},
+	{"stacks", no_argument, NULL, OPT_STACKS},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -267,6 +271,8 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_NATIVE: o->native = true; return 0;
 	case OPT_NATIVE_ALL: o->native = o->native_all = true; return 0;
 	case OPT_LOCALS: o->locals = true; return 0;
+	case OPT_TREE: o->tree = true; return 0;
+	case OPT_STACKS: o->stacks = true; return 0;
 	case 'h': options_print_help(stdout); return 1;
 	case 'V': printf("pytop %s\n", PACKAGE_VERSION); return 1;
 	case ':':
@@ -329,6 +335,24 @@ static bool check_dump(const struct options *o)
 	return true;
 }
 
+/* --tree is batch text's, --stacks the JSON line's (the TUI has T). */
+static bool check_tree_stacks(const struct options *o)
+{
+	if (o->tree && (!o->batch || o->json)) {
+		usage_error(o->json ? "--tree is for the batch text; with --json "
+		                      "use --stacks"
+		                    : "--tree needs --batch (the TUI shows the "
+		                      "call tree with the T key)");
+		return false;
+	}
+	if (o->stacks && !o->json) {
+		usage_error("--stacks needs --batch --json (text output has "
+		            "--tree)");
+		return false;
+	}
+	return true;
+}
+
 enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
                                   struct options *out)
 {
@@ -368,7 +392,7 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 		out->batch = true;
 		usage_error("stdout is not a terminal; using --batch output");
 	}
-	return OPTIONS_OK;
+	return check_tree_stacks(out) ? OPTIONS_OK : OPTIONS_ERROR;
 }
 
 void options_print_help(FILE *out)
@@ -419,6 +443,10 @@ void options_print_help(FILE *out)
 "      --duration SECONDS stop after SECONDS (default: no limit)\n"
 "      --json             with --batch: one JSON object per refresh on\n"
 "                         stdout (JSON Lines)\n"
+"      --tree             with --batch: print the call tree too, indented,\n"
+"                         with the function table's columns\n"
+"      --stacks           with --json: add every stack (frames and stacks\n"
+"                         arrays: man pytop, JSON)\n"
 "      --no-color         no colours (default: colour unless NO_COLOR is set)\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
@@ -436,7 +464,9 @@ void options_print_help(FILE *out)
 "Keys: arrows PgUp PgDn Home End move; < > F6 sort column; l functions/lines;\n"
 "Enter on a function: its source lines (Esc or Left: back); t threads\n"
 "(Enter: that thread only, a: all); P or F5 processes with -s (Enter: that\n"
-"process only, a: all); space or p freeze; r reset;\n"
+"process only, a: all); T call tree (Right/Left or +/- open/close, e hottest\n"
+"path, i callers, Enter: source); G flame graph (arrows select, Enter zooms,\n"
+"Esc out); space or p freeze; r reset;\n"
 "n (--native) interpreter frames on/off; / filter; ? or F1 help; q or F10 quit.\n"
 "\n"
 "Attaching needs the same user as the target, root, or CAP_SYS_PTRACE\n"

@@ -21,6 +21,8 @@ struct options {
 	long iterations;    /* -n: 0 = unlimited */
 	double duration_s;  /* --duration: 0 = unlimited */
 	bool json;          /* --json (requires batch) */
+	bool tree;          /* --tree: batch text prints the call tree too */
+	bool stacks;        /* --stacks: the JSON line carries the stacks */
 	bool idle;          /* --idle: also count threads that are off CPU */
 	bool no_split;      /* --no-split: no Python/native/system split and no
 	                       memory attribution (for measuring their cost) */

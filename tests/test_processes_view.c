@@ -426,8 +426,8 @@ Test(tui, help_fits_80x24_on_the_processes_screen)
 {
 	erase();
 	help_screen_draw(&headless_crt, processes_screen_ops.column_help);
-	cr_assert_str_eq(headless_row(7), "  t F7 Tab P F5 t: the threads screen; "
-	                 "P: the processes tree (-s); again: back");
+	cr_assert_str_eq(headless_row(7), "  t F7 Tab P F5 T G t threads, "
+	                 "P processes (-s), T tree, G flame; again: back");
 	cr_assert_not_null(strstr(headless_row(18), "Python     version of a sampled"),
 	                   "%s", headless_row(18));
 	cr_assert_not_null(strstr(headless_row(22), "Enter shows only the selected "

@@ -207,7 +207,8 @@ Test(screen_ops, every_screen_is_listed_once_with_what_the_loop_needs)
 {
 	const struct screen_ops *const known[] = {
 		&functions_screen_ops, &threads_screen_ops, &lines_screen_ops,
-		&processes_screen_ops, &help_screen_ops,
+		&processes_screen_ops, &help_screen_ops, &tree_screen_ops,
+		&flame_screen_ops,
 	};
 
 	cr_assert_eq(tui_nscreens, sizeof known / sizeof known[0]);

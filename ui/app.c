@@ -150,7 +150,12 @@ static int batch_print(const struct options *o,
 
 	memset(&s, 0, sizeof s);
 	src->take(src->ctx, &s);
-	rc = o->json ? json_out_print(out, &s) : batch_text_print(out, &s);
+	if (o->json)
+		rc = o->stacks ? json_out_print_stacks(out, &s)
+		               : json_out_print(out, &s);
+	else
+		rc = o->tree ? batch_text_print_tree(out, &s)
+		             : batch_text_print(out, &s);
 	snapshot_free(&s);
 	return rc;
 }

@@ -5,6 +5,7 @@
 
 #include "batch_text.h"
 
+#include "batch_tree.h"
 #include "header.h"
 #include "process_table.h"
 #include "profile_table.h"
@@ -88,7 +89,7 @@ static void print_processes(FILE *out, const struct snapshot *s)
 	process_table_free(&pt);
 }
 
-int batch_text_print(FILE *out, const struct snapshot *s)
+static int print_block(FILE *out, const struct snapshot *s, bool tree)
 {
 	struct profile_table pt;
 
@@ -98,8 +99,20 @@ int batch_text_print(FILE *out, const struct snapshot *s)
 	print_header(out, s, &pt);
 	print_table(out, &pt.table, pt.order, pt.n, BATCH_TEXT_ROWS);
 	profile_table_free(&pt);
+	if (tree)
+		batch_tree_print(out, s);
 	print_threads(out, s);
 	print_processes(out, s);
 	fputc('\n', out);
 	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}
+
+int batch_text_print(FILE *out, const struct snapshot *s)
+{
+	return print_block(out, s, false);
+}
+
+int batch_text_print_tree(FILE *out, const struct snapshot *s)
+{
+	return print_block(out, s, true);
 }

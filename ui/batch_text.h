@@ -16,4 +16,8 @@
  * be written (closed pipe). */
 int batch_text_print(FILE *out, const struct snapshot *s);
 
+/* The same with the call tree after the function table (--tree:
+ * batch_tree.h). */
+int batch_text_print_tree(FILE *out, const struct snapshot *s);
+
 #endif

@@ -217,6 +217,10 @@ static void palette_mono(struct crt *crt)
 		[CRT_KEY] = A_BOLD,
 		[CRT_LABEL] = A_REVERSE,
 		[CRT_PROMPT] = A_BOLD,
+		/* the blocks' fill characters tell the kinds apart */
+		[CRT_FLAME_PY] = A_NORMAL,
+		[CRT_FLAME_NAT] = A_NORMAL,
+		[CRT_FLAME_SYS] = A_NORMAL,
 	};
 
 	memcpy(crt->attr, mono, sizeof mono);
@@ -237,6 +241,9 @@ static void palette_color(struct crt *crt)
 		[CRT_KEY] = { -1, -1 },
 		[CRT_LABEL] = { COLOR_BLACK, COLOR_CYAN },
 		[CRT_PROMPT] = { COLOR_YELLOW, -1 },
+		[CRT_FLAME_PY] = { COLOR_BLACK, COLOR_YELLOW },
+		[CRT_FLAME_NAT] = { COLOR_BLACK, COLOR_GREEN },
+		[CRT_FLAME_SYS] = { COLOR_WHITE, COLOR_RED },
 	};
 	static const attr_t extra[CRT_NELEMS] = {
 		[CRT_HEADER] = A_BOLD, [CRT_STATUS] = A_BOLD,

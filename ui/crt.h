@@ -24,6 +24,9 @@ enum crt_elem {
 	CRT_KEY,           /* a key in the bottom legend */
 	CRT_LABEL,         /* its label */
 	CRT_PROMPT,        /* the prompt label */
+	CRT_FLAME_PY,      /* a flame graph block: mostly Python time */
+	CRT_FLAME_NAT,     /* ... native time */
+	CRT_FLAME_SYS,     /* ... system time */
 	CRT_NELEMS,
 };
 

@@ -64,6 +64,7 @@
  *              found since start, exited, not listed or not sampled
  *              because too many ran at once
  *   process_filter: the PID funcs and lines are restricted to (0 = all)
+ *   frames, stacks: with --stacks only (json_stacks.h)
  * Counts are since start, the per-row split and memory figures included
  * (they add up over a run like own does); own/total are sample counts
  * (the percentages are count / samples).  Fields are only ever added. */
@@ -77,6 +78,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "json_stacks.h"
 #include "profile_table.h"
 #include "text.h"
 
@@ -545,11 +547,15 @@ static json_t *snapshot_object(const struct snapshot *s)
 	return o;
 }
 
-int json_out_print(FILE *out, const struct snapshot *s)
+static int print_object(FILE *out, const struct snapshot *s, bool stacks)
 {
 	json_t *o = snapshot_object(s);
 	int rc = -1;
 
+	if (o != NULL && stacks && json_stacks_add(o, s) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
 	if (o != NULL &&
 	    json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(REAL_DIGITS))
 	    == 0 && fputc('\n', out) != EOF)
@@ -558,4 +564,14 @@ int json_out_print(FILE *out, const struct snapshot *s)
 	if (fflush(out) != 0 || ferror(out))
 		rc = -1;
 	return rc;
+}
+
+int json_out_print(FILE *out, const struct snapshot *s)
+{
+	return print_object(out, s, false);
+}
+
+int json_out_print_stacks(FILE *out, const struct snapshot *s)
+{
+	return print_object(out, s, true);
 }

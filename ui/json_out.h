@@ -11,4 +11,7 @@
  * written or memory ran out. */
 int json_out_print(FILE *out, const struct snapshot *s);
 
+/* The same with the stacks (--stacks: json_stacks.h). */
+int json_out_print_stacks(FILE *out, const struct snapshot *s);
+
 #endif

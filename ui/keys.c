@@ -156,6 +156,22 @@ static unsigned act_processes(struct tui_state *st)
 	return REACT_REDRAW;
 }
 
+/* T: the call tree, or back from it. */
+static unsigned act_tree(struct tui_state *st)
+{
+	tui_switch(st, on(st, &tree_screen_ops) ? &functions_screen_ops
+	                                        : &tree_screen_ops);
+	return REACT_REDRAW;
+}
+
+/* G: the flame graph, or back from it. */
+static unsigned act_flame(struct tui_state *st)
+{
+	tui_switch(st, on(st, &flame_screen_ops) ? &functions_screen_ops
+	                                         : &flame_screen_ops);
+	return REACT_REDRAW;
+}
+
 /* Enter: what the screen on display does with its selected row. */
 static unsigned act_enter(struct tui_state *st)
 {
@@ -171,10 +187,15 @@ static unsigned act_all(struct tui_state *st)
 }
 
 /* Esc backs out one step: a function's source or the threads or
- * processes screen -> functions (their selection as it was), one thread
+ * processes screen -> functions (their selection as it was; from the
+ * call tree, the source goes back to the tree), one thread
  * or process -> all. */
 static unsigned act_escape(struct tui_state *st)
 {
+	if (on(st, &lines_screen_ops) && st->lines_from != NULL) {
+		tui_switch(st, st->lines_from);
+		return REACT_REDRAW;
+	}
 	if (!on(st, &functions_screen_ops)) {
 		tui_switch(st, &functions_screen_ops);
 		return REACT_REDRAW;
@@ -259,10 +280,13 @@ static const struct binding bindings[] = {
 	{ { 'F' }, "F", "whole function names and paths (fewer columns); again: back",
 	  act_full_names },
 	{ { 't', K(KEY_F(7)), KEY_TAB }, "t F7 Tab",
-	  "t: the threads screen; P: the processes tree (-s); again: back",
+	  "t threads, P processes (-s), T tree, G flame; again: back",
 	  act_threads },
-	/* On the line of t: the help screen must fit 80x24. */
+	/* On the line of t: the help screen must fit 80x24 (the tree's
+	 * own keys are in its column help). */
 	{ { 'P', K(KEY_F(5)) }, "P F5", NULL, act_processes },
+	{ { 'T' }, "T", NULL, act_tree },
+	{ { 'G' }, "G", NULL, act_flame },
 	{ { '\r', '\n', K(KEY_ENTER) }, "Enter",
 	  "on a function: its source; on a thread or process: its functions",
 	  act_enter },

@@ -496,7 +496,8 @@ static void rebuild(struct lines_screen *ls, const struct snapshot *s)
 		return;
 	}
 	ls->nrows = cap > 0 ? fill_rows(ls, s) : 0;
-	qsort(ls->rows, ls->nrows, sizeof ls->rows[0], by_line);
+	if (ls->nrows > 0) /* rows is NULL without any: qsort must not see it */
+		qsort(ls->rows, ls->nrows, sizeof ls->rows[0], by_line);
 	add_callees(ls, s, ls->utf8);
 	ls->callers = false;
 	if (ls->nrows == 0)

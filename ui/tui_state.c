@@ -57,6 +57,7 @@ void tui_switch(struct tui_state *st, const struct screen_ops *screen)
 	if (st->view->leave != NULL)
 		st->view->leave(st);
 	st->view = screen;
+	st->lines_from = NULL;
 }
 
 bool tui_following(const struct tui_state *st)

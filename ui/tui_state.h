@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "flame_screen.h"
 #include "functions_screen.h"
 #include "header.h"
 #include "lines_screen.h"
@@ -16,6 +17,7 @@
 #include "profile/snapshot.h"
 #include "screen.h"
 #include "threads_screen.h"
+#include "tree_screen.h"
 
 struct tui_state {
 	struct snapshot snap;       /* owns: the snapshot on display */
@@ -26,10 +28,15 @@ struct tui_state {
 	struct threads_screen ts;   /* snap (screen.h: sync) */
 	struct lines_screen ls;
 	struct processes_screen ps;
+	struct tree_screen tr;
+	struct flame_screen fg;
 	struct gauge_history gauges; /* the header's sparklines: one value per
 	                                snapshot shown */
 	const struct screen_ops *view;      /* the screen on display */
 	const struct screen_ops *help_from; /* the screen the help covers */
+	const struct screen_ops *lines_from; /* the screen Esc goes back to
+	                                        from the lines view; NULL:
+	                                        the functions table */
 	pid_t thread_filter;        /* the functions and lines of this thread
 	                               only; 0 = all (what the source was last
 	                               asked for) */

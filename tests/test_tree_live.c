@@ -1,0 +1,144 @@
+/* test_tree_live.c - the call tree (T) and the flame graph (G) on a live
+ * interpreter, through a private tmux server at 80x24: the workload
+ * tests/workloads/two_paths.py reaches its hot function through route_a
+ * (70 %) and route_b (30 %); the tree, opened at its hottest path (Home,
+ * e), shows route_a -> via_a -> hot, each under the one before; the
+ * flame graph shows both routes side by side, End walks its hottest path
+ * down to hot, whose status names it; the pause key freezes it. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define WAIT_S 20.0
+#define SERVER_LIFETIME_S 90
+
+static struct h_tmux g_tmux;
+static char *g_dir;
+
+static void teardown(void)
+{
+	h_tmux_kill(&g_tmux);
+	h_rmtree(g_dir);
+	free(g_dir);
+	g_dir = NULL;
+}
+
+static void start(void)
+{
+	char *script, *wl = h_workload("two_paths.py");
+	const char *py = h_need_python(H_PY_DEBIAN);
+	FILE *f;
+
+	h_need_program("tmux");
+	g_dir = h_tmpdir();
+	script = h_path(g_dir, "run.sh");
+	f = fopen(script, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%s -d 0.5 -- '%s' '%s' --seconds 60\necho PYTOP-DONE\n"
+	        "exec sleep %d\n", h_pytop(), py, wl, SERVER_LIFETIME_S);
+	fclose(f);
+	cr_assert(h_tmux_start(&g_tmux, 80, 24, script, SERVER_LIFETIME_S),
+	          "cannot start tmux");
+	free(script);
+	free(wl);
+}
+
+static char *see(const char *needle, const char *why)
+{
+	char *last = NULL, *screen = h_tmux_wait_for(&g_tmux, needle, WAIT_S, &last);
+
+	cr_assert_not_null(screen, "%s: \"%s\" never appeared; screen:\n%s", why,
+	                   needle, last != NULL ? last : "(no capture)");
+	free(last);
+	return screen;
+}
+
+static void keys(const char *k)
+{
+	const char *const argv[] = { k, NULL };
+
+	cr_assert(h_tmux_keys(&g_tmux, argv));
+}
+
+/* The line of screen containing needle after `after` (NULL: the
+ * start), and the column where needle starts in its line; NULL if
+ * none. */
+static const char *line_with(const char *screen, const char *after,
+                             const char *needle, int *col)
+{
+	const char *p = strstr(after != NULL ? after : screen, needle), *bol;
+
+	if (p == NULL)
+		return NULL;
+	for (bol = p; bol > screen && bol[-1] != '\n'; bol--)
+		;
+	/* columns: UTF-8 characters ("\u25be" is three bytes) */
+	*col = 0;
+	for (const char *c = bol; c < p; c++)
+		*col += ((unsigned char)*c & 0xc0) != 0x80;
+	return p;
+}
+
+TestSuite(tree_live, .fini = teardown, .timeout = 80);
+
+Test(tree_live, tree_and_flame_find_the_hot_path)
+{
+	int c1, c2, c3;
+
+	start();
+	free(see("hot (", "the functions table lists the workload's hot function"));
+	keys("T");
+	free(see("Call tree since start", "T shows the tree"));
+	keys("Home");
+	keys("e");
+	char *screen = see("hot (", "e opens the hottest path");
+	h_note("call tree at 80x24:\n%s", screen);
+	const char *a = line_with(screen, NULL, "route_a (", &c1);
+	cr_assert_not_null(a, "%s", screen);
+	const char *v = line_with(screen, a, "via_a (", &c2);
+	cr_assert_not_null(v, "%s", screen);
+	const char *h = line_with(screen, v, "hot (", &c3);
+	cr_assert_not_null(h, "%s", screen);
+	cr_expect(c1 < c2 && c2 < c3, "route_a, via_a, hot indented under "
+	          "each other: %d %d %d\n%s", c1, c2, c3, screen);
+	/* its first row is no deeper than route_a's, the hot path open */
+	cr_expect_null(strstr(screen, "\u25b8 route_a"), "%s", screen);
+	free(screen);
+
+	keys("G");
+	screen = see("Flame (", "G shows the flame graph");
+	free(screen);
+	screen = see("route_b", "both routes have blocks");
+	cr_expect_not_null(strstr(screen, "route_a"), "%s", screen);
+	free(screen);
+	keys("End");
+	screen = see("  %Total ", "the status row");
+	free(screen);
+	screen = see("hot (", "End walks down to hot");
+	h_note("flame graph at 80x24:\n%s", screen);
+	free(screen);
+
+	/* paused: nothing moves */
+	keys("p");
+	char *before = see("[paused]", "p pauses");
+	h_sleep(1.5);
+	char *after = h_tmux_capture(&g_tmux);
+	cr_assert_not_null(after);
+	cr_expect_str_eq(after, before, "the graph moved while paused");
+	free(before);
+	free(after);
+	keys("q");
+	free(see("PYTOP-DONE", "q quits"));
+}
+
+int main(int argc, char *argv[])
+{
+	return h_main_one_at_a_time(argc, argv);
+}

@@ -35,7 +35,10 @@ DEPS=(build-essential autoconf automake pkg-config libncurses-dev
       libunwind-dev libproc2-dev libelf-dev libdw-dev libjansson-dev libseccomp-dev
       libcriterion-dev python3 clang libclang-rt-14-dev tmux procps)
 
-say() { printf '==> %s\n' "$*" >&2; }
+# Every step says when it began (minutes:seconds since the script
+# started), so a slow suite shows where its time goes.
+clock() { printf '%d:%02d' $((SECONDS / 60)) $((SECONDS % 60)); }
+say() { printf '==> [%s] %s\n' "$(clock)" "$*" >&2; }
 die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
 
 usage() {
@@ -338,10 +341,24 @@ background_steps() {
 	set +e
 	trap - EXIT
 	renice -n 19 -p "$BASHPID" >/dev/null
-	asan_build; echo $? >"$BG_DIR/asan.rc"
-	distcheck; echo $? >"$BG_DIR/distcheck.rc"
-	tsan_ring; echo $? >"$BG_DIR/tsan.rc"
-	fuzz_targets; echo $? >"$BG_DIR/fuzz.rc"
+	bg_step asan asan_build
+	bg_step distcheck distcheck
+	bg_step tsan tsan_ring
+	bg_step fuzz fuzz_targets
+}
+
+# bg_step STEP FUNCTION: run it, keep its exit status (bg_rc) and when it
+# ran (bg_times prints them).
+bg_step() {
+	local from
+	from=$(clock)
+	"$2"
+	echo $? >"$BG_DIR/$1.rc"
+	echo "$1 $from-$(clock)" >>"$BG_DIR/times"
+}
+
+bg_times() {
+	say "background steps ran: $(tr '\n' ' ' <"$BG_DIR/times" 2>/dev/null)"
 }
 
 bg_start() {
@@ -478,6 +495,7 @@ run_tests() {
 	say "waiting for the background steps"
 	wait "$BG_PID" || true
 	BG_PID=
+	bg_times
 	tsan_ring_count
 	fuzz_targets_count
 	distcheck_count

@@ -33,11 +33,14 @@ enum {
 	OPT_NATIVE,
 	OPT_NATIVE_ALL,
 	OPT_LOCALS,
+	OPT_FORMAT,
+	OPT_EXPORT_EVERY,
+	OPT_FORCE,
 };
 
 /* '+': stop at the first non-option, which starts the target's command.
  * ':': report a missing value as ':' so we can word the message. */
-static const char short_opts[] = "+:p:r:d:bn:shV";
+static const char short_opts[] = "+:p:r:d:bn:so:hV";
 
 static const struct option long_opts[] = {
 	{"pid", required_argument, NULL, 'p'},
@@ -55,6 +58,10 @@ static const struct option long_opts[] = {
 	{"native", no_argument, NULL, OPT_NATIVE},
 	{"native-all", no_argument, NULL, OPT_NATIVE_ALL},
 	{"locals", no_argument, NULL, OPT_LOCALS},
+	{"output", required_argument, NULL, 'o'},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"export-every", required_argument, NULL, OPT_EXPORT_EVERY},
+	{"force", no_argument, NULL, OPT_FORCE},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -165,6 +172,16 @@ static bool set_duration(const char *arg, struct options *o)
 	return true;
 }
 
+static bool set_export_every(const char *arg, struct options *o)
+{
+	if (!parse_seconds(arg, MAX_DURATION_S, &o->export_every_s)) {
+		usage_error("invalid export period '%s': must be a number of "
+		            "seconds greater than 0 (e.g. 60)", arg);
+		return false;
+	}
+	return true;
+}
+
 static bool is_option_val(int val)
 {
 	const struct option *lo;
@@ -267,6 +284,10 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_NATIVE: o->native = true; return 0;
 	case OPT_NATIVE_ALL: o->native = o->native_all = true; return 0;
 	case OPT_LOCALS: o->locals = true; return 0;
+	case 'o': o->output = optarg; return 0;
+	case OPT_FORMAT: o->format = optarg; return 0;
+	case OPT_EXPORT_EVERY: return set_export_every(optarg, o) ? 0 : -1;
+	case OPT_FORCE: o->force = true; return 0;
 	case 'h': options_print_help(stdout); return 1;
 	case 'V': printf("pytop %s\n", PACKAGE_VERSION); return 1;
 	case ':':
@@ -329,6 +350,30 @@ static bool check_dump(const struct options *o)
 	return true;
 }
 
+/* -o and --format go together; the other export options need them. */
+static bool check_export(const struct options *o)
+{
+	bool any = o->output != NULL || o->format != NULL ||
+	           o->export_every_s > 0 || o->force;
+
+	if (o->dump && any) {
+		usage_error("the dump command does not export; drop -o, --format, "
+		            "--export-every and --force");
+		return false;
+	}
+	if (any && o->format == NULL) {
+		usage_error("-o/--output, --export-every and --force need --format "
+		            "FMT; add it (see pytop --help for the formats)");
+		return false;
+	}
+	if (any && o->output == NULL) {
+		usage_error("--format needs -o FILE, the file the profile is "
+		            "written to; add it");
+		return false;
+	}
+	return true;
+}
+
 enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
                                   struct options *out)
 {
@@ -353,7 +398,7 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 	}
 	if (optind < argc)
 		out->command = &argv[optind]; /* borrowed; argv[argc] is NULL */
-	if (!check_dump(out))
+	if (!check_dump(out) || !check_export(out))
 		return OPTIONS_ERROR;
 	if (out->dump)
 		return OPTIONS_OK;

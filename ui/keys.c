@@ -238,6 +238,12 @@ static unsigned act_filter(struct tui_state *st)
 	return REACT_REDRAW;
 }
 
+static unsigned act_export(struct tui_state *st)
+{
+	(void)st;
+	return REACT_EXPORT | REACT_REDRAW;
+}
+
 static unsigned act_repaint(struct tui_state *st)
 {
 	(void)st;
@@ -287,6 +293,7 @@ static const struct binding bindings[] = {
 	{ { '?', 'h', K(KEY_F(1)) }, "? h F1", "this help / repaint the screen",
 	  act_help },
 	{ { CRT_CTRL('l') }, "Ctrl-L", NULL, act_repaint },
+	{ { 'e' }, "e", NULL, act_export },
 	{ { 'q', 'Q', K(KEY_F(10)) }, "q F10", "quit", act_quit },
 };
 

@@ -18,6 +18,7 @@ static const struct {
 	export_writer write;
 } formats[] = {
 	{ "collapsed", EXPORT_COLLAPSED, export_collapsed },
+	{ "speedscope", EXPORT_SPEEDSCOPE, export_speedscope },
 };
 
 #define NFORMATS (sizeof formats / sizeof formats[0])
@@ -40,7 +41,7 @@ const char *export_format_name(enum export_format f)
 
 const char *export_format_list(void)
 {
-	return "collapsed";
+	return "collapsed, speedscope";
 }
 
 void export_meta_of(const struct snapshot *s, struct export_meta *m)

@@ -19,6 +19,7 @@ static const struct {
 } formats[] = {
 	{ "collapsed", EXPORT_COLLAPSED, export_collapsed },
 	{ "speedscope", EXPORT_SPEEDSCOPE, export_speedscope },
+	{ "pprof", EXPORT_PPROF, export_pprof },
 };
 
 #define NFORMATS (sizeof formats / sizeof formats[0])
@@ -41,7 +42,7 @@ const char *export_format_name(enum export_format f)
 
 const char *export_format_list(void)
 {
-	return "collapsed, speedscope";
+	return "collapsed, speedscope, pprof";
 }
 
 void export_meta_of(const struct snapshot *s, struct export_meta *m)

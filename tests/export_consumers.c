@@ -79,9 +79,10 @@ char *ec_node(const char *script, const char *const args[], int *status,
 	return out;
 }
 
-json_t *ec_browser_render(const char *url, const char *keys, const char *file)
+json_t *ec_browser_render(const char *url, const char *keys, const char *file,
+                          const char *expr)
 {
-	const char *args[] = { url, keys, file, NULL };
+	const char *args[] = { url, keys, file, expr, NULL };
 	char *pkg, *out, *err;
 	json_t *j;
 	int status;

@@ -25,8 +25,10 @@ char *ec_node(const char *script, const char *const args[], int *status,
               char **err);
 
 /* Open url in headless Chromium (tests/scripts/browser_render.js): give
- * file to its file input when not NULL, press keys; the rendered page as
- * {text, titles, attrs, errors}.  Skips without chromium. */
-json_t *ec_browser_render(const char *url, const char *keys, const char *file);
+ * file to its file input when not "", press keys, evaluate the
+ * JavaScript expr when not ""; the rendered page as {text, titles,
+ * attrs, eval, errors}.  Skips without chromium. */
+json_t *ec_browser_render(const char *url, const char *keys, const char *file,
+                          const char *expr);
 
 #endif

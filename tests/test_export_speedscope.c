@@ -99,7 +99,7 @@ Test(speedscope, the_app_loads_it_and_names_the_hottest_frame, .timeout = 120)
 	cr_assert(asprintf(&url, "file://%s/dist/release/index.html", pkg) > 0);
 	/* "3": the sandwich view, a table of every function (the flame
 	 * charts are drawn on a canvas, with no text to read). */
-	page = ec_browser_render(url, "3", path);
+	page = ec_browser_render(url, "3", path, "");
 	text = json_string_value(json_object_get(page, "text"));
 	errors = json_object_get(page, "errors");
 	cr_assert_not_null(text);

@@ -20,6 +20,7 @@ static const struct {
 	{ "collapsed", EXPORT_COLLAPSED, export_collapsed },
 	{ "speedscope", EXPORT_SPEEDSCOPE, export_speedscope },
 	{ "pprof", EXPORT_PPROF, export_pprof },
+	{ "flamegraph", EXPORT_FLAMEGRAPH, export_flamegraph },
 };
 
 #define NFORMATS (sizeof formats / sizeof formats[0])
@@ -42,7 +43,7 @@ const char *export_format_name(enum export_format f)
 
 const char *export_format_list(void)
 {
-	return "collapsed, speedscope, pprof";
+	return "collapsed, speedscope, pprof, flamegraph";
 }
 
 void export_meta_of(const struct snapshot *s, struct export_meta *m)

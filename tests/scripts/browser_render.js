@@ -1,6 +1,7 @@
-// browser_render.js URL [KEYS [FILE]] - open URL in headless Chromium (Debian's
+// browser_render.js URL [KEYS [FILE [EXPR]]] - open URL in headless Chromium (Debian's
 // /usr/bin/chromium, or $CHROMIUM) through puppeteer-core, let it render,
-// optionally give FILE to the page's file input (speedscope's "Browse",
+// optionally evaluate the JavaScript EXPR in it last (its value is
+// printed as "eval": a test's clicks and searches), optionally give FILE to the page's file input (speedscope's "Browse",
 // as a user loading a local file would), press KEYS one by one (e.g. "3": speedscope's sandwich view),
 // and print one JSON object: the page's visible text, every <title> text
 // (an SVG's frames), the root element's attributes, and the page's
@@ -11,7 +12,7 @@
 const puppeteer = require('puppeteer-core');
 
 async function main() {
-  const [url, keys = '', file] = process.argv.slice(2);
+  const [url, keys = '', file = '', expr = ''] = process.argv.slice(2);
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
@@ -38,6 +39,7 @@ async function main() {
       await page.keyboard.press(k);
       await new Promise((r) => setTimeout(r, 700));
     }
+    const value = expr ? await page.evaluate(expr) : null;
     const out = await page.evaluate(() => {
       const root = document.documentElement;
       const attrs = {};
@@ -49,6 +51,7 @@ async function main() {
         attrs,
       };
     });
+    out.eval = value;
     out.errors = errors;
     console.log(JSON.stringify(out));
   } finally {

@@ -21,6 +21,10 @@
 #define TOP 60.0    /* title, search box */
 #define BOTTOM 34.0 /* details line */
 #define MIN_W 0.1   /* pixels: narrower frames are left out */
+/* The recursion below goes one call per frame of a stack: a stack table
+ * from a file anyone wrote could be far deeper than the 2048 frames a
+ * sample carries, so deeper frames are left out. */
+#define MAX_DEPTH 8192
 
 /* The script: everything it needs is in the frames' attributes
  * (data-x, data-w: share of the whole; data-d: depth). */
@@ -244,12 +248,11 @@ static int put_frame(FILE *out, const struct tree *t, uint32_t n, double x,
 }
 
 /* Node n at x (share of the whole) and depth, then its children left to
- * right; recursion as deep as the deepest stack (bounded by the stack
- * table's frames per stack). */
+ * right; recursion as deep as the deepest stack, at most MAX_DEPTH. */
 static int put_subtree(FILE *out, const struct tree *t, uint32_t n, double x,
                        int depth)
 {
-	if (t->all == 0 || (double)t->total[n] / (double)t->all * (WIDTH - 2 * PAD) < MIN_W)
+	if (t->all == 0 || depth > MAX_DEPTH || (double)t->total[n] / (double)t->all * (WIDTH - 2 * PAD) < MIN_W)
 		return 0;
 	if (put_frame(out, t, n, x, depth) < 0)
 		return -1;
@@ -263,8 +266,7 @@ static int put_subtree(FILE *out, const struct tree *t, uint32_t n, double x,
 	return 0;
 }
 
-static int put_head(FILE *out, const struct tree *t, const struct export_meta *m,
-                    size_t depth)
+static int put_head(FILE *out, const struct tree *t, const struct export_meta *m)
 {
 	if (fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	            "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
@@ -280,7 +282,6 @@ static int put_head(FILE *out, const struct tree *t, const struct export_meta *m
 	            WIDTH / 2) < 0 ||
 	    put_xml(out, m->command) < 0)
 		return -1;
-	(void)depth;
 	return fprintf(out, "</text>\n<text id=\"unzoom\" x=\"%.0f\" y=\"48\" "
 	               "style=\"opacity:0.3;cursor:pointer;pointer-events:all\">"
 	               "Reset zoom</text>\n<text id=\"matched\" x=\"%.0f\" y=\"48\" "
@@ -301,8 +302,9 @@ int export_flamegraph(FILE *out, const struct snapshot *s,
 	int rc = -1;
 
 	if (tree_build(&t, s) == 0) {
-		t.height = TOP + BOTTOM + FRAME_H * (double)(depth + 1);
-		rc = put_head(out, &t, m, depth) < 0 || fputs(script, out) < 0 ||
+		t.height = TOP + BOTTOM +
+		           FRAME_H * (double)((depth < MAX_DEPTH ? depth : MAX_DEPTH) + 1);
+		rc = put_head(out, &t, m) < 0 || fputs(script, out) < 0 ||
 		     put_subtree(out, &t, 0, 0, 0) < 0 || fputs("</svg>\n", out) < 0 ? -1 : 0;
 	}
 	tree_free(&t);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "export_fixture.h"
+#include "harness.h"
 #include "../ui/export.h"
 
 /* Owned: what export_collapsed wrote for s. */
@@ -116,6 +117,21 @@ Test(collapsed, a_node_out_of_order_is_left_out)
 	cr_expect_null(strstr(text, "main"), "a node whose parent comes after it "
 	               "was written:\n%s", text);
 	cr_expect(has_line(text, "[other stacks] 3"), "%s", text);
+	free(text);
+	snapshot_free(&s);
+}
+
+Test(collapsed, ten_thousand_stacks_in_time)
+{
+	struct snapshot s = fix_many_stacks(10000);
+	double t0 = h_now(), took;
+	char *text = collapsed(&s);
+
+	took = h_now() - t0;
+	h_note("collapsed: 10000 stacks written in %.1f ms", took * 1e3);
+	/* The views' thread writes it between two refreshes (1 s). */
+	cr_expect_lt(took, 1.0, "%.3f s for 10000 stacks", took);
+	cr_expect_not_null(strstr(text, "main (many.py:1);f9999 (many.py:10001) 1\n"));
 	free(text);
 	snapshot_free(&s);
 }

@@ -50,6 +50,14 @@ static bool has_title(json_t *page, const char *title)
 	return false;
 }
 
+static void note_json(const char *what, json_t *j)
+{
+	char *text = json_dumps(j, 0);
+
+	h_note("%s: %s", what, text);
+	free(text);
+}
+
 static void expect_clean(json_t *page)
 {
 	json_t *errors = json_object_get(page, "errors");
@@ -69,7 +77,7 @@ Test(flamegraph, titles_carry_the_counts)
 	json_t *page = ec_browser_render(url, "", "", "");
 
 	expect_clean(page);
-	h_note("titles: %s", json_dumps(json_object_get(page, "titles"), 0));
+	note_json("titles", json_object_get(page, "titles"));
 	cr_expect(has_title(page, "all\n110 samples (100.00%)"));
 	cr_expect(has_title(page, "main (app.py:10)\n107 samples (97.27%)"));
 	cr_expect(has_title(page, "work;er\\x0ax<&\"> (app.py:20)\n90 samples (81.82%)"),
@@ -107,7 +115,7 @@ Test(flamegraph, search_highlights_and_click_zooms)
 	expect_clean(page);
 	r = json_object_get(page, "eval");
 	found = json_object_get(r, "search");
-	h_note("search, then the click: %s", json_dumps(r, 0));
+	note_json("search, then the click", r);
 	cr_expect_eq(json_integer_value(json_object_get(found, "hits")), 2);
 	/* 87 of 110 samples ran leaf. */
 	cr_expect_str_eq(json_string_value(json_object_get(found, "matched")),

@@ -31,7 +31,7 @@ static void teardown(void)
 	free(dir);
 }
 
-TestSuite(speedscope, .init = setup, .fini = teardown);
+TestSuite(speedscope, .init = setup, .fini = teardown, .timeout = 120);
 
 Test(speedscope, one_profile_per_thread_frames_shared)
 {
@@ -68,7 +68,7 @@ Test(speedscope, one_profile_per_thread_frames_shared)
 	snapshot_free(&s);
 }
 
-Test(speedscope, valid_against_the_shipped_schema, .timeout = 60)
+Test(speedscope, valid_against_the_shipped_schema)
 {
 	struct snapshot s = fix_snapshot();
 	char *path = ec_write(dir, "p.speedscope.json", EXPORT_SPEEDSCOPE, &s);
@@ -88,7 +88,7 @@ Test(speedscope, valid_against_the_shipped_schema, .timeout = 60)
 	snapshot_free(&s);
 }
 
-Test(speedscope, the_app_loads_it_and_names_the_hottest_frame, .timeout = 120)
+Test(speedscope, the_app_loads_it_and_names_the_hottest_frame)
 {
 	struct snapshot s = fix_snapshot();
 	char *path = ec_write(dir, "p.speedscope.json", EXPORT_SPEEDSCOPE, &s);

@@ -293,8 +293,10 @@ static const struct binding bindings[] = {
 	{ { '?', 'h', K(KEY_F(1)) }, "? h F1", "this help / repaint the screen",
 	  act_help },
 	{ { CRT_CTRL('l') }, "Ctrl-L", NULL, act_repaint },
+	{ { 'q', 'Q', K(KEY_F(10)) }, "q F10",
+	  "quit; e: write the export now (pytop -o FILE --format FMT)", act_quit },
+	/* On the line of q: the help screen must fit 80x24. */
 	{ { 'e' }, "e", NULL, act_export },
-	{ { 'q', 'Q', K(KEY_F(10)) }, "q F10", "quit", act_quit },
 };
 
 #define NBINDINGS (sizeof bindings / sizeof bindings[0])

@@ -65,7 +65,11 @@ is_installed() {
 install_deps() {
 	local missing=() pkg log
 	for pkg in "${DEPS[@]}"; do
-		is_installed "$pkg" || missing+=("$pkg")
+		is_installed "$pkg" && continue
+		# NodeSource's nodejs carries its own npm and conflicts with
+		# Debian's: an npm on PATH will do.
+		[ "$pkg" = npm ] && command -v npm >/dev/null && continue
+		missing+=("$pkg")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	[ "$(id -u)" -eq 0 ] ||

@@ -164,29 +164,65 @@ static double pprof_flat(const char *top, const char *name)
 	return v;
 }
 
+/* Owned: go tool pprof -top (opt: -lines or not) on the profile, by
+ * samples. */
+static char *pprof_top(const char *profile, bool lines)
+{
+	/* -trim=false: every entry, not only those over pprof's fractions. */
+	const char *argv[] = { "go", "tool", "pprof", "-top", "-trim=false",
+	                       "-sample_index=samples", lines ? "-lines" : profile,
+	                       lines ? profile : NULL, NULL };
+	struct h_proc p;
+	char *out;
+
+	cr_assert(h_run(&p, 60, argv), "go tool pprof did not finish");
+	cr_assert_eq(p.status, 0, "go tool pprof cannot read it: %s", p.err.data);
+	out = strdup(p.out.data);
+	h_proc_free(&p);
+	return out;
+}
+
 Test(export_live, pprof_top_is_the_functions_table)
 {
 	char *out = h_path(dir, "prof.pb.gz");
 	const char *extra[] = { "--format", "pprof", "-o", out, NULL };
-	json_t *last, *fn;
-	const char *argv[] = { "go", "tool", "pprof", "-top", "-sample_index=samples",
-	                       out, NULL };
 	static const char *const names[] = { "leaf_hot", "mid_calls", "outer_loop" };
-	struct h_proc p;
+	char *top, *top_lines, entry[1024];
+	json_t *last, *fn, *row;
+	size_t i, compared = 0;
 
 	h_need_program("go");
 	last = run_batch("1.5", extra);
-	cr_assert(h_run(&p, 60, argv), "go tool pprof did not finish");
-	cr_assert_eq(p.status, 0, "go tool pprof cannot read it: %s", p.err.data);
-	h_note("go tool pprof -top:\n%.900s", p.out.data);
-	for (size_t i = 0; i < 3; i++) {
+	top = pprof_top(out, false);
+	top_lines = pprof_top(out, true);
+	h_note("go tool pprof -top -lines:\n%.900s", top_lines);
+	for (i = 0; i < 3; i++) {
 		fn = h_func(last, names[i]);
 		cr_assert_not_null(fn, "%s not in the functions table", names[i]);
-		cr_expect_eq(pprof_flat(p.out.data, names[i]), h_num(fn, "own"),
+		cr_expect_eq(pprof_flat(top, names[i]), h_num(fn, "own"),
 		             "%s: pprof flat %.0f, the functions table's own %.0f",
-		             names[i], pprof_flat(p.out.data, names[i]), h_num(fn, "own"));
+		             names[i], pprof_flat(top, names[i]), h_num(fn, "own"));
 	}
-	h_proc_free(&p);
+	/* -lines: every line of the workload's file, "name file:line". */
+	json_array_foreach(json_object_get(last, "lines"), i, row) {
+		const char *file = json_string_value(json_object_get(row, "file"));
+
+		const char *name = json_string_value(json_object_get(row, "name"));
+
+		/* pprof's reports cut "<module>" (a C++ template, to it) down
+		 * to nothing: the file has it whole (README, Exports). */
+		if (file == NULL || strcmp(file, script) != 0 || h_num(row, "own") == 0 ||
+		    name == NULL || name[0] == '<')
+			continue;
+		snprintf(entry, sizeof entry, "%s %s:%.0f", name, file, h_num(row, "line"));
+		cr_expect_eq(pprof_flat(top_lines, entry), h_num(row, "own"),
+		             "%s: pprof flat %.0f, the lines table's own %.0f", entry,
+		             pprof_flat(top_lines, entry), h_num(row, "own"));
+		compared++;
+	}
+	cr_expect_geq(compared, 2, "only %zu lines of the workload compared", compared);
+	free(top);
+	free(top_lines);
 	json_decref(last);
 	free(out);
 }
@@ -332,7 +368,7 @@ Test(export_live, bad_outputs_are_refused_before_anything_runs)
 	free(victim);
 }
 
-Test(export_live, tui_key_e_writes_and_says_where)
+Test(export_live, tui_key_e_and_sigusr1_write_and_say_where)
 {
 	const char *py = h_need_python(H_PY_DEBIAN);
 	char *run = h_path(dir, "run.sh"), *out = h_path(dir, "prof.json");
@@ -340,6 +376,8 @@ Test(export_live, tui_key_e_writes_and_says_where)
 	const char *q[] = { "q", NULL }, *e[] = { "e", NULL };
 	struct h_tmux t;
 	FILE *f = fopen(run, "w");
+	pid_t pytop;
+	double t0;
 
 	h_need_program("tmux");
 	cr_assert_not_null(f);
@@ -359,6 +397,15 @@ Test(export_live, tui_key_e_writes_and_says_where)
 	}
 	cr_expect_eq(count_files("prof-"), 1, "no time-stamped export");
 	free(screen);
+	/* SIGUSR1 does the same in the TUI, without a key. */
+	pytop = h_find_child(h_tmux_pane_pid(&t), "pytop");
+	cr_assert_gt(pytop, 0, "no pytop under the pane's shell");
+	kill(pytop, SIGUSR1);
+	t0 = h_now();
+	while (count_files("prof-") < 2 && h_now() - t0 < 5)
+		h_sleep(0.1);
+	cr_expect_eq(count_files("prof-"), 2, "no second time-stamped export after "
+	             "SIGUSR1 in the TUI");
 	cr_assert(h_tmux_keys(&t, q));
 	screen = h_tmux_wait_for(&t, "EXITED", 15, &last);
 	cr_expect_not_null(screen, "pytop did not quit:\n%s", last);

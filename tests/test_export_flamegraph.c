@@ -141,3 +141,24 @@ Test(flamegraph, ten_thousand_stacks_in_time)
 	free(path);
 	snapshot_free(&s);
 }
+
+/* A stack table whose node 2 (main) claims a later node as its parent (a
+ * cycle 2 -> 4 -> 3 -> 2, as a corrupt file could hold): the frames on it
+ * are left out, the rest written, and the writer ends. */
+Test(flamegraph, a_node_out_of_order_is_left_out)
+{
+	struct snapshot s = fix_snapshot();
+	char *path, *text;
+
+	s.stack_nodes[2].parent = 4;
+	path = ec_write(dir, "cycle.svg", EXPORT_FLAMEGRAPH, &s);
+	text = h_read_file(path);
+	cr_assert_not_null(text);
+	cr_expect_null(strstr(text, "<title>main"), "a frame of the cycle was drawn");
+	cr_expect_not_null(strstr(text, "<title>[other stacks]\n3 samples (100.00%)"),
+	                   "%.2000s", text);
+	cr_expect_not_null(strstr(text, "</svg>"));
+	free(text);
+	free(path);
+	snapshot_free(&s);
+}

@@ -158,6 +158,7 @@ static int tree_build(struct tree *t, const struct snapshot *s)
 {
 	size_t n = s->nstack_nodes ? s->nstack_nodes : 1;
 	uint32_t *fill;
+	bool *ok;
 
 	memset(t, 0, sizeof *t);
 	t->s = s;
@@ -166,13 +167,15 @@ static int tree_build(struct tree *t, const struct snapshot *s)
 	t->first = calloc(n + 1, sizeof *t->first);
 	t->kids = calloc(n, sizeof *t->kids);
 	fill = calloc(n + 1, sizeof *fill);
-	if (!t->own || !t->total || !t->first || !t->kids || !fill) {
+	ok = export_nodes_ok(s);
+	if (!t->own || !t->total || !t->first || !t->kids || !fill || !ok) {
 		free(fill);
+		free(ok);
 		return -1;
 	}
 	/* Parents come before children: totals in one backward pass. */
-	for (size_t i = n; i-- > 1;)
-		if (export_node_ok(s, (uint32_t)i)) {
+	for (size_t i = s->nstack_nodes; i-- > 1;)
+		if (ok[i]) {
 			t->total[i] += t->own[i];
 			t->total[s->stack_nodes[i].parent] += t->total[i];
 			t->first[s->stack_nodes[i].parent + 1]++;
@@ -181,12 +184,13 @@ static int tree_build(struct tree *t, const struct snapshot *s)
 	for (size_t i = 1; i <= n; i++)
 		t->first[i] += t->first[i - 1];
 	for (size_t i = 1; i < s->nstack_nodes; i++)
-		if (export_node_ok(s, (uint32_t)i)) {
+		if (ok[i]) {
 			uint32_t p = s->stack_nodes[i].parent;
 
 			t->kids[t->first[p] + fill[p]++] = (uint32_t)i;
 		}
 	free(fill);
+	free(ok);
 	sort_snap = s;
 	for (size_t i = 0; i < s->nstack_nodes; i++)
 		qsort(t->kids + t->first[i], t->first[i + 1] - t->first[i],

@@ -23,6 +23,23 @@ bool export_node_ok(const struct snapshot *s, uint32_t n)
 	return true;
 }
 
+bool *export_nodes_ok(const struct snapshot *s)
+{
+	bool *ok = calloc(s->nstack_nodes ? s->nstack_nodes : 1, sizeof *ok);
+
+	if (ok == NULL)
+		return NULL;
+	/* Parents first: a node is usable when its parent is (or is the
+	 * root) and comes before it. */
+	for (size_t i = 1; i < s->nstack_nodes; i++) {
+		const struct snap_stack_node *nd = &s->stack_nodes[i];
+
+		ok[i] = nd->frame < s->nstack_frames && nd->parent < i &&
+		        (nd->parent == 0 || ok[nd->parent]);
+	}
+	return ok;
+}
+
 size_t export_node_path(const struct snapshot *s, uint32_t n,
                         uint32_t *path, size_t cap)
 {
@@ -64,15 +81,20 @@ size_t export_max_depth(const struct snapshot *s)
 uint64_t *export_node_samples(const struct snapshot *s)
 {
 	uint64_t *own = calloc(s->nstack_nodes ? s->nstack_nodes : 1, sizeof *own);
+	bool *ok = export_nodes_ok(s);
 
-	if (own == NULL)
+	if (own == NULL || ok == NULL) {
+		free(own);
+		free(ok);
 		return NULL;
+	}
 	for (size_t i = 0; i < s->nstacks; i++) {
 		const struct snap_stack *st = &s->stacks[i];
 
-		if (export_node_ok(s, st->node))
+		if (st->node < s->nstack_nodes && ok[st->node])
 			own[st->node] += st->samples;
 	}
+	free(ok);
 	return own;
 }
 

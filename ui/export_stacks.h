@@ -21,6 +21,10 @@
  * parents strictly decreasing down to the root, its frames in range. */
 bool export_node_ok(const struct snapshot *s, uint32_t n);
 
+/* export_node_ok of every node at once, in one pass (calloc'd,
+ * s->nstack_nodes entries, caller frees); NULL on OOM. */
+bool *export_nodes_ok(const struct snapshot *s);
+
 /* Node n's frame indices, outermost first, into path[cap]; returns how
  * many (its depth), 0 when the node is not usable or deeper than cap. */
 size_t export_node_path(const struct snapshot *s, uint32_t n,

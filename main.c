@@ -16,6 +16,7 @@
 #include "options.h"
 #include "session.h"
 #include "ui/app.h"
+#include "ui/export_live.h"
 
 #define DEMO_NAME "pytop_demo.py"
 
@@ -86,6 +87,8 @@ int main(int argc, char **argv)
 	static char demo_path[PATH_MAX];
 	static char python[] = "python3";
 	char *demo_argv[] = { python, demo_path, NULL };
+	struct export_live exports;
+	char export_err[512];
 	int ui_rc, status;
 
 	/* A reader that goes away (pytop -b | head) makes the next write fail
@@ -117,15 +120,24 @@ int main(int argc, char **argv)
 		}
 		opts.command = demo_argv;
 	}
+	/* Before anything runs: a bad output path is said at once, and the
+	 * file is ours from now on. */
+	if (export_live_open(&exports, &opts, export_err, sizeof export_err) != 0) {
+		fprintf(stderr, "pytop: %s\n", export_err);
+		return 2;
+	}
 	session = session_open(&opts, &err);
 	if (session == NULL) {
 		fprintf(stderr, "pytop: %s\n", err.text);
+		export_live_close(&exports);
 		return 1;
 	}
 	if (session_sandbox_off(session) != NULL)
 		fprintf(stderr, "pytop: warning: %s\n", session_sandbox_off(session));
 	src = session_source(session);
-	ui_rc = opts.batch ? app_run_batch(&opts, &src, stdout) : app_run_tui(&opts, &src);
+	ui_rc = opts.batch ? app_run_batch(&opts, &src, stdout, &exports)
+	                   : app_run_tui(&opts, &src, &exports);
 	status = session_close(session);
+	export_live_close(&exports);
 	return ui_rc != 0 ? 1 : status;
 }

@@ -33,7 +33,12 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 
 DEPS=(build-essential autoconf automake pkg-config libncurses-dev
       libunwind-dev libproc2-dev libelf-dev libdw-dev libjansson-dev libseccomp-dev
-      libcriterion-dev python3 clang libclang-rt-14-dev tmux procps)
+      libcriterion-dev python3 clang libclang-rt-14-dev tmux procps
+      libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
+      chromium nodejs npm golang-go)
+# The exports' consumer tests run the speedscope app, a JSON schema
+# validator and a Chromium driver from npm, pinned, in tests/.npm.
+NPM_TOOLS=(speedscope@1.25.0 ajv@8.20.0 puppeteer-core@24.43.1)
 
 # Every step says when it began (minutes:seconds since the script
 # started), so a slow suite shows where its time goes.
@@ -63,7 +68,11 @@ is_installed() {
 install_deps() {
 	local missing=() pkg log
 	for pkg in "${DEPS[@]}"; do
-		is_installed "$pkg" || missing+=("$pkg")
+		is_installed "$pkg" && continue
+		# NodeSource's nodejs carries its own npm and conflicts with
+		# Debian's: an npm on PATH will do.
+		[ "$pkg" = npm ] && command -v npm >/dev/null && continue
+		missing+=("$pkg")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	[ "$(id -u)" -eq 0 ] ||
@@ -76,6 +85,22 @@ install_deps() {
 	           --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
 		tail -n 30 "$log" >&2
 		die "apt-get failed (full log: $log)"
+	fi
+	rm -f "$log"
+}
+
+install_npm_tools() {
+	local dir=$ROOT/tests/.npm log
+	[ -d "$dir/node_modules/speedscope" ] && [ -d "$dir/node_modules/ajv" ] &&
+		[ -d "$dir/node_modules/puppeteer-core" ] && return 0
+	say "installing ${NPM_TOOLS[*]} into tests/.npm (npm)"
+	mkdir -p "$dir"
+	log=$(mktemp /tmp/pytop-npm.XXXXXX)
+	# PUPPETEER_SKIP_DOWNLOAD: Debian's chromium is the browser.
+	if ! PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund \
+	         --prefix "$dir" "${NPM_TOOLS[@]}" >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		die "npm install failed (full log: $log)"
 	fi
 	rm -f "$log"
 }
@@ -469,6 +494,7 @@ run_tests() {
 	trap summary_on_exit EXIT
 
 	install_deps
+	install_npm_tools
 	fetch_pythons_start
 	generate_build_system
 	configure_dir build "$ROOT/configure" --enable-werror

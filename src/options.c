@@ -35,11 +35,14 @@ enum {
 	OPT_LOCALS,
 	OPT_TREE,
 	OPT_STACKS,
+	OPT_FORMAT,
+	OPT_EXPORT_EVERY,
+	OPT_FORCE,
 };
 
 /* '+': stop at the first non-option, which starts the target's command.
  * ':': report a missing value as ':' so we can word the message. */
-static const char short_opts[] = "+:p:r:d:bn:shV";
+static const char short_opts[] = "+:p:r:d:bn:so:hV";
 
 static const struct option long_opts[] = {
 	{"pid", required_argument, NULL, 'p'},
@@ -59,6 +62,10 @@ static const struct option long_opts[] = {
 	{"locals", no_argument, NULL, OPT_LOCALS},
 	{"tree", no_argument, NULL, OPT_TREE},
 	{"stacks", no_argument, NULL, OPT_STACKS},
+	{"output", required_argument, NULL, 'o'},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"export-every", required_argument, NULL, OPT_EXPORT_EVERY},
+	{"force", no_argument, NULL, OPT_FORCE},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -169,6 +176,16 @@ static bool set_duration(const char *arg, struct options *o)
 	return true;
 }
 
+static bool set_export_every(const char *arg, struct options *o)
+{
+	if (!parse_seconds(arg, MAX_DURATION_S, &o->export_every_s)) {
+		usage_error("invalid export period '%s': must be a number of "
+		            "seconds greater than 0 (e.g. 60)", arg);
+		return false;
+	}
+	return true;
+}
+
 static bool is_option_val(int val)
 {
 	const struct option *lo;
@@ -273,6 +290,10 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_LOCALS: o->locals = true; return 0;
 	case OPT_TREE: o->tree = true; return 0;
 	case OPT_STACKS: o->stacks = true; return 0;
+	case 'o': o->output = optarg; return 0;
+	case OPT_FORMAT: o->format = optarg; return 0;
+	case OPT_EXPORT_EVERY: return set_export_every(optarg, o) ? 0 : -1;
+	case OPT_FORCE: o->force = true; return 0;
 	case 'h': options_print_help(stdout); return 1;
 	case 'V': printf("pytop %s\n", PACKAGE_VERSION); return 1;
 	case ':':
@@ -353,6 +374,30 @@ static bool check_tree_stacks(const struct options *o)
 	return true;
 }
 
+/* -o and --format go together; the other export options need them. */
+static bool check_export(const struct options *o)
+{
+	bool any = o->output != NULL || o->format != NULL ||
+	           o->export_every_s > 0 || o->force;
+
+	if (o->dump && any) {
+		usage_error("the dump command does not export; drop -o, --format, "
+		            "--export-every and --force");
+		return false;
+	}
+	if (any && o->format == NULL) {
+		usage_error("-o/--output, --export-every and --force need --format "
+		            "FMT; add it (see pytop --help for the formats)");
+		return false;
+	}
+	if (any && o->output == NULL) {
+		usage_error("--format needs -o FILE, the file the profile is "
+		            "written to; add it");
+		return false;
+	}
+	return true;
+}
+
 enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
                                   struct options *out)
 {
@@ -377,7 +422,7 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 	}
 	if (optind < argc)
 		out->command = &argv[optind]; /* borrowed; argv[argc] is NULL */
-	if (!check_dump(out))
+	if (!check_dump(out) || !check_export(out))
 		return OPTIONS_ERROR;
 	if (out->dump)
 		return OPTIONS_OK;
@@ -401,6 +446,7 @@ void options_print_help(FILE *out)
 "Usage: pytop [OPTIONS] -p PID\n"
 "       pytop [OPTIONS] [--] COMMAND [ARGS...]\n"
 "       pytop [OPTIONS] --demo\n"
+"       pytop [OPTIONS] --format FMT -o FILE (-p PID | [--] COMMAND...)\n"
 "       pytop dump [--json] [--locals] [-s] -p PID\n"
 "\n"
 "Live sampling profiler for CPython: shows which functions and lines a\n"
@@ -448,6 +494,15 @@ void options_print_help(FILE *out)
 "      --stacks           with --json: add every stack (frames and stacks\n"
 "                         arrays: man pytop, JSON)\n"
 "      --no-color         no colours (default: colour unless NO_COLOR is set)\n"
+"\n"
+"Exports (man pytop: EXPORTS):\n"
+"      --format FMT       collapsed, speedscope, pprof or flamegraph (SVG)\n"
+"  -o, --output FILE      write the profile to FILE when pytop ends; FILE is\n"
+"                         created at start, never over an existing file or\n"
+"                         through a symlink. SIGUSR1 and the key e write it\n"
+"                         now, to FILE with a time stamp inserted\n"
+"      --export-every SECONDS  also write a time-stamped file every SECONDS\n"
+"      --force            let -o replace an existing regular file\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"
@@ -466,7 +521,7 @@ void options_print_help(FILE *out)
 "(Enter: that thread only, a: all); P or F5 processes with -s (Enter: that\n"
 "process only, a: all); T call tree (Right/Left or +/- open/close, e hottest\n"
 "path, i callers, Enter: source); G flame graph (arrows select, Enter zooms,\n"
-"Esc out); space or p freeze; r reset;\n"
+"Esc out); space or p freeze; r reset; E export (-o);\n"
 "n (--native) interpreter frames on/off; / filter; ? or F1 help; q or F10 quit.\n"
 "\n"
 "Attaching needs the same user as the target, root, or CAP_SYS_PTRACE\n"

@@ -32,6 +32,14 @@ struct options {
 	bool native_all;    /* --native-all: and the interpreter's plumbing */
 	bool dump;          /* `pytop dump`: every thread's stack once, then exit */
 	bool locals;        /* --locals (dump): each frame's arguments and locals */
+	/* Exports (ui/export.h): the format's name as given (checked by
+	 * the views, which know the formats), the file written when pytop
+	 * ends (SIGUSR1, --export-every and the e key write time-stamped
+	 * siblings of it), and whether an existing file may be replaced. */
+	const char *output;       /* -o; NULL = no export */
+	const char *format;       /* --format */
+	double export_every_s;    /* --export-every: 0 = never */
+	bool force;               /* --force */
 };
 
 enum options_result {

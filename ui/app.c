@@ -142,8 +142,10 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL); /* EINTR is fine: the loop looks again */
 }
 
-static int batch_print(const struct options *o,
-                       struct snapshot_source *src, FILE *out)
+/* One block; an export asked for meanwhile is written from the same
+ * snapshot, so the blocks' windows stay whole. */
+static int batch_print(const struct options *o, struct snapshot_source *src,
+                       FILE *out, struct export_live *el)
 {
 	struct snapshot s;
 	int rc;
@@ -156,12 +158,33 @@ static int batch_print(const struct options *o,
 	else
 		rc = o->tree ? batch_text_print_tree(out, &s)
 		             : batch_text_print(out, &s);
+	if (export_live_due(el, now_s())) {
+		export_live_stamped(el, &s);
+		fprintf(stderr, "pytop: %s\n", el->said);
+	}
 	snapshot_free(&s);
 	return rc;
 }
 
+/* -o's file, from a snapshot of everything counted (after the last
+ * block or frame: the same figures). */
+static int export_final(struct snapshot_source *src, struct export_live *el)
+{
+	struct snapshot s;
+	int rc;
+
+	if (!export_live_on(el))
+		return 0;
+	memset(&s, 0, sizeof s);
+	src->take(src->ctx, &s);
+	rc = export_live_final(el, &s);
+	snapshot_free(&s);
+	fprintf(stderr, "pytop: %s\n", el->said);
+	return rc;
+}
+
 int app_run_batch(const struct options *o, struct snapshot_source *src,
-                  FILE *out)
+                  FILE *out, struct export_live *el)
 {
 	struct sigaction old[NBATCH_SIGNALS];
 	struct schedule sc;
@@ -178,7 +201,7 @@ int app_run_batch(const struct options *o, struct snapshot_source *src,
 		/* The last block is printed even off schedule: it holds the
 		 * final figures (and the exit status). */
 		if (schedule_refresh_due(&sc, now) || last) {
-			rc = batch_print(o, src, out);
+			rc = batch_print(o, src, out, el);
 			if (rc != 0)
 				break;
 		}
@@ -187,6 +210,8 @@ int app_run_batch(const struct options *o, struct snapshot_source *src,
 		sleep_ms(schedule_wait_ms(&sc, now_s()));
 	}
 	batch_signals_restore(old);
+	if (export_final(src, el) != 0)
+		rc = -1;
 	return rc;
 }
 
@@ -207,6 +232,29 @@ static void take_snapshot(struct tui_state *st, struct snapshot_source *src,
 	} else {
 		snapshot_free(&s);
 	}
+}
+
+/* e, SIGUSR1 or the period: a time-stamped export of a fresh snapshot,
+ * shown unless paused; the status line says where it went. */
+static void export_now(struct tui_state *st, struct snapshot_source *src,
+                       struct export_live *el)
+{
+	struct snapshot s;
+
+	if (!export_live_on(el)) {
+		st->note = "[no export: start pytop with -o FILE --format FMT]";
+		return;
+	}
+	memset(&s, 0, sizeof s);
+	src->take(src->ctx, &s);
+	export_live_stamped(el, &s);
+	st->note = el->said; /* el outlives the TUI */
+	if (st->paused) {
+		snapshot_free(&s);
+		return;
+	}
+	gauge_history_push(&st->gauges, &s);
+	tui_show(st, &s);
 }
 
 /* Poll and refresh as the schedule says; returns reaction flags. */
@@ -235,10 +283,13 @@ static unsigned tick(struct tui_state *st, struct schedule *sc,
 
 /* Carry out what a key asked for; returns false to quit. */
 static bool react_to(struct tui_state *st, struct snapshot_source *src,
-                     const struct crt *crt, unsigned react)
+                     const struct crt *crt, struct export_live *el,
+                     unsigned react)
 {
 	if (react & REACT_QUIT)
 		return false;
+	if (react & REACT_EXPORT)
+		export_now(st, src, el);
 	if ((react & REACT_RESET) && !st->exited)
 		src->reset(src->ctx);
 	if ((react & REACT_NATIVE_ALL) && src->show_native_all != NULL)
@@ -261,7 +312,8 @@ static bool react_to(struct tui_state *st, struct snapshot_source *src,
 	return true;
 }
 
-int app_run_tui(const struct options *o, struct snapshot_source *src)
+int app_run_tui(const struct options *o, struct snapshot_source *src,
+                struct export_live *el)
 {
 	struct tui_state st;
 	struct schedule sc;
@@ -281,9 +333,11 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 		int key;
 
 		react |= tick(&st, &sc, src, now);
+		if (export_live_due(el, now))
+			react |= REACT_EXPORT | REACT_REDRAW;
 		stop = schedule_out_of_iterations(&sc) ||
 		       schedule_out_of_time(&sc, now);
-		if (!react_to(&st, src, &crt, react) || stop)
+		if (!react_to(&st, src, &crt, el, react) || stop)
 			break;
 		key = crt_read_key(schedule_wait_ms(&sc, now_s()));
 		react = keys_handle(&st, key);
@@ -292,5 +346,5 @@ int app_run_tui(const struct options *o, struct snapshot_source *src)
 	}
 	tui_state_free(&st);
 	crt_done();
-	return 0;
+	return export_final(src, el) != 0 ? 1 : 0;
 }

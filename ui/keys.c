@@ -259,6 +259,12 @@ static unsigned act_filter(struct tui_state *st)
 	return REACT_REDRAW;
 }
 
+static unsigned act_export(struct tui_state *st)
+{
+	(void)st;
+	return REACT_EXPORT | REACT_REDRAW;
+}
+
 static unsigned act_repaint(struct tui_state *st)
 {
 	(void)st;
@@ -311,7 +317,11 @@ static const struct binding bindings[] = {
 	{ { '?', 'h', K(KEY_F(1)) }, "? h F1", "this help / repaint the screen",
 	  act_help },
 	{ { CRT_CTRL('l') }, "Ctrl-L", NULL, act_repaint },
-	{ { 'q', 'Q', K(KEY_F(10)) }, "q F10", "quit", act_quit },
+	{ { 'q', 'Q', K(KEY_F(10)) }, "q F10",
+	  "quit; E: write the export now (pytop -o FILE --format FMT)", act_quit },
+	/* On the line of q: the help screen must fit 80x24. */
+	/* Not e: the call tree's "open the hottest path". */
+	{ { 'E' }, "E", NULL, act_export },
 };
 
 #define NBINDINGS (sizeof bindings / sizeof bindings[0])

@@ -23,6 +23,7 @@ enum reaction {
 	                                  take a snapshot */
 	REACT_WINDOW = 1 << 8, /* ask the source for st->window_s's counts,
 	                          then take a snapshot */
+	REACT_EXPORT = 1 << 9, /* write the profile now (-o: export_live.h) */
 };
 
 #define KEYS_PER_BINDING 4

@@ -32,6 +32,7 @@ enum {
 	OPT_DEMO,
 	OPT_NATIVE,
 	OPT_NATIVE_ALL,
+	OPT_NATIVE_PTRACE,
 	OPT_LOCALS,
 };
 
@@ -54,6 +55,7 @@ static const struct option long_opts[] = {
 	{"demo", no_argument, NULL, OPT_DEMO},
 	{"native", no_argument, NULL, OPT_NATIVE},
 	{"native-all", no_argument, NULL, OPT_NATIVE_ALL},
+	{"native-ptrace", no_argument, NULL, OPT_NATIVE_PTRACE},
 	{"locals", no_argument, NULL, OPT_LOCALS},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -266,6 +268,7 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_DEMO: o->demo = true; return 0;
 	case OPT_NATIVE: o->native = true; return 0;
 	case OPT_NATIVE_ALL: o->native = o->native_all = true; return 0;
+	case OPT_NATIVE_PTRACE: o->native = o->native_ptrace = true; return 0;
 	case OPT_LOCALS: o->locals = true; return 0;
 	case 'h': options_print_help(stdout); return 1;
 	case 'V': printf("pytop %s\n", PACKAGE_VERSION); return 1;
@@ -399,14 +402,19 @@ void options_print_help(FILE *out)
 "                         wait/GIL wait or charge memory growth and faults\n"
 "                         to lines (their columns are hidden, their JSON\n"
 "                         fields 0; for measuring what they cost)\n"
-"      --native           also sample native (C) stacks: each sampled thread\n"
-"                         is stopped for a moment (ptrace) and unwound; C\n"
-"                         functions appear under the Python line that called\n"
-"                         them. Works on non-Python processes too. Stop\n"
-"                         pytop with Ctrl-Z or kill -TSTP, not -STOP: a\n"
-"                         SIGSTOP may hold one sample's threads until SIGCONT\n"
+"      --native           also sample native (C) stacks, unwound from the\n"
+"                         registers and stack top the kernel copies at a perf\n"
+"                         event's sample (nothing stops); where perf events\n"
+"                         are refused, each sampled thread is stopped for a\n"
+"                         moment (ptrace) instead; the header and JSON say\n"
+"                         which. C functions appear under the Python line\n"
+"                         that called them. Works on non-Python processes\n"
+"                         too. With ptrace, stop pytop with Ctrl-Z or kill\n"
+"                         -TSTP, not -STOP: a SIGSTOP may hold one sample's\n"
+"                         threads until SIGCONT\n"
 "      --native-all       --native, showing the interpreter's own frames too\n"
 "                         (key n toggles them)\n"
+"      --native-ptrace    --native, always by ptrace (never perf events)\n"
 "  -s, --subprocesses     also follow the target's child processes and their\n"
 "                         children as they start and exit; Python ones are\n"
 "                         sampled, others listed\n"

@@ -268,15 +268,12 @@ void native_perf_end(struct native_perf *np)
 	}
 }
 
-void native_perf_enable(struct native_perf *np, bool on)
+void native_perf_close_all(struct native_perf *np)
 {
-	unsigned long req = on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
-
-	for (size_t i = 0; np != NULL && i < np->n; i++) {
-		ioctl(np->w[i].fd, req, 0);
-		if (np->w[i].switch_fd >= 0)
-			ioctl(np->w[i].switch_fd, req, 0);
-	}
+	if (np == NULL)
+		return;
+	native_perf_begin(np);
+	native_perf_end(np); /* none listed: all closed */
 }
 
 /* len (<= size) bytes at ring offset off, wrapping. */

@@ -68,9 +68,10 @@ void native_perf_begin(struct native_perf *np);
 bool native_perf_watch(struct native_perf *np, pid_t tid);
 void native_perf_end(struct native_perf *np);
 
-/* Stop or restart every event's sampling (pytop paused for job control:
- * the target should not pay for samples nobody reads).  np may be NULL. */
-void native_perf_enable(struct native_perf *np, bool on);
+/* Close every event (pytop paused for job control: the target should not
+ * pay for samples nobody reads); the next tick opens them afresh, its
+ * CPU-time reference too.  np may be NULL. */
+void native_perf_close_all(struct native_perf *np);
 
 /* Read every watched thread's ring, keeping its newest sample. */
 void native_perf_drain(struct native_perf *np);

@@ -720,12 +720,11 @@ static uint64_t pause_here(struct sampler *s)
 	if (s->unwind != NULL)
 		native_unwind_release_all(s->unwind, clock_now_ns() + PAUSE_RELEASE_NS);
 	/* Stopped, pytop reads no sample: the target should not pay for them. */
-	native_perf_enable(s->perf, false);
+	native_perf_close_all(s->perf);
 	atomic_store(&s->paused, true);
 	while (atomic_load(&s->pause) && !atomic_load(&s->stop))
 		sem_wait(&s->wake); /* EINTR: look again */
 	atomic_store(&s->paused, false);
-	native_perf_enable(s->perf, true);
 	return clock_now_ns();
 }
 

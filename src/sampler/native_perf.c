@@ -16,8 +16,6 @@
 
 #include <asm/perf_regs.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +24,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "target/proc_threads.h"
 
 #define RING_PAGES 16 /* data pages per thread: three samples and change */
 #define PAGE 4096u
@@ -47,8 +43,6 @@ struct watched {
 	pid_t tid;
 	int fd, switch_fd;   /* switch_fd: -1 without --idle */
 	uint64_t switch_id;  /* the switch event's sample id */
-	uint64_t run0_ns;    /* the thread's schedstat run time when its
-	                        task-clock started counting from 0 */
 	uint8_t *ring;       /* control page + RING_PAGES, mapped */
 	bool listed;         /* in this tick's list */
 	bool have;           /* sample holds one */
@@ -134,26 +128,6 @@ static int open_event(pid_t tid, int group, uint64_t config, uint64_t period, bo
 	                    (unsigned long)PERF_FLAG_FD_CLOEXEC);
 }
 
-/* The thread's scheduler run time (ns), 0 when unknown. */
-static uint64_t run_time(pid_t pid, pid_t tid)
-{
-	char path[64], line[128];
-	uint64_t run = 0, delay;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	line[n] = '\0';
-	return proc_threads_parse_schedstat(line, &run, &delay) ? run : 0;
-}
-
 /* The task-clock event (and the switch event writing into its ring) of
  * tid, mapped.  -1 with errno on failure. */
 static int watch_open(struct native_perf *np, struct watched *w)
@@ -167,8 +141,6 @@ static int watch_open(struct native_perf *np, struct watched *w)
 	}
 	if (w->fd < 0)
 		return -1;
-	/* Read a moment after the count started: off by microseconds. */
-	w->run0_ns = run_time(np->pid, w->tid);
 	w->ring = mmap(NULL, (RING_PAGES + 1) * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, 0);
 	if (w->ring == MAP_FAILED) {
 		w->ring = NULL;
@@ -392,18 +364,23 @@ void native_perf_drain(struct native_perf *np)
 }
 
 const struct native_perf_sample *native_perf_pair(const struct native_perf *np, pid_t tid,
-                                                  uint64_t now_ns, bool running,
-                                                  uint64_t run_ns)
+                                                  uint64_t now_ns, bool running)
 {
 	const struct watched *w = find(np, tid);
-	uint64_t ran;
+	uint64_t counts[3]; /* nr, task-clock, switches */
 
 	if (w == NULL || !w->have)
 		return NULL;
 	if (!running)
 		return w->sample.at_switch ? &w->sample : NULL;
-	if (run_ns == 0 || w->run0_ns == 0 || run_ns < w->run0_ns) /* CPU time unknown */
-		return w->sample.time_ns + np->period_ns >= now_ns ? &w->sample : NULL;
-	ran = run_ns - w->run0_ns; /* CPU time since the count started */
-	return ran <= w->sample.cpu_ns + np->period_ns ? &w->sample : NULL;
+	/* Young enough by the wall clock: it cannot have run longer. */
+	if (w->sample.time_ns + np->period_ns >= now_ns)
+		return &w->sample;
+	/* Older: most likely it has been waiting for a CPU since (a thread
+	 * on one is sampled every period), so reading its count costs no
+	 * interrupt of the target; schedstat's run time would not do, as it
+	 * lags a running thread by up to a scheduler tick. */
+	if (read(w->fd, counts, sizeof(counts)) < (ssize_t)(2 * sizeof(uint64_t)) || counts[0] < 1)
+		return NULL;
+	return counts[1] - w->sample.cpu_ns <= np->period_ns ? &w->sample : NULL;
 }

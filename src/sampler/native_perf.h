@@ -12,12 +12,12 @@
  *
  * Pairing with the Python stack read at a tick: the newest sample of the
  * thread.  A runnable thread (state R: on a CPU or waiting for one) takes
- * it only if it ran at most one period of CPU time since (its scheduler
- * run time at the tick against the task-clock count in the sample): the
- * native stack is then at most that far behind the Python one, whether
- * the thread ran all along or sat in the run queue since it was
- * preempted.  Without the run time, the sample must be at most one
- * period old.  A thread off CPU (--idle) takes it only if it is a switch
+ * it only if it ran at most one period of CPU time since: the sample is
+ * at most one period old by the wall clock, or else the thread's
+ * task-clock count now (one read) is at most one period past the count in
+ * the sample.  The native stack is then at most that far behind the
+ * Python one, whether the thread ran all along or sat in the run queue
+ * since it was preempted.  A thread off CPU (--idle) takes it only if it is a switch
  * sample (exact: the thread has not run since).  Anything else is no
  * native stack this tick (native_missed): never a stale one.
  */
@@ -77,10 +77,8 @@ void native_perf_close_all(struct native_perf *np);
 void native_perf_drain(struct native_perf *np);
 
 /* The sample of tid to pair with a Python stack read at now_ns (see the
- * pairing rule above; running: the thread is in state R, run_ns its
- * schedstat run time then, 0 unknown), or NULL. */
+ * pairing rule above; running: the thread is in state R), or NULL. */
 const struct native_perf_sample *native_perf_pair(const struct native_perf *np, pid_t tid,
-                                                  uint64_t now_ns, bool running,
-                                                  uint64_t run_ns);
+                                                  uint64_t now_ns, bool running);
 
 #endif

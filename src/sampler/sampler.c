@@ -440,7 +440,7 @@ static void perf_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64
 
 		if (t->status != PY_THREAD_OK || t->tid <= 0)
 			continue;
-		ps = native_perf_pair(s->perf, t->tid, now, t->state == 'R', t->run_ns);
+		ps = native_perf_pair(s->perf, t->tid, now, t->state == 'R');
 		if (ps != NULL)
 			s->nat_n[i] = native_unwind_copy(s->unwind, t->tid, &ps->regs, ps->stack_base,
 			                                 ps->stack, ps->stack_len,

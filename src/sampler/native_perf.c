@@ -215,11 +215,11 @@ void native_perf_begin(struct native_perf *np)
 		np->w[i].listed = false;
 }
 
-bool native_perf_watch(struct native_perf *np, pid_t tid)
+bool native_perf_watch(struct native_perf *np, pid_t tid, bool open)
 {
 	struct watched *w = find(np, tid);
 
-	if (w == NULL)
+	if (w == NULL && open)
 		w = add(np, tid);
 	if (w != NULL)
 		w->listed = true;

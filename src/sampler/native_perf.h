@@ -61,11 +61,13 @@ void native_perf_free(struct native_perf *np);
  * thread's.  -1 and *err (why, and what would permit it) when not. */
 int native_perf_probe(struct native_perf *np, struct pytop_error *err);
 
-/* Start a tick's list of threads; native_perf_watch each thread of it
- * (opens its event the first time: false when refused or gone);
- * native_perf_end closes the events of threads no longer listed. */
+/* Start a tick's list of threads; native_perf_watch each thread of it,
+ * with `open` for those to sample now (their event is opened the first
+ * time: false when refused or gone; a thread that never runs never costs
+ * an event, a descriptor and a ring); native_perf_end closes the events
+ * of threads no longer listed. */
 void native_perf_begin(struct native_perf *np);
-bool native_perf_watch(struct native_perf *np, pid_t tid);
+bool native_perf_watch(struct native_perf *np, pid_t tid, bool open);
 void native_perf_end(struct native_perf *np);
 
 /* Close every event (pytop paused for job control: the target should not

@@ -427,10 +427,10 @@ static void perf_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64
 {
 	native_perf_begin(s->perf);
 	for (int i = 0; i < n; i++) {
-		pid_t tid = sampler_proc_thread_at(p, (size_t)i)->tid;
+		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
 
-		if (tid > 0)
-			native_perf_watch(s->perf, tid);
+		if (t->tid > 0)
+			native_perf_watch(s->perf, t->tid, t->status == PY_THREAD_OK);
 	}
 	native_perf_end(s->perf);
 	native_perf_drain(s->perf);
@@ -581,6 +581,7 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 		 * only releases), or it stays stopped while pytop runs. */
 		if (s->unwind != NULL && s->perf == NULL)
 			native_unwind_collect(s->unwind, now + s->period_ns / 2, take_native, s);
+		native_perf_close_all(s->perf); /* its samples are of the new program */
 		/* Not kill(pid, 0): it succeeds on a zombie nobody reaps. */
 		return !proc_threads_ended(p->pid);
 	}

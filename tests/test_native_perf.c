@@ -10,6 +10,11 @@
  *   pytop whose perf_event_open fails with EACCES (a seccomp filter put
  *   around it by this test, as a container's would), say "ptrace" and
  *   still find the zlib and OpenSSL code under their Python lines.
+ * - idle_threads_unwound_in_place: with --idle, threads off CPU (which
+ *   perf samples only while they run) are unwound from where /proc says
+ *   they are blocked: the sleeper's leaf is clock_nanosleep.
+ * - blocked_line_parsed: that /proc line's stack pointer and program
+ *   counter, and "running" or a malformed line refused.
  * - sandbox_allows_one_thread_only: pytop's own filter lets a perf event
  *   watch one thread (cpu -1) and refuses one per CPU, which would watch
  *   every process there. */
@@ -31,6 +36,7 @@
 
 #include "harness.h"
 #include "sandbox.h"
+#include "target/proc_threads.h"
 
 #define TIMEOUT_S 60
 #define WAIT_S 15.0
@@ -149,6 +155,63 @@ Test(native_perf, never_stopped_at_10khz, .timeout = TIMEOUT_S)
 	h_proc_free(&p);
 	h_proc_free(&w);
 	free(python), free(wl);
+}
+
+/* ---- --idle: threads off CPU ------------------------------------------- */
+
+Test(native_perf, idle_threads_unwound_in_place, .timeout = TIMEOUT_S)
+{
+	char *python = h_need_python_slot("py311_debian"), *wl = h_workload("threads.py");
+	const char *wargv[] = { python, wl, "--seconds", "20", NULL };
+	struct h_proc w, p;
+	char pid[16];
+	json_t *lines, *snap, *sleep_fn;
+
+	cr_assert(h_proc_start(&w, wargv));
+	cr_assert(h_proc_wait_stdout(&w, "ready", WAIT_S), "the target never started");
+	snprintf(pid, sizeof pid, "%d", (int)w.pid);
+	const char *argv[] = { h_pytop(), "--native", "--idle", "-b", "--json", "-r", "200",
+	                       "-d", "1.5", "-n", "1", "-p", pid, NULL };
+	cr_assert(h_run(&p, TIMEOUT_S, argv), "pytop did not finish: %s", p.err.data);
+	cr_assert_eq(p.status, 0, "pytop exited with %d: %s", p.status, p.err.data);
+	snap = last_snapshot(&p, &lines);
+	sleep_fn = h_func(snap, "clock_nanosleep@GLIBC_2.2.5");
+	if (sleep_fn == NULL)
+		sleep_fn = h_func(snap, "clock_nanosleep");
+	h_note("--native --idle (%s): %.0f samples, %.0f native leaves, %.0f missed; "
+	       "clock_nanosleep own %.0f", method_of(snap), h_num(snap, "samples"),
+	       native_own(snap), h_num(snap, "native_missed"),
+	       sleep_fn ? h_num(sleep_fn, "own") : 0.0);
+	cr_expect_str_eq(method_of(snap), "perf");
+	/* The sleeper and the waiting main thread are off CPU nearly all the
+	 * time: with five threads, well over a tenth of the samples. */
+	cr_assert_not_null(sleep_fn, "the sleeping thread's clock_nanosleep was never sampled");
+	cr_expect_gt(h_num(sleep_fn, "own"), h_num(snap, "samples") / 10,
+	             "clock_nanosleep: %.0f of %.0f samples", h_num(sleep_fn, "own"),
+	             h_num(snap, "samples"));
+	h_proc_signal(&w, SIGTERM);
+	h_proc_finish(&w, WAIT_S);
+	json_decref(lines);
+	h_proc_free(&p);
+	h_proc_free(&w);
+	free(python), free(wl);
+}
+
+Test(native_perf, blocked_line_parsed)
+{
+	uint64_t sp = 0, pc = 0;
+
+	cr_assert(proc_threads_parse_blocked("230 0x1 0x7ffd10 0x0 0x0 0x0 0x0 0x7ffe1238 "
+	                                     "0x7f0011223344\n", &sp, &pc));
+	cr_expect_eq(sp, 0x7ffe1238u);
+	cr_expect_eq(pc, 0x7f0011223344u);
+	cr_assert(proc_threads_parse_blocked("-1 0x7ffe10 0x401000\n", &sp, &pc));
+	cr_expect_eq(sp, 0x7ffe10u);
+	cr_expect_eq(pc, 0x401000u);
+	cr_expect_not(proc_threads_parse_blocked("running\n", &sp, &pc));
+	cr_expect_not(proc_threads_parse_blocked("230 0x1 zz\n", &sp, &pc));
+	cr_expect_not(proc_threads_parse_blocked("230 0x1 0x2 0x3\n", &sp, &pc));
+	cr_expect_not(proc_threads_parse_blocked("", &sp, &pc));
 }
 
 /* ---- the ptrace path --------------------------------------------------- */

@@ -26,6 +26,11 @@
 #include <unistd.h>
 
 #define RING_PAGES 16 /* data pages per thread: three samples and change */
+/* A sample may be paired while the thread ran at most this many periods
+ * since: one, and as much again for the sampling timer's own lateness
+ * (the next sample is due one period after the last, and a loaded
+ * machine's timer interrupts come late). */
+#define PAIR_PERIODS 2
 #define PAGE 4096u
 
 /* The registers the unwinder reads (native_unwind.c's reg_value), in
@@ -41,8 +46,7 @@ static const int sampled_regs[] = {
 
 struct watched {
 	pid_t tid;
-	int fd, switch_fd;   /* switch_fd: -1 without --idle */
-	uint64_t switch_id;  /* the switch event's sample id */
+	int fd;
 	uint8_t *ring;       /* control page + RING_PAGES, mapped */
 	bool listed;         /* in this tick's list */
 	bool have;           /* sample holds one */
@@ -52,13 +56,12 @@ struct watched {
 struct native_perf {
 	pid_t pid;
 	uint64_t period_ns;
-	bool switches;
 	bool user_only;      /* kernel-mode samples refused to us: skip them */
 	struct watched *w;   /* owned */
 	size_t n, cap;
 };
 
-struct native_perf *native_perf_new(pid_t pid, uint64_t period_ns, bool switches)
+struct native_perf *native_perf_new(pid_t pid, uint64_t period_ns)
 {
 	struct native_perf *np = calloc(1, sizeof(*np));
 
@@ -66,7 +69,6 @@ struct native_perf *native_perf_new(pid_t pid, uint64_t period_ns, bool switches
 		return NULL;
 	np->pid = pid;
 	np->period_ns = period_ns;
-	np->switches = switches;
 	return np;
 }
 
@@ -74,8 +76,6 @@ static void unwatch(struct watched *w)
 {
 	if (w->ring != NULL)
 		munmap(w->ring, (RING_PAGES + 1) * PAGE);
-	if (w->switch_fd >= 0)
-		close(w->switch_fd);
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w->sample.stack);
@@ -102,20 +102,18 @@ static uint64_t regs_mask(void)
 
 /* cpu -1: this thread on any CPU.  The sandbox refuses any other cpu,
  * which would watch every process on that CPU. */
-static int open_event(pid_t tid, int group, uint64_t config, uint64_t period, bool user_only)
+static int open_event(pid_t tid, uint64_t period, bool user_only)
 {
 	struct perf_event_attr a;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
-	a.config = config;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
 	a.sample_period = period;
+	/* READ: the count (the thread's CPU time) at the sample. */
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ |
-	                PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_IDENTIFIER;
-	/* Every sample reads the group: the task-clock leader first, so
-	 * that a switch sample says how much the thread had run too. */
-	a.read_format = PERF_FORMAT_GROUP;
+	                PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	a.sample_regs_user = regs_mask();
 	a.sample_stack_user = NATIVE_PERF_STACK;
 	a.use_clockid = 1;
@@ -124,20 +122,19 @@ static int open_event(pid_t tid, int group, uint64_t config, uint64_t period, bo
 	a.exclude_hv = 1;
 	a.wakeup_events = 0; /* never woken: the sampler reads at its ticks */
 	a.watermark = 0;
-	return (int)syscall(SYS_perf_event_open, &a, (long)tid, -1L, (long)group,
+	return (int)syscall(SYS_perf_event_open, &a, (long)tid, -1L, -1L,
 	                    (unsigned long)PERF_FLAG_FD_CLOEXEC);
 }
 
-/* The task-clock event (and the switch event writing into its ring) of
- * tid, mapped.  -1 with errno on failure. */
+/* The task-clock event of tid, its ring mapped.  -1 with errno on failure. */
 static int watch_open(struct native_perf *np, struct watched *w)
 {
-	w->fd = open_event(w->tid, -1, PERF_COUNT_SW_TASK_CLOCK, np->period_ns, np->user_only);
+	w->fd = open_event(w->tid, np->period_ns, np->user_only);
 	if (w->fd < 0 && (errno == EACCES || errno == EPERM) && !np->user_only) {
 		/* perf_event_paranoid 2: user-mode samples only.  A sample
 		 * that falls in a system call is then lost, not wrong. */
 		np->user_only = true;
-		w->fd = open_event(w->tid, -1, PERF_COUNT_SW_TASK_CLOCK, np->period_ns, true);
+		w->fd = open_event(w->tid, np->period_ns, true);
 	}
 	if (w->fd < 0)
 		return -1;
@@ -145,13 +142,6 @@ static int watch_open(struct native_perf *np, struct watched *w)
 	if (w->ring == MAP_FAILED) {
 		w->ring = NULL;
 		return -1; /* EPERM: over perf_event_mlock_kb (not root) */
-	}
-	if (np->switches) {
-		w->switch_fd = open_event(w->tid, w->fd, PERF_COUNT_SW_CONTEXT_SWITCHES, 1,
-		                          np->user_only);
-		if (w->switch_fd < 0 || ioctl(w->switch_fd, PERF_EVENT_IOC_SET_OUTPUT, w->fd) != 0 ||
-		    ioctl(w->switch_fd, PERF_EVENT_IOC_ID, &w->switch_id) != 0)
-			return -1;
 	}
 	w->sample.stack = malloc(NATIVE_PERF_STACK);
 	return w->sample.stack == NULL ? -1 : 0;
@@ -182,7 +172,7 @@ static struct watched *add(struct native_perf *np, pid_t tid)
 	w = &np->w[np->n];
 	memset(w, 0, sizeof(*w));
 	w->tid = tid;
-	w->fd = w->switch_fd = -1;
+	w->fd = -1;
 	if (watch_open(np, w) != 0) {
 		int e = errno;
 
@@ -290,19 +280,18 @@ static bool take(struct cursor *c, void *dst, size_t len)
 }
 
 /* The sample record of rec_size bytes at ring offset off, as laid out
- * for our sample_type: id, pid/tid, time, the group's counts (task-clock
- * first), abi, registers, stack size, stack, dynamic size.  False when it
- * is not one whole sample of this thread. */
+ * for our sample_type: pid/tid, time, count, abi, registers, stack size,
+ * stack, dynamic size.  False when it is not one whole sample of this
+ * thread. */
 static bool parse_sample(struct watched *w, const uint8_t *data, uint64_t size, uint64_t off,
                          size_t rec_size)
 {
 	struct native_perf_sample *s = &w->sample;
 	struct cursor c = { data, size, off + sizeof(struct perf_event_header), off + rec_size };
-	uint64_t id, nr, counts[2], abi, regs[NREGS], stack_size, dyn, stack_at;
+	uint64_t abi, regs[NREGS], stack_size, dyn, stack_at;
 	uint32_t pid_tid[2];
 
-	if (!take(&c, &id, 8) || !take(&c, pid_tid, 8) || !take(&c, &s->time_ns, 8) ||
-	    !take(&c, &nr, 8) || nr < 1 || nr > 2 || !take(&c, counts, nr * 8) ||
+	if (!take(&c, pid_tid, 8) || !take(&c, &s->time_ns, 8) || !take(&c, &s->cpu_ns, 8) ||
 	    !take(&c, &abi, 8))
 		return false;
 	if (abi != PERF_SAMPLE_REGS_ABI_64 || (pid_t)pid_tid[1] != w->tid)
@@ -318,8 +307,6 @@ static bool parse_sample(struct watched *w, const uint8_t *data, uint64_t size, 
 	for (size_t i = 0; i < NREGS; i++)
 		set_reg(&s->regs, sampled_regs[i], regs[i]);
 	s->tid = w->tid;
-	s->cpu_ns = counts[0];
-	s->at_switch = w->switch_fd >= 0 && id == w->switch_id;
 	s->stack_base = s->regs.rsp;
 	s->stack_len = (size_t)dyn;
 	ring_copy(data, size, stack_at, s->stack, s->stack_len);
@@ -364,23 +351,21 @@ void native_perf_drain(struct native_perf *np)
 }
 
 const struct native_perf_sample *native_perf_pair(const struct native_perf *np, pid_t tid,
-                                                  uint64_t now_ns, bool running)
+                                                  uint64_t now_ns)
 {
 	const struct watched *w = find(np, tid);
-	uint64_t counts[3]; /* nr, task-clock, switches */
+	uint64_t count;
 
 	if (w == NULL || !w->have)
 		return NULL;
-	if (!running)
-		return w->sample.at_switch ? &w->sample : NULL;
 	/* Young enough by the wall clock: it cannot have run longer. */
-	if (w->sample.time_ns + np->period_ns >= now_ns)
+	if (w->sample.time_ns + PAIR_PERIODS * np->period_ns >= now_ns)
 		return &w->sample;
 	/* Older: most likely it has been waiting for a CPU since (a thread
 	 * on one is sampled every period), so reading its count costs no
 	 * interrupt of the target; schedstat's run time would not do, as it
 	 * lags a running thread by up to a scheduler tick. */
-	if (read(w->fd, counts, sizeof(counts)) < (ssize_t)(2 * sizeof(uint64_t)) || counts[0] < 1)
+	if (read(w->fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
 		return NULL;
-	return counts[1] - w->sample.cpu_ns <= np->period_ns ? &w->sample : NULL;
+	return count - w->sample.cpu_ns <= PAIR_PERIODS * np->period_ns ? &w->sample : NULL;
 }

@@ -2,24 +2,22 @@
  * its user stack, copied by the kernel at a perf event's sample: no thread
  * is ever stopped.  Used only by the sampler thread.
  *
- * One software event per target thread (task-clock: it fires only while
- * the thread runs, once per `period_ns` of its CPU time), each with its
- * own ring buffer mapped read-write (the reader moves data_tail; a full
- * ring drops the kernel's newest records, never overwrites what is being
- * read).  With `switches` (--idle) a second event per thread samples each
- * context switch into the same ring: the stack a thread blocks or is
- * preempted in is then its newest sample for as long as it stays off CPU.
+ * One software event per sampled target thread (task-clock: it fires only
+ * while the thread runs, once per `period_ns` of its CPU time), each with
+ * its own ring buffer mapped read-write (the reader moves data_tail; a
+ * full ring drops the kernel's newest records, never overwrites what is
+ * being read).  A thread off CPU (--idle) has no fresh sample: the sampler
+ * unwinds it from where /proc says it is blocked (sampler.c).
  *
  * Pairing with the Python stack read at a tick: the newest sample of the
  * thread.  A runnable thread (state R: on a CPU or waiting for one) takes
- * it only if it ran at most one period of CPU time since: the sample is
- * at most one period old by the wall clock, or else the thread's
- * task-clock count now (one read) is at most one period past the count in
- * the sample.  The native stack is then at most that far behind the
+ * it only if it ran at most two periods of CPU time since (one, and one
+ * for the sampling timer's lateness): the sample is at most that old by
+ * the wall clock, or else the thread's task-clock count now (one read) is
+ * at most that far past the count in the sample.  The native stack is then at most that far behind the
  * Python one, whether the thread ran all along or sat in the run queue
- * since it was preempted.  A thread off CPU (--idle) takes it only if it is a switch
- * sample (exact: the thread has not run since).  Anything else is no
- * native stack this tick (native_missed): never a stale one.
+ * since it was preempted.  Anything else is no native stack this tick
+ * (native_missed): never a stale one.
  */
 #ifndef PYTOP_NATIVE_PERF_H
 #define PYTOP_NATIVE_PERF_H
@@ -44,7 +42,6 @@ struct native_perf_sample {
 	uint64_t time_ns;            /* CLOCK_MONOTONIC of the sample */
 	uint64_t cpu_ns;             /* its task-clock count: CPU time since
 	                                the event was opened */
-	bool at_switch;              /* taken as it left the CPU */
 	struct user_regs_struct regs; /* those perf sampled; the rest 0 */
 	uint64_t stack_base;         /* target address of stack[0] (= sp) */
 	size_t stack_len;            /* bytes the kernel could copy */
@@ -54,7 +51,7 @@ struct native_perf_sample {
 struct native_perf;
 
 /* NULL on OOM. */
-struct native_perf *native_perf_new(pid_t pid, uint64_t period_ns, bool switches);
+struct native_perf *native_perf_new(pid_t pid, uint64_t period_ns);
 void native_perf_free(struct native_perf *np);
 
 /* Whether perf events may sample the process: opens (and keeps) its main
@@ -78,9 +75,9 @@ void native_perf_close_all(struct native_perf *np);
 /* Read every watched thread's ring, keeping its newest sample. */
 void native_perf_drain(struct native_perf *np);
 
-/* The sample of tid to pair with a Python stack read at now_ns (see the
- * pairing rule above; running: the thread is in state R), or NULL. */
+/* The sample of runnable thread tid to pair with a Python stack read at
+ * now_ns (see the pairing rule above), or NULL. */
 const struct native_perf_sample *native_perf_pair(const struct native_perf *np, pid_t tid,
-                                                  uint64_t now_ns, bool running);
+                                                  uint64_t now_ns);
 
 #endif

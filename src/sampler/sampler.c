@@ -420,6 +420,25 @@ static bool announce_module(void *ctx, const struct ehframe_module *m)
 	return ring_push(s->cfg.ring, r, size);
 }
 
+/* --idle on the perf path: a thread off CPU has no fresh perf sample, but
+ * while it is blocked its stack cannot change: it is unwound in place from
+ * the stack pointer and program counter /proc gives (the other registers
+ * unknown: frames that need them end the unwind). */
+static void blocked_stack(struct sampler *s, struct sampler_proc *p, int i, pid_t tid)
+{
+	struct user_regs_struct regs;
+	uint64_t sp, pc;
+
+	if (!proc_threads_blocked_at(p->threads, tid, &sp, &pc))
+		return;
+	memset(&regs, 0, sizeof(regs));
+	regs.rsp = sp;
+	regs.rip = pc;
+	s->nat_n[i] = native_unwind_copy(s->unwind, tid, &regs, sp, NULL, 0,
+	                                 &s->nat_ips[(size_t)i * NATIVE_MAX_FRAMES],
+	                                 NATIVE_MAX_FRAMES);
+}
+
 /* The perf path: every listed thread keeps an event open; each thread
  * to sample is unwound from its newest perf sample, if that one may be
  * paired with this tick's Python stack (native_perf.h). */
@@ -430,7 +449,8 @@ static void perf_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64
 		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
 
 		if (t->tid > 0)
-			native_perf_watch(s->perf, t->tid, t->status == PY_THREAD_OK);
+			native_perf_watch(s->perf, t->tid,
+			                  t->status == PY_THREAD_OK && t->state == 'R');
 	}
 	native_perf_end(s->perf);
 	native_perf_drain(s->perf);
@@ -440,7 +460,11 @@ static void perf_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64
 
 		if (t->status != PY_THREAD_OK || t->tid <= 0)
 			continue;
-		ps = native_perf_pair(s->perf, t->tid, now, t->state == 'R');
+		if (t->state != 'R') {
+			blocked_stack(s, p, i, t->tid);
+			continue;
+		}
+		ps = native_perf_pair(s->perf, t->tid, now);
 		if (ps != NULL)
 			s->nat_n[i] = native_unwind_copy(s->unwind, t->tid, &ps->regs, ps->stack_base,
 			                                 ps->stack, ps->stack_len,
@@ -772,7 +796,7 @@ static void native_start(struct sampler *s)
 	}
 	native_unwind_set_abort(s->unwind, &s->pause);
 	if (!s->cfg.native_ptrace) {
-		s->perf = native_perf_new(s->cfg.pid, s->period_ns, s->cfg.idle);
+		s->perf = native_perf_new(s->cfg.pid, s->period_ns);
 		if (s->perf != NULL && native_perf_probe(s->perf, &perf_err) == 0) {
 			atomic_store(&s->stats.native_method, SAMPLER_NATIVE_PERF);
 			return;

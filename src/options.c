@@ -448,7 +448,8 @@ void options_print_help(FILE *out)
 "n (--native) interpreter frames on/off; / filter; ? or F1 help; q or F10 quit.\n"
 "\n"
 "Attaching needs the same user as the target, root, or CAP_SYS_PTRACE\n"
-"(see the kernel.yama.ptrace_scope sysctl); --native also needs ptrace\n"
+"(see the kernel.yama.ptrace_scope sysctl); --native also needs perf events\n"
+"(root, CAP_PERFMON or kernel.perf_event_paranoid <= 2) or else ptrace\n"
 "attach, which Yama's ptrace_scope 2 or 3 refuses even to the parent.\n"
 "Exit status: launch mode: the command's (--demo: 0 when you quit it);\n"
 "otherwise 0; 1 on errors; 2 on\nusage errors.  See man pytop.\n",

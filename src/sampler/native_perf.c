@@ -120,8 +120,8 @@ static int open_event(pid_t tid, uint64_t period, bool user_only)
 	a.clockid = CLOCK_MONOTONIC;
 	a.exclude_kernel = user_only;
 	a.exclude_hv = 1;
-	a.wakeup_events = 0; /* never woken: the sampler reads at its ticks */
-	a.watermark = 0;
+	/* No wake-up settings: nobody polls the descriptor, the sampler
+	 * reads the ring at its own ticks. */
 	return (int)syscall(SYS_perf_event_open, &a, (long)tid, -1L, -1L,
 	                    (unsigned long)PERF_FLAG_FD_CLOEXEC);
 }
@@ -155,7 +155,9 @@ static struct watched *find(const struct native_perf *np, pid_t tid)
 	return NULL;
 }
 
-/* The new slot for tid, its event opened; NULL (errno) when refused. */
+/* The new slot for tid, its event opened; NULL (errno) when refused.  A
+ * refused thread keeps a slot without an event, so that it is not asked
+ * again every tick (over perf_event_mlock_kb it would fail every time). */
 static struct watched *add(struct native_perf *np, pid_t tid)
 {
 	struct watched *w;
@@ -173,14 +175,18 @@ static struct watched *add(struct native_perf *np, pid_t tid)
 	memset(w, 0, sizeof(*w));
 	w->tid = tid;
 	w->fd = -1;
+	np->n++;
 	if (watch_open(np, w) != 0) {
 		int e = errno;
 
 		unwatch(w);
+		memset(w, 0, sizeof(*w));
+		w->tid = tid;
+		w->fd = -1;
+		w->listed = true;
 		errno = e;
 		return NULL;
 	}
-	np->n++;
 	return w;
 }
 
@@ -213,7 +219,7 @@ bool native_perf_watch(struct native_perf *np, pid_t tid, bool open)
 		w = add(np, tid);
 	if (w != NULL)
 		w->listed = true;
-	return w != NULL;
+	return w != NULL && w->ring != NULL;
 }
 
 void native_perf_end(struct native_perf *np)

@@ -32,6 +32,7 @@ enum {
 	OPT_DEMO,
 	OPT_NATIVE,
 	OPT_NATIVE_ALL,
+	OPT_NATIVE_PERF,
 	OPT_LOCALS,
 	OPT_TREE,
 	OPT_STACKS,
@@ -59,6 +60,7 @@ static const struct option long_opts[] = {
 	{"demo", no_argument, NULL, OPT_DEMO},
 	{"native", no_argument, NULL, OPT_NATIVE},
 	{"native-all", no_argument, NULL, OPT_NATIVE_ALL},
+	{"native-perf", no_argument, NULL, OPT_NATIVE_PERF},
 	{"locals", no_argument, NULL, OPT_LOCALS},
 	{"tree", no_argument, NULL, OPT_TREE},
 	{"stacks", no_argument, NULL, OPT_STACKS},
@@ -287,6 +289,7 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_DEMO: o->demo = true; return 0;
 	case OPT_NATIVE: o->native = true; return 0;
 	case OPT_NATIVE_ALL: o->native = o->native_all = true; return 0;
+	case OPT_NATIVE_PERF: o->native = o->native_perf = true; return 0;
 	case OPT_LOCALS: o->locals = true; return 0;
 	case OPT_TREE: o->tree = true; return 0;
 	case OPT_STACKS: o->stacks = true; return 0;
@@ -471,12 +474,19 @@ void options_print_help(FILE *out)
 "                         fields 0; for measuring what they cost)\n"
 "      --native           also sample native (C) stacks: each sampled thread\n"
 "                         is stopped for a moment (ptrace) and unwound; C\n"
-"                         functions appear under the Python line that called\n"
-"                         them. Works on non-Python processes too. Stop\n"
-"                         pytop with Ctrl-Z or kill -TSTP, not -STOP: a\n"
-"                         SIGSTOP may hold one sample's threads until SIGCONT\n"
+"                         functions appear under the Python line that\n"
+"                         called them. Works on non-Python processes too.\n"
+"                         Stop pytop with Ctrl-Z or kill -TSTP, not -STOP:\n"
+"                         a SIGSTOP may hold one sample's threads until\n"
+"                         SIGCONT\n"
 "      --native-all       --native, showing the interpreter's own frames too\n"
 "                         (key n toggles them)\n"
+"      --native-perf      --native without stopping anything: unwound from\n"
+"                         the registers and stack top the kernel copies at\n"
+"                         a perf event's sample, up to two periods of the\n"
+"                         thread's CPU time before its Python stack (short C\n"
+"                         calls are under-counted at their edges); ptrace\n"
+"                         where perf events are refused (the header says)\n"
 "  -s, --subprocesses     also follow the target's child processes and their\n"
 "                         children as they start and exit; Python ones are\n"
 "                         sampled, others listed\n"
@@ -525,7 +535,8 @@ void options_print_help(FILE *out)
 "n (--native) interpreter frames on/off; / filter; ? or F1 help; q or F10 quit.\n"
 "\n"
 "Attaching needs the same user as the target, root, or CAP_SYS_PTRACE\n"
-"(see the kernel.yama.ptrace_scope sysctl); --native also needs ptrace\n"
+"(see the kernel.yama.ptrace_scope sysctl); --native also needs perf events\n"
+"(root, CAP_PERFMON or kernel.perf_event_paranoid <= 2) or else ptrace\n"
 "attach, which Yama's ptrace_scope 2 or 3 refuses even to the parent.\n"
 "Exit status: launch mode: the command's (--demo: 0 when you quit it);\n"
 "otherwise 0; 1 on errors; 2 on\nusage errors.  See man pytop.\n",

@@ -51,7 +51,7 @@ static const uint64_t ptrace_allowed[] = {
 
 /* Calls that act on another process or on the system, which pytop never
  * needs: writing another process's memory or taking its descriptors,
- * modules, kexec, mounts and namespaces, the clock, keys, BPF and perf.
+ * modules, kexec, mounts and namespaces, the clock, keys and BPF.
  * By name, so that a call this architecture or this libseccomp lacks is
  * just skipped. */
 static const char *const denied_calls[] = {
@@ -65,7 +65,7 @@ static const char *const denied_calls[] = {
 	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
 	"sethostname", "setdomainname", "iopl", "ioperm",
 	"keyctl", "add_key", "request_key", "quotactl",
-	"bpf", "perf_event_open", "userfaultfd", "uselib", "pidfd_send_signal",
+	"bpf", "userfaultfd", "uselib", "pidfd_send_signal",
 #ifndef PYTOP_SANITIZED
 	/* pytop never starts a program or a process after start-up.  The
 	 * sanitizers' run-time does (LeakSanitizer's helper, the symbolizer
@@ -184,6 +184,18 @@ static int deny_signals(scmp_filter_ctx ctx, pid_t attached)
 	return seccomp_rule_add(ctx, DENY, SCMP_SYS(rt_tgsigqueueinfo), 1, pid_arg(0, attached));
 }
 
+/* --native samples each target thread with a perf event of its own
+ * (src/sampler/native_perf.c): pid a thread, cpu -1.  Any other cpu
+ * watches every process that runs on that CPU, so only cpu -1, passed as
+ * a 64-bit -1, is allowed (the kernel reads an int: a caller that zero-
+ * extends it is refused, which errs on the safe side).  A perf event
+ * reads; it cannot write into the thread it samples. */
+static int limit_perf(scmp_filter_ctx ctx)
+{
+	return seccomp_rule_add(ctx, DENY, SCMP_SYS(perf_event_open), 1,
+	                        arg(2, SCMP_CMP_NE, UINT64_MAX, 0));
+}
+
 static int build(scmp_filter_ctx ctx, pid_t attached)
 {
 	int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
@@ -192,6 +204,8 @@ static int build(scmp_filter_ctx ctx, pid_t attached)
 		rc = deny_ptrace(ctx);
 	if (rc == 0)
 		rc = deny_calls(ctx);
+	if (rc == 0)
+		rc = limit_perf(ctx);
 	if (rc == 0)
 		rc = deny_new_processes(ctx);
 	if (rc == 0)

@@ -244,6 +244,8 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->native = s->merge != NULL;
 	out->native_all = s->native_all;
 	out->native_missed = atomic_load(&st->native_missed);
+	out->native_method = atomic_load(&st->native_method) == SAMPLER_NATIVE_PERF ? "perf"
+	                     : out->native ? "ptrace" : "";
 	out->process_filter = s->process_filter;
 	fill_following(s, out);
 	fill_debug_packages(s, out);
@@ -515,7 +517,8 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	}
 	cfg = (struct sampler_config){
 		.pid = s->target.pid, .rt = s->python ? &s->rt : NULL, .rate_hz = o->rate_hz,
-		.idle = o->idle, .native = o->native, .ring = s->ring,
+		.idle = o->idle, .native = o->native, .native_perf = o->native_perf,
+		.ring = s->ring,
 		.split = !o->no_split, .orders = s->orders,
 	};
 	/* After the launch's fork, so the program runs without the filter,

@@ -53,7 +53,7 @@ static void format_clock(double secs, char *buf, size_t size)
 void header_identity(const struct snapshot *s, int width, bool utf8,
                      char *buf, size_t size)
 {
-	char left[HEADER_LINE_MAX], right[96], clock[32], cmd[HEADER_LINE_MAX];
+	char left[HEADER_LINE_MAX], right[96], clock[32], cmd[HEADER_LINE_MAX], how[32] = "";
 	const char *py = s->python_version[0] != '\0' ? s->python_version : "?";
 	const char *kind = "Python ";
 
@@ -70,7 +70,10 @@ void header_identity(const struct snapshot *s, int width, bool utf8,
 	lw = text_width(left, utf8);
 	/* Narrow screens give up the Python version, then the clock, before
 	 * the command shrinks below COMMAND_MIN_COLS. */
-	snprintf(right, sizeof right, "%s%s   %s elapsed", kind, py, clock);
+	/* --native: how native stacks are taken (perf stops nothing). */
+	if (s->native && s->native_method != NULL && s->native_method[0] != '\0')
+		snprintf(how, sizeof how, "  native: %s", s->native_method);
+	snprintf(right, sizeof right, "%s%s%s   %s elapsed", kind, py, how, clock);
 	room = width - lw - text_width(right, utf8) - 3;
 	if (width >= 0 && room < COMMAND_MIN_COLS) {
 		snprintf(right, sizeof right, "%s elapsed", clock);

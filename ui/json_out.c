@@ -9,6 +9,7 @@
  *   middle frames are one "[N more frames]" frame),
  *   rate_hz, requested_hz, threads_running, threads_total,
  *   native_missed (--native only: thread samples without a native stack),
+ *   native_method (--native only: "perf", nothing stops, or "ptrace"),
  *   pytop_cpu (% of one CPU), sample_work_us (mean sampler CPU time per
  *   tick in the last window), gil_held_pct, runnable_pct (some thread in
  *   state R), active_pct (... on a CPU), cpu_wait_pct (... waiting in the
@@ -524,7 +525,9 @@ static json_t *snapshot_object(const struct snapshot *s)
 	     json_object_set_new(o, "exit_status",
 	                         json_integer(s->exit_status)) != 0) ||
 	    (s->native &&
-	     json_object_set_new(o, "native_missed", jcount(s->native_missed)) != 0) ||
+	     (json_object_set_new(o, "native_missed", jcount(s->native_missed)) != 0 ||
+	      json_object_set_new(o, "native_method",
+	                          json_string(s->native_method ? s->native_method : "")) != 0)) ||
 	    json_object_set_new(o, "errors_by_kind", errors_by_kind(s)) != 0 ||
 	    json_object_set_new(o, "deep_stacks_cut", jcount(s->deep_cut)) != 0 ||
 	    json_object_set_new(o, "time_us", json_integer(s->time_us)) != 0 ||

@@ -275,6 +275,7 @@ struct snapshot {
 	bool native;              /* native stacks are sampled */
 	bool native_all;          /* the interpreter's plumbing is shown */
 	uint64_t native_missed;   /* thread samples without a native stack */
+	const char *native_method; /* "perf" (nothing stops) or "ptrace"; static */
 
 	/* Bounded memory under code churn: beyond a cap, the function and
 	 * line rows with the fewest samples are folded into one "[other]"

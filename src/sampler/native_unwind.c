@@ -142,7 +142,8 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 
 	if (write || (addr & (sizeof(*val) - 1)) != 0)
 		return -UNW_EINVAL; /* pytop never writes; aligned words never straddle pages */
-	if (addr >= fz->stack_base && addr - fz->stack_base < fz->stack_len) {
+	if (addr >= fz->stack_base && fz->stack_len >= sizeof(*val) &&
+	    addr - fz->stack_base <= fz->stack_len - sizeof(*val)) {
 		memcpy(val, fz->stack + (addr - fz->stack_base), sizeof(*val));
 		return 0;
 	}
@@ -322,6 +323,17 @@ static int unwind(struct native_unwind *u, const struct frozen *fz, uint64_t *ip
 		ips[n++] = ip;
 	} while (n < max && unw_step(&cur) > 0);
 	return n;
+}
+
+int native_unwind_copy(struct native_unwind *u, pid_t tid, const struct user_regs_struct *regs,
+                       uint64_t stack_base, const uint8_t *stack, size_t stack_len,
+                       uint64_t *ips, int max)
+{
+	/* The copy is only read: the cast lets one struct serve both paths. */
+	struct frozen fz = { .tid = tid, .regs = *regs, .stack_base = stack_base,
+	                     .stack_len = stack_len, .stack = (uint8_t *)stack };
+
+	return unwind(u, &fz, ips, max);
 }
 
 static struct pending *find_pending(struct native_unwind *u, pid_t tid)

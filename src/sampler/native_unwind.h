@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 
 #include "errors.h"
 #include "sampler/native_ehframe.h"
@@ -60,6 +61,13 @@ bool native_unwind_request(struct native_unwind *u, pid_t tid);
  * before it is resumed: ips[0] is where it was, then return addresses,
  * outermost last. */
 typedef void native_unwind_fn(void *ctx, pid_t tid, const uint64_t *ips, int nips);
+
+/* Unwind thread tid from registers and a copy of its stack from
+ * stack_base (perf's sample, native_perf.h: no stop); memory outside the
+ * copy is read from the target.  Returns the IPs taken, innermost first. */
+int native_unwind_copy(struct native_unwind *u, pid_t tid, const struct user_regs_struct *regs,
+                       uint64_t stack_base, const uint8_t *stack, size_t stack_len,
+                       uint64_t *ips, int max);
 
 /* Take the requested threads as they stop, until all are taken or
  * deadline_ns (CLOCK_MONOTONIC) passes.  Returns how many were taken. */

@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "sampler/family_end.h"
 #include "sampler/job_control.h"
+#include "sampler/native_perf.h"
 #include "sampler/native_unwind.h"
 #include "sampler/sampler_priority.h"
 #include "sampler/proc_follow.h"
@@ -70,6 +71,7 @@ struct sampler {
 	/* --native, the target only (sampler-thread-only but for the start
 	 * handshake) */
 	struct native_unwind *unwind;    /* NULL without --native */
+	struct native_perf *perf;        /* the perf path; NULL: ptrace's */
 	uint64_t *nat_ips;               /* NATIVE_MAX_FRAMES per thread index */
 	int *nat_n;                      /* IPs taken per thread index, 0 = none */
 	pid_t *nat_tid;                  /* the thread of each index this tick */
@@ -418,8 +420,73 @@ static bool announce_module(void *ctx, const struct ehframe_module *m)
 	return ring_push(s->cfg.ring, r, size);
 }
 
-/* Stop, unwind and resume every thread to be sampled this tick, within
- * half a period (see native_unwind.h for why all are asked at once). */
+/* --idle on the perf path: a thread off CPU has no fresh perf sample, but
+ * while it is blocked its stack cannot change: it is unwound in place from
+ * the stack pointer and program counter /proc gives (the other registers
+ * unknown: frames that need them end the unwind). */
+static void blocked_stack(struct sampler *s, struct sampler_proc *p, int i, pid_t tid)
+{
+	struct user_regs_struct regs;
+	uint64_t sp, pc;
+
+	if (!proc_threads_blocked_at(p->threads, tid, &sp, &pc))
+		return;
+	memset(&regs, 0, sizeof(regs));
+	regs.rsp = sp;
+	regs.rip = pc;
+	s->nat_n[i] = native_unwind_copy(s->unwind, tid, &regs, sp, NULL, 0,
+	                                 &s->nat_ips[(size_t)i * NATIVE_MAX_FRAMES],
+	                                 NATIVE_MAX_FRAMES);
+}
+
+/* The perf path: every listed thread keeps an event open; each thread
+ * to sample is unwound from its newest perf sample, if that one may be
+ * paired with this tick's Python stack (native_perf.h). */
+static void perf_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64_t now)
+{
+	native_perf_begin(s->perf);
+	for (int i = 0; i < n; i++) {
+		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
+
+		if (t->tid > 0)
+			native_perf_watch(s->perf, t->tid,
+			                  t->status == PY_THREAD_OK && t->state == 'R');
+	}
+	native_perf_end(s->perf);
+	native_perf_drain(s->perf);
+	for (int i = 0; i < n; i++) {
+		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
+		const struct native_perf_sample *ps;
+
+		if (t->status != PY_THREAD_OK || t->tid <= 0)
+			continue;
+		if (t->state != 'R') {
+			blocked_stack(s, p, i, t->tid);
+			continue;
+		}
+		ps = native_perf_pair(s->perf, t->tid, now);
+		if (ps != NULL)
+			s->nat_n[i] = native_unwind_copy(s->unwind, t->tid, &ps->regs, ps->stack_base,
+			                                 ps->stack, ps->stack_len,
+			                                 &s->nat_ips[(size_t)i * NATIVE_MAX_FRAMES],
+			                                 NATIVE_MAX_FRAMES);
+	}
+}
+
+/* The ptrace path: stop, unwind and resume every thread to be sampled
+ * this tick, within half a period (see native_unwind.h for why all are
+ * asked at once). */
+static void ptrace_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64_t now)
+{
+	for (int i = 0; i < n; i++) {
+		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
+
+		if (t->status == PY_THREAD_OK && t->tid > 0 && t->state != 'D')
+			native_unwind_request(s->unwind, t->tid);
+	}
+	native_unwind_collect(s->unwind, now + s->period_ns / 2, take_native, s);
+}
+
 static void native_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64_t now)
 {
 	s->nat_count = 0;
@@ -427,14 +494,13 @@ static void native_stacks(struct sampler *s, struct sampler_proc *p, int n, uint
 		return;
 	s->nat_count = n;
 	for (int i = 0; i < n; i++) {
-		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
-
 		s->nat_n[i] = 0;
-		s->nat_tid[i] = t->tid;
-		if (t->status == PY_THREAD_OK && t->tid > 0 && t->state != 'D')
-			native_unwind_request(s->unwind, t->tid);
+		s->nat_tid[i] = sampler_proc_thread_at(p, (size_t)i)->tid;
 	}
-	native_unwind_collect(s->unwind, now + s->period_ns / 2, take_native, s);
+	if (s->perf != NULL)
+		perf_stacks(s, p, n, now);
+	else
+		ptrace_stacks(s, p, n, now);
 	native_unwind_announce_modules(s->unwind, announce_module, s);
 }
 
@@ -537,8 +603,9 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 		/* A thread asked to stop for a native sample before the exec
 		 * stops after it: release it (no new requests, so collect
 		 * only releases), or it stays stopped while pytop runs. */
-		if (s->unwind != NULL)
+		if (s->unwind != NULL && s->perf == NULL)
 			native_unwind_collect(s->unwind, now + s->period_ns / 2, take_native, s);
+		native_perf_close_all(s->perf); /* its samples are of the new program */
 		/* Not kill(pid, 0): it succeeds on a zombie nobody reaps. */
 		return !proc_threads_ended(p->pid);
 	}
@@ -677,6 +744,8 @@ static uint64_t pause_here(struct sampler *s)
 {
 	if (s->unwind != NULL)
 		native_unwind_release_all(s->unwind, clock_now_ns() + PAUSE_RELEASE_NS);
+	/* Stopped, pytop reads no sample: the target should not pay for them. */
+	native_perf_close_all(s->perf);
 	atomic_store(&s->paused, true);
 	while (atomic_load(&s->pause) && !atomic_load(&s->stop))
 		sem_wait(&s->wake); /* EINTR: look again */
@@ -712,6 +781,33 @@ static void report_family_end(struct sampler *s)
 	family_end_report(&s->family, s->cfg.ring, clock_now_ns());
 }
 
+/* --native: perf events where the kernel permits them (nothing stops),
+ * else ptrace.  ptrace belongs to the thread that attached: the sampler
+ * thread itself must check that it may trace the target. */
+static void native_start(struct sampler *s)
+{
+	struct pytop_error perf_err = { 0 };
+
+	s->unwind = native_unwind_new(s->cfg.pid);
+	if (s->unwind == NULL) {
+		error_set(&s->start_err, PYTOP_ERR_INTERNAL, "out of memory starting --native");
+		s->start_rc = -1;
+		return;
+	}
+	native_unwind_set_abort(s->unwind, &s->pause);
+	if (s->cfg.native_perf) {
+		s->perf = native_perf_new(s->cfg.pid, s->period_ns);
+		if (s->perf != NULL && native_perf_probe(s->perf, &perf_err) == 0) {
+			atomic_store(&s->stats.native_method, SAMPLER_NATIVE_PERF);
+			return;
+		}
+		native_perf_free(s->perf);
+		s->perf = NULL;
+	}
+	s->start_rc = native_unwind_probe(s->unwind, &s->start_err);
+	atomic_store(&s->stats.native_method, SAMPLER_NATIVE_PTRACE);
+}
+
 /* Absolute deadlines keep the mean rate exact however long a tick takes;
  * a random phase within each period keeps the sampler from locking onto a
  * target's periodic work. */
@@ -722,16 +818,8 @@ static void *sampler_main(void *arg)
 	uint64_t base = clock_now_ns(), prev = base - period;
 
 	block_job_signals();
-	/* ptrace belongs to the thread that attached: the sampler thread
-	 * itself must check that it may trace the target. */
-	if (s->cfg.native) {
-		s->unwind = native_unwind_new(s->cfg.pid);
-		if (s->unwind == NULL)
-			error_set(&s->start_err, PYTOP_ERR_INTERNAL, "out of memory starting --native");
-		s->start_rc = s->unwind == NULL ? -1 : native_unwind_probe(s->unwind, &s->start_err);
-		if (s->unwind != NULL)
-			native_unwind_set_abort(s->unwind, &s->pause);
-	}
+	if (s->cfg.native)
+		native_start(s);
 	sem_post(&s->started);
 	if (s->start_rc != 0)
 		return NULL;
@@ -770,6 +858,8 @@ static void *sampler_main(void *arg)
 		sleep_until(s, base + next_random(s) % (period / 2 + 1) - period / 4);
 	}
 	/* Release any thread still asked to stop while this thread can. */
+	native_perf_free(s->perf);
+	s->perf = NULL;
 	native_unwind_free(s->unwind);
 	s->unwind = NULL;
 	atomic_store_explicit(&s->stats.finished, true, memory_order_release);

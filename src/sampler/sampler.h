@@ -14,6 +14,13 @@
 #include "cpython/py_runtime.h"
 #include "transport/ring.h"
 
+/* How --native takes native stacks. */
+enum sampler_native {
+	SAMPLER_NATIVE_NONE,
+	SAMPLER_NATIVE_PTRACE, /* stops each thread a moment (native_unwind.h) */
+	SAMPLER_NATIVE_PERF,   /* the kernel's copy at a perf sample (native_perf.h) */
+};
+
 /* Written only by the sampler thread; read by anyone. */
 struct sampler_stats {
 	atomic_uint_fast64_t ticks;     /* ticks taken */
@@ -45,6 +52,7 @@ struct sampler_stats {
 	atomic_uint_fast64_t native_missed; /* --native: thread samples without a
 	                                   native stack (not stopped in time,
 	                                   gone, or not unwindable) */
+	atomic_int native_method;       /* enum sampler_native, set at start */
 	atomic_bool exec_seen;          /* the target ran exec: a new program
 	                                   the reader cannot follow; its
 	                                   samples stop */
@@ -58,7 +66,8 @@ struct sampler_config {
 	int rate_hz;
 	bool idle;                   /* also sample threads that are off CPU */
 	bool split;                  /* mark samples in calls, share RSS growth */
-	bool native;                 /* also take native stacks (ptrace) */
+	bool native;                 /* also take native stacks (perf, else ptrace) */
+	bool native_perf;            /* ... by perf events where permitted */
 	struct ring *ring;           /* borrowed; the sampler is its producer */
 	struct ring *orders;         /* borrowed, NULL without -s: the follower's
 	                                orders (proc_follow.h); the sampler is

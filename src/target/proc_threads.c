@@ -427,10 +427,11 @@ bool proc_threads_parse_syscall(const char *line, uint64_t *uaddr)
 	return end != arg;
 }
 
-bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr)
+/* Thread tid's /proc syscall line into buf (NUL-terminated); false
+ * when unreadable.  "NR arg1 ... arg6 sp pc", or "running", or "-1 sp pc". */
+static bool read_syscall(struct proc_threads *pt, pid_t tid, char *buf, size_t size)
 {
 	struct thread_fd *t = lookup(pt, tid);
-	char buf[256];
 	ssize_t n;
 
 	if (t == NULL)
@@ -444,12 +445,49 @@ bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr)
 		if (t->sys_fd < 0)
 			return false;
 	}
-	/* "NR arg1 ... arg6 sp pc", or "running", or "-1 sp pc". */
-	n = pread(t->sys_fd, buf, sizeof(buf) - 1, 0);
+	n = pread(t->sys_fd, buf, size - 1, 0);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	return proc_threads_parse_syscall(buf, uaddr);
+	return true;
+}
+
+bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr)
+{
+	char buf[256];
+
+	return read_syscall(pt, tid, buf, sizeof(buf)) && proc_threads_parse_syscall(buf, uaddr);
+}
+
+bool proc_threads_parse_blocked(const char *line, uint64_t *sp, uint64_t *pc)
+{
+	uint64_t v[9];
+	int n = 0;
+	char *end;
+
+	strtol(line, &end, 10); /* the system call's number, or -1 */
+	if (end == line)
+		return false; /* "running" */
+	while (*end == ' ' && n < 9) {
+		const char *arg = end + 1;
+
+		v[n] = strtoull(arg, &end, 16);
+		if (end == arg)
+			return false;
+		n++;
+	}
+	if ((n != 2 && n != 8) || (*end != '\n' && *end != '\0'))
+		return false;
+	*sp = v[n - 2];
+	*pc = v[n - 1];
+	return true;
+}
+
+bool proc_threads_blocked_at(struct proc_threads *pt, pid_t tid, uint64_t *sp, uint64_t *pc)
+{
+	char buf[256];
+
+	return read_syscall(pt, tid, buf, sizeof(buf)) && proc_threads_parse_blocked(buf, sp, pc);
 }
 
 void proc_threads_name(pid_t pid, pid_t tid, char name[16])

@@ -65,6 +65,16 @@ bool proc_threads_futex(struct proc_threads *pt, pid_t tid, uint64_t *uaddr);
  * word in *uaddr when the thread is in futex(2). */
 bool proc_threads_parse_syscall(const char *line, uint64_t *uaddr);
 
+/* Where thread tid is blocked: its user stack pointer and program counter
+ * from /proc/PID/task/TID/syscall (kept descriptor), false when it is
+ * running or unreadable.  While it stays blocked its user stack cannot
+ * change, so it can be unwound from there without stopping it. */
+bool proc_threads_blocked_at(struct proc_threads *pt, pid_t tid, uint64_t *sp, uint64_t *pc);
+
+/* Parse one NUL-terminated /proc/.../syscall line ("NR a1 ... a6 sp pc",
+ * "-1 sp pc" or "running"): true with its last two fields. */
+bool proc_threads_parse_blocked(const char *line, uint64_t *sp, uint64_t *pc);
+
 /* The thread's OS name (comm), NUL-terminated, "" when unknown. */
 void proc_threads_name(pid_t pid, pid_t tid, char name[16]);
 

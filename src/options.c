@@ -196,10 +196,11 @@ static bool set_export_every(const char *arg, struct options *o)
 
 static bool set_push_every(const char *arg, struct options *o)
 {
-	if (!parse_seconds(arg, MAX_DELAY_S, &o->push_every_s)) {
+	/* The ingest API's from and until are whole seconds. */
+	if (!parse_seconds(arg, MAX_DELAY_S, &o->push_every_s) ||
+	    o->push_every_s < 1.0) {
 		usage_error("invalid push period '%s': must be a number of "
-		            "seconds greater than 0 and at most %.0f (e.g. 10)",
-		            arg, MAX_DELAY_S);
+		            "seconds from 1 to %.0f (e.g. 10)", arg, MAX_DELAY_S);
 		return false;
 	}
 	return true;

@@ -17,6 +17,84 @@ static const struct snap_frame other_frame = {
 	.name = "[other stacks]", .file = "", .module = "", .other = true,
 };
 
+/* ---- the map ---------------------------------------------------------- */
+
+static size_t map_slot(const struct push_map *m, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (m->cap - 1);
+
+	while (m->vals[i] != UINT32_MAX && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static bool map_get(const struct push_map *m, uint64_t key, uint64_t *val)
+{
+	size_t i;
+
+	if (m->cap == 0)
+		return false;
+	i = map_slot(m, key);
+	if (m->vals[i] == UINT32_MAX)
+		return false;
+	*val = m->vals[i];
+	return true;
+}
+
+static bool map_put(struct push_map *m, uint64_t key, uint64_t val);
+
+/* Double the table (kept at most half full). */
+static bool map_grow(struct push_map *m)
+{
+	struct push_map n = { .cap = m->cap ? m->cap * 2 : 64 };
+
+	n.keys = malloc(n.cap * sizeof *n.keys);
+	n.vals = malloc(n.cap * sizeof *n.vals);
+	if (n.keys == NULL || n.vals == NULL) {
+		free(n.keys);
+		free(n.vals);
+		return false;
+	}
+	memset(n.vals, 0xff, n.cap * sizeof *n.vals);
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->vals[i] != UINT32_MAX)
+			map_put(&n, m->keys[i], m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	*m = n;
+	return true;
+}
+
+static bool map_put(struct push_map *m, uint64_t key, uint64_t val)
+{
+	size_t i;
+
+	if ((m->count + 1) * 2 > m->cap && !map_grow(m))
+		return false;
+	i = map_slot(m, key);
+	if (m->vals[i] == UINT32_MAX)
+		m->count++;
+	m->keys[i] = key;
+	m->vals[i] = (uint32_t)val;
+	return true;
+}
+
+static void map_clear(struct push_map *m)
+{
+	if (m->cap > 0)
+		memset(m->vals, 0xff, m->cap * sizeof *m->vals);
+	m->count = 0;
+}
+
+static void map_free(struct push_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof *m);
+}
+
+/* ---- the period ------------------------------------------------------- */
+
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap : 64;
@@ -100,7 +178,7 @@ static uint32_t frame_id(struct push_period *p, const struct snap_frame *f)
 
 	if (f->other)
 		return 0;
-	while (hashmap_get(&p->frame_by_hash, key, &id)) {
+	while (map_get(&p->frame_by_hash, key, &id)) {
 		if (frame_same(&p->frames[id], f))
 			return (uint32_t)id;
 		key++;
@@ -109,7 +187,7 @@ static uint32_t frame_id(struct push_period *p, const struct snap_frame *f)
 	          sizeof *p->frames) ||
 	    !frame_copy(&p->frames[p->nframes], f))
 		return UINT32_MAX;
-	if (!hashmap_put(&p->frame_by_hash, key, p->nframes)) {
+	if (!map_put(&p->frame_by_hash, key, p->nframes)) {
 		frame_free(&p->frames[p->nframes]);
 		return UINT32_MAX;
 	}
@@ -122,10 +200,10 @@ static uint32_t node_id(struct push_period *p, uint32_t parent, uint32_t frame)
 
 	if (frame == 0 && parent == 0)
 		return 1;
-	if (hashmap_get(&p->node_by_key, key, &id))
+	if (map_get(&p->node_by_key, key, &id))
 		return (uint32_t)id;
 	if (!grow((void **)&p->nodes, &p->nodes_cap, p->nnodes + 1, sizeof *p->nodes) ||
-	    !hashmap_put(&p->node_by_key, key, p->nnodes))
+	    !map_put(&p->node_by_key, key, p->nnodes))
 		return UINT32_MAX;
 	p->nodes[p->nnodes] = (struct snap_stack_node){
 		.parent = parent, .frame = frame,
@@ -139,11 +217,11 @@ static struct snap_stack *stack_of(struct push_period *p, uint32_t node,
 {
 	uint64_t key = (uint64_t)node << 32 | (uint32_t)tid, id;
 
-	if (hashmap_get(&p->stack_by_key, key, &id))
+	if (map_get(&p->stack_by_key, key, &id))
 		return &p->stacks[id];
 	if (!grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1,
 	          sizeof *p->stacks) ||
-	    !hashmap_put(&p->stack_by_key, key, p->nstacks))
+	    !map_put(&p->stack_by_key, key, p->nstacks))
 		return NULL;
 	p->stacks[p->nstacks] = (struct snap_stack){ .node = node, .tid = tid, .pid = pid };
 	return &p->stacks[p->nstacks++];
@@ -208,9 +286,9 @@ bool push_period_clear(struct push_period *p)
 {
 	for (size_t i = 1; i < p->nframes; i++)
 		frame_free(&p->frames[i]);
-	hashmap_clear(&p->frame_by_hash);
-	hashmap_clear(&p->node_by_key);
-	hashmap_clear(&p->stack_by_key);
+	map_clear(&p->frame_by_hash);
+	map_clear(&p->node_by_key);
+	map_clear(&p->stack_by_key);
 	p->nframes = p->nnodes = p->nstacks = 0;
 	p->samples = 0;
 	p->oom = false;
@@ -228,9 +306,6 @@ bool push_period_clear(struct push_period *p)
 bool push_period_init(struct push_period *p)
 {
 	memset(p, 0, sizeof *p);
-	hashmap_init(&p->frame_by_hash);
-	hashmap_init(&p->node_by_key);
-	hashmap_init(&p->stack_by_key);
 	return push_period_clear(p);
 }
 
@@ -241,9 +316,9 @@ void push_period_destroy(struct push_period *p)
 	free(p->frames);
 	free(p->nodes);
 	free(p->stacks);
-	hashmap_destroy(&p->frame_by_hash);
-	hashmap_destroy(&p->node_by_key);
-	hashmap_destroy(&p->stack_by_key);
+	map_free(&p->frame_by_hash);
+	map_free(&p->node_by_key);
+	map_free(&p->stack_by_key);
 	memset(p, 0, sizeof *p);
 }
 

@@ -19,16 +19,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hashmap.h"
 #include "profile/snapshot.h"
+
+/* uint64 key -> index, open addressing (ui/ has no map of the engine's:
+ * the layer rules keep ui/ to snapshots). */
+struct push_map {
+	uint64_t *keys;
+	uint32_t *vals;    /* UINT32_MAX: empty slot */
+	size_t cap, count; /* cap a power of two, or 0 */
+};
 
 struct push_period {
 	struct snap_frame *frames; size_t nframes, frames_cap; /* strings owned */
-	struct hashmap frame_by_hash;  /* content hash (+ probe) -> frame */
+	struct push_map frame_by_hash;  /* content hash (+ probe) -> frame */
 	struct snap_stack_node *nodes; size_t nnodes, nodes_cap;
-	struct hashmap node_by_key;    /* parent << 32 | frame -> node */
+	struct push_map node_by_key;   /* parent << 32 | frame -> node */
 	struct snap_stack *stacks; size_t nstacks, stacks_cap;
-	struct hashmap stack_by_key;   /* node << 32 | (uint32)tid -> stack */
+	struct push_map stack_by_key;  /* node << 32 | (uint32)tid -> stack */
 	uint64_t samples;              /* all the period's samples */
 	bool oom;                      /* some samples could not be added */
 };

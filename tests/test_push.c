@@ -371,3 +371,38 @@ Test(push, a_bad_url_or_option_is_a_usage_error)
 		h_proc_free(&p);
 	}
 }
+
+Test(push, the_tui_header_says_failing_at_80_columns)
+{
+	const char *py = h_need_python(H_PY_DEBIAN);
+	char *run = h_path(dir, "run.sh"), *screen, *last = NULL;
+	const char *q[] = { "q", NULL };
+	struct h_tmux t;
+	FILE *f = fopen(run, "w");
+
+	h_need_program("tmux");
+	cr_assert_not_null(f);
+	fprintf(f, "cd %s\n%s --push http://127.0.0.1:%d --push-every 1 -- %s %s 30 "
+	        "2>err.txt\necho EXITED $?\nexec sleep 60\n", dir, h_pytop(),
+	        closed_port(), py, script);
+	fclose(f);
+	cr_assert(h_tmux_start(&t, 80, 24, run, 60));
+	screen = h_tmux_wait_for(&t, "push failing", 15, &last);
+	cr_expect_not_null(screen, "the header never said the push fails:\n%s", last);
+	if (screen != NULL) {
+		h_note("at 80 columns:\n%.400s", screen);
+		cr_expect_not_null(strstr(screen, "push_outer"), "profiling stopped:\n%s",
+		                   screen);
+	}
+	free(screen);
+	cr_assert(h_tmux_keys(&t, q));
+	/* q ends the launched program (SIGTERM): its status, 128 + 15, is
+	 * pytop's, as without --push. */
+	screen = h_tmux_wait_for(&t, "EXITED 143", 15, &last);
+	cr_expect_not_null(screen, "pytop did not quit with the program's "
+	                   "status:\n%s", last);
+	free(screen);
+	h_tmux_kill(&t);
+	free(last);
+	free(run);
+}

@@ -51,10 +51,11 @@ bool push_live_on(const struct push_live *pl);
 struct snapshot_source push_live_source(struct push_live *pl,
                                         struct snapshot_source inner);
 
-/* At exit: a last snapshot closes the last period (src NULL: none was
- * ever taken), which is queued; then at most PUSH_EXIT_WAIT_S for the
- * queue to empty.  Says on stderr what could not be sent.  Returns how
- * many periods were not sent. */
+/* At exit: with take_last (the views ran), a last snapshot closes the
+ * last period, which is queued; then at most PUSH_EXIT_WAIT_S for the
+ * queue to empty, and the thread ends.  Says on stderr what could not be
+ * sent.  Returns how many periods were not sent.  Nothing without
+ * --push. */
 size_t push_live_close(struct push_live *pl, bool take_last);
 
 #endif

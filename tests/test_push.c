@@ -69,9 +69,10 @@ static void teardown(void)
 
 TestSuite(push, .init = setup, .fini = teardown);
 
-/* Start the receiver, failing its first `fail` requests with a 500; the
- * URL to push to, owned. */
-static char *receiver_start(int fail)
+/* Start the receiver, failing its first `fail` requests with a 500, over
+ * HTTPS with the certificate and key in pem (NULL: HTTP); the URL to
+ * push to, owned. */
+static char *receiver_start_tls(int fail, const char *pem)
 {
 	char *rx = NULL, *portfile = h_path(dir, "port"), *text, *url = NULL;
 	char failarg[16];
@@ -80,18 +81,24 @@ static char *receiver_start(int fail)
 	snprintf(failarg, sizeof failarg, "%d", fail);
 	cr_assert(asprintf(&rx, "%s/tests/scripts/push_receiver.py",
 	                   srcdir ? srcdir : "..") > 0);
-	const char *argv[] = { "python3", rx, rxdir, portfile, failarg, NULL };
+	const char *argv[] = { "python3", rx, rxdir, portfile, failarg, pem, NULL };
 	cr_assert(h_proc_start(&receiver, argv), "cannot start the receiver");
 	receiver_on = true;
 	cr_assert(h_wait_file(portfile, 10), "the receiver never listened: %s",
 	          receiver.err.data ? receiver.err.data : "");
 	text = h_read_file(portfile);
 	cr_assert_not_null(text);
-	cr_assert(asprintf(&url, "http://127.0.0.1:%d", atoi(text)) > 0);
+	cr_assert(asprintf(&url, "%s://127.0.0.1:%d", pem ? "https" : "http",
+	                   atoi(text)) > 0);
 	free(text);
 	free(portfile);
 	free(rx);
 	return url;
+}
+
+static char *receiver_start(int fail)
+{
+	return receiver_start_tls(fail, NULL);
 }
 
 /* The stored requests, in order of arrival: an owned array of their
@@ -405,4 +412,39 @@ Test(push, the_tui_header_says_failing_at_80_columns)
 	h_tmux_kill(&t);
 	free(last);
 	free(run);
+}
+
+/* HTTPS is spoken, and the server's certificate checked: a self-signed
+ * one is refused (nothing reaches the server) and the status says so. */
+Test(push, https_checks_the_certificate)
+{
+	char *pem = h_path(dir, "self.pem"), *key = h_path(dir, "key.pem");
+	char *url, *err, *cmd = NULL;
+	const char *extra[] = { NULL };
+	json_t *last, *push, *reqs;
+	int status;
+
+	h_need_program("openssl");
+	cr_assert(asprintf(&cmd, "openssl req -x509 -newkey rsa:2048 -nodes -days 1 "
+	                   "-subj /CN=127.0.0.1 -keyout %s -out %s 2>/dev/null && "
+	                   "cat %s >> %s", key, pem, key, pem) > 0);
+	cr_assert_eq(system(cmd), 0, "openssl could not make a certificate");
+	url = receiver_start_tls(0, pem);
+	last = run_pushing(url, "1.5", extra, &status, &err);
+	cr_expect_eq(status, 0, "pytop exited %d: %s", status, err);
+	push = json_object_get(last, "push");
+	cr_assert_not_null(push, "no \"push\" object in the JSON");
+	cr_expect_str_eq(json_string_value(json_object_get(push, "last_error")),
+	                 "TLS error");
+	cr_expect_eq(h_num(push, "sent"), 0);
+	reqs = requests();
+	cr_expect_eq(json_array_size(reqs), 0, "a request got through an "
+	             "unchecked certificate");
+	json_decref(reqs);
+	json_decref(last);
+	free(cmd);
+	free(err);
+	free(url);
+	free(key);
+	free(pem);
 }

@@ -6,13 +6,15 @@ Listens on 127.0.0.1, an ephemeral port, and writes that port to PORTFILE
 once it listens.  Every POST is stored in DIR as NNNN.json (method, path,
 query parameters, headers, the answer given) and NNNN.body (the body as
 received); NNNN counts from 0000 in order of arrival.  The first FAIL
-requests are answered 500 (a server in trouble), the others 200.
+requests are answered 500 (a server in trouble), the others 200.  With
+PEM (a certificate and its key in one file) it speaks HTTPS.
 
-Usage: push_receiver.py DIR PORTFILE [FAIL]
+Usage: push_receiver.py DIR PORTFILE [FAIL [PEM]]
 """
 import http.server
 import json
 import os
+import ssl
 import sys
 import urllib.parse
 
@@ -57,6 +59,10 @@ def main():
     Receiver.out = sys.argv[1]
     Receiver.fail = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+    if len(sys.argv) > 4:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(sys.argv[4])
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     tmp = sys.argv[2] + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % server.server_address[1])

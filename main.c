@@ -17,6 +17,7 @@
 #include "session.h"
 #include "ui/app.h"
 #include "ui/export_live.h"
+#include "ui/push_live.h"
 
 #define DEMO_NAME "pytop_demo.py"
 
@@ -88,6 +89,7 @@ int main(int argc, char **argv)
 	static char python[] = "python3";
 	char *demo_argv[] = { python, demo_path, NULL };
 	struct export_live exports;
+	static struct push_live push; /* its source outlives the views */
 	char export_err[512];
 	int ui_rc, status;
 
@@ -126,17 +128,27 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pytop: %s\n", export_err);
 		return 2;
 	}
+	/* A bad --push URL is a usage error, said before anything runs. */
+	if (push_live_open(&push, &opts, export_err, sizeof export_err) != 0) {
+		fprintf(stderr, "pytop: %s\n", export_err);
+		export_live_close(&exports);
+		return 2;
+	}
 	session = session_open(&opts, &err);
 	if (session == NULL) {
 		fprintf(stderr, "pytop: %s\n", err.text);
+		push_live_close(&push, false);
 		export_live_close(&exports);
 		return 1;
 	}
 	if (session_sandbox_off(session) != NULL)
 		fprintf(stderr, "pytop: warning: %s\n", session_sandbox_off(session));
-	src = session_source(session);
+	src = push_live_source(&push, session_source(session));
 	ui_rc = opts.batch ? app_run_batch(&opts, &src, stdout, &exports)
 	                   : app_run_tui(&opts, &src, &exports);
+	/* The last period, from a snapshot of everything counted; a server
+	 * that does not answer costs at most PUSH_EXIT_WAIT_S. */
+	push_live_close(&push, true);
 	status = session_close(session);
 	export_live_close(&exports);
 	return ui_rc != 0 ? 1 : status;

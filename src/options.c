@@ -39,6 +39,10 @@ enum {
 	OPT_FORMAT,
 	OPT_EXPORT_EVERY,
 	OPT_FORCE,
+	OPT_PUSH,
+	OPT_PUSH_EVERY,
+	OPT_APP,
+	OPT_LABEL,
 };
 
 /* '+': stop at the first non-option, which starts the target's command.
@@ -68,6 +72,10 @@ static const struct option long_opts[] = {
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"export-every", required_argument, NULL, OPT_EXPORT_EVERY},
 	{"force", no_argument, NULL, OPT_FORCE},
+	{"push", required_argument, NULL, OPT_PUSH},
+	{"push-every", required_argument, NULL, OPT_PUSH_EVERY},
+	{"app", required_argument, NULL, OPT_APP},
+	{"label", required_argument, NULL, OPT_LABEL},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -188,6 +196,72 @@ static bool set_export_every(const char *arg, struct options *o)
 	return true;
 }
 
+static bool set_push_every(const char *arg, struct options *o)
+{
+	/* The ingest API's from and until are whole seconds. */
+	if (!parse_seconds(arg, MAX_DELAY_S, &o->push_every_s) ||
+	    o->push_every_s < 1.0) {
+		usage_error("invalid push period '%s': must be a number of "
+		            "seconds from 1 to %.0f (e.g. 10)", arg, MAX_DELAY_S);
+		return false;
+	}
+	return true;
+}
+
+/* Characters a Pyroscope name may carry in an app name or a label:
+ * braces, commas, '=' and quotes would break "APP{k=v,...}". */
+static bool push_name_ok(const char *s, bool key)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+		bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		            (c >= '0' && c <= '9') || c == '_';
+
+		if (!word && (key || (c != '.' && c != '-' && c != ':' && c != '/')))
+			return false;
+	}
+	return true;
+}
+
+static bool set_app(const char *arg, struct options *o)
+{
+	if (!push_name_ok(arg, false)) {
+		usage_error("invalid app name '%s': use letters, digits and _ . - : / "
+		            "only (e.g. --app billing.worker)", arg);
+		return false;
+	}
+	o->push_app = arg;
+	return true;
+}
+
+static bool set_label(const char *arg, struct options *o)
+{
+	const char *eq = strchr(arg, '=');
+	char key[64];
+	size_t klen = eq != NULL ? (size_t)(eq - arg) : 0;
+
+	if (o->npush_labels >= PYTOP_MAX_PUSH_LABELS) {
+		usage_error("too many --label options: at most %d; drop some",
+		            PYTOP_MAX_PUSH_LABELS);
+		return false;
+	}
+	if (klen < sizeof key) {
+		memcpy(key, arg, klen);
+		key[klen] = '\0';
+	}
+	if (eq == NULL || klen >= sizeof key || !push_name_ok(key, true) ||
+	    !push_name_ok(eq + 1, false)) {
+		usage_error("invalid label '%s': give KEY=VALUE, the key letters, "
+		            "digits and _, the value also . - : / (e.g. --label "
+		            "env=prod)", arg);
+		return false;
+	}
+	o->push_labels[o->npush_labels++] = arg;
+	return true;
+}
+
 static bool is_option_val(int val)
 {
 	const struct option *lo;
@@ -264,6 +338,7 @@ static void set_defaults(struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->rate_hz = PYTOP_DEFAULT_RATE_HZ;
 	o->delay_s = 1.0;
+	o->push_every_s = PYTOP_DEFAULT_PUSH_EVERY_S;
 	/* https://no-color.org: set and non-empty disables colour. */
 	o->no_color = no_color != NULL && no_color[0] != '\0';
 }
@@ -297,6 +372,10 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_FORMAT: o->format = optarg; return 0;
 	case OPT_EXPORT_EVERY: return set_export_every(optarg, o) ? 0 : -1;
 	case OPT_FORCE: o->force = true; return 0;
+	case OPT_PUSH: o->push_url = optarg; return 0;
+	case OPT_PUSH_EVERY: return set_push_every(optarg, o) ? 0 : -1;
+	case OPT_APP: return set_app(optarg, o) ? 0 : -1;
+	case OPT_LABEL: return set_label(optarg, o) ? 0 : -1;
 	case 'h': options_print_help(stdout); return 1;
 	case 'V': printf("pytop %s\n", PACKAGE_VERSION); return 1;
 	case ':':
@@ -401,6 +480,26 @@ static bool check_export(const struct options *o)
 	return true;
 }
 
+/* --push-every, --app and --label qualify --push; dump does not push. */
+static bool check_push(const struct options *o)
+{
+	bool any = o->push_url != NULL || o->push_app != NULL ||
+	           o->npush_labels > 0 ||
+	           o->push_every_s != PYTOP_DEFAULT_PUSH_EVERY_S;
+
+	if (o->dump && any) {
+		usage_error("the dump command does not push; drop --push, "
+		            "--push-every, --app and --label");
+		return false;
+	}
+	if (any && o->push_url == NULL) {
+		usage_error("--push-every, --app and --label need --push URL, the "
+		            "server to push to; add it");
+		return false;
+	}
+	return true;
+}
+
 enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
                                   struct options *out)
 {
@@ -425,7 +524,7 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 	}
 	if (optind < argc)
 		out->command = &argv[optind]; /* borrowed; argv[argc] is NULL */
-	if (!check_dump(out) || !check_export(out))
+	if (!check_dump(out) || !check_export(out) || !check_push(out))
 		return OPTIONS_ERROR;
 	if (out->dump)
 		return OPTIONS_OK;
@@ -513,6 +612,17 @@ void options_print_help(FILE *out)
 "                         now, to FILE with a time stamp inserted\n"
 "      --export-every SECONDS  also write a time-stamped file every SECONDS\n"
 "      --force            let -o replace an existing regular file\n"
+"\n"
+"Push to a continuous-profiling server (man pytop: PUSH):\n"
+"      --push URL         every period, POST the period's profile (pprof) to\n"
+"                         the Pyroscope-compatible server at URL (http or\n"
+"                         https; pytop adds /ingest), from its own thread;\n"
+"                         the header and the JSON's \"push\" say how it goes\n"
+"      --push-every SECONDS  the period, 1 or more (default 10; it ends with\n"
+"                         the first refresh after SECONDS, see -d)\n"
+"      --app NAME         the application name (default: the target's\n"
+"                         command name)\n"
+"      --label KEY=VALUE  a label of every pushed profile (repeatable)\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"

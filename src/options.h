@@ -9,6 +9,8 @@
 
 #define PYTOP_DEFAULT_RATE_HZ 1000
 #define PYTOP_MAX_RATE_HZ 10000
+#define PYTOP_MAX_PUSH_LABELS 16
+#define PYTOP_DEFAULT_PUSH_EVERY_S 10.0
 
 struct options {
 	pid_t pid;          /* attach mode: > 0 */
@@ -41,6 +43,14 @@ struct options {
 	const char *format;       /* --format */
 	double export_every_s;    /* --export-every: 0 = never */
 	bool force;               /* --force */
+	/* Push (ui/push_live.h): every push_every_s seconds, the period's
+	 * profile as pprof to a Pyroscope-compatible server.  The URL is
+	 * checked by the views, which own the HTTP client. */
+	const char *push_url;     /* --push; NULL = no push */
+	double push_every_s;      /* --push-every (default 10) */
+	const char *push_app;     /* --app; NULL = the target's command name */
+	const char *push_labels[PYTOP_MAX_PUSH_LABELS]; /* --label K=V */
+	int npush_labels;
 };
 
 enum options_result {

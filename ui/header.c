@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "push_status.h"
 #include "text.h"
 
 #ifndef PACKAGE_VERSION
@@ -53,7 +54,8 @@ static void format_clock(double secs, char *buf, size_t size)
 void header_identity(const struct snapshot *s, int width, bool utf8,
                      char *buf, size_t size)
 {
-	char left[HEADER_LINE_MAX], right[96], clock[32], cmd[HEADER_LINE_MAX], how[32] = "";
+	char left[HEADER_LINE_MAX], right[320], clock[32], cmd[HEADER_LINE_MAX], how[32] = "";
+	char push[128], push_short[64];
 	const char *py = s->python_version[0] != '\0' ? s->python_version : "?";
 	const char *kind = "Python ";
 
@@ -69,19 +71,31 @@ void header_identity(const struct snapshot *s, int width, bool utf8,
 	         (int)s->pid);
 	lw = text_width(left, utf8);
 	/* Narrow screens give up the Python version, then the clock, before
-	 * the command shrinks below COMMAND_MIN_COLS. */
+	 * the command shrinks below COMMAND_MIN_COLS; --push's health stays
+	 * longest, in its short form at the end. */
+	push_status_text(&s->push, s->time_us / 1000000, false, push,
+	                      sizeof push);
+	push_status_text(&s->push, s->time_us / 1000000, true, push_short,
+	                      sizeof push_short);
 	/* --native: how native stacks are taken (perf stops nothing). */
 	if (s->native && s->native_method != NULL && s->native_method[0] != '\0')
 		snprintf(how, sizeof how, "  native: %s", s->native_method);
-	snprintf(right, sizeof right, "%s%s%s   %s elapsed", kind, py, how, clock);
-	room = width - lw - text_width(right, utf8) - 3;
-	if (width >= 0 && room < COMMAND_MIN_COLS) {
-		snprintf(right, sizeof right, "%s elapsed", clock);
-		room = width - lw - text_width(right, utf8) - 3;
-	}
-	if (width >= 0 && room < COMMAND_MIN_COLS) {
-		right[0] = '\0';
-		room = width - lw;
+	for (int step = 0; step < 5; step++) {
+		const char *p = step < 2 ? push : push_short;
+		const char *sep = p[0] != '\0' ? "   " : "";
+
+		if (step == 0)
+			snprintf(right, sizeof right, "%s%s%s%s%s   %s elapsed", p, sep,
+			         kind, py, how, clock);
+		else if (step < 3)
+			snprintf(right, sizeof right, "%s%s%s elapsed", p, sep, clock);
+		else if (step == 3)
+			snprintf(right, sizeof right, "%s", p);
+		else
+			right[0] = '\0';
+		room = width - lw - (right[0] ? text_width(right, utf8) + 3 : 0);
+		if (width < 0 || room >= COMMAND_MIN_COLS)
+			break;
 	}
 	text_fit(cmd, sizeof cmd, command, width < 0 ? -1 : room > 1 ? room : 1,
 	         TEXT_CUT_RIGHT, utf8);

@@ -501,6 +501,24 @@ static int add_processes(json_t *o, const struct snapshot *s)
 		          "unsampled", jcount(s->processes_unsampled)));
 }
 
+/* --push's health (man pytop: PUSH). */
+static json_t *push_json(const struct snap_push *p)
+{
+	json_t *o = json_object();
+
+	if (o != NULL &&
+	    (json_object_set_new(o, "sent", jcount(p->sent)) != 0 ||
+	     json_object_set_new(o, "failed", jcount(p->failed)) != 0 ||
+	     json_object_set_new(o, "dropped", jcount(p->dropped)) != 0 ||
+	     json_object_set_new(o, "failing_tries", json_integer(p->failing_tries)) != 0 ||
+	     json_object_set_new(o, "last_ok_unix", json_integer(p->last_ok_unix)) != 0 ||
+	     json_object_set_new(o, "last_error", jstr(p->last_error)) != 0)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_t *snapshot_object(const struct snapshot *s)
 {
 	json_t *o = json_pack(
@@ -543,6 +561,7 @@ static json_t *snapshot_object(const struct snapshot *s)
 	                        profile_rows(s, PROFILE_LINES)) != 0 ||
 	    json_object_set_new(o, "threads", thread_rows(s)) != 0 ||
 	    json_object_set_new(o, "gauges", gauges_json(s)) != 0 ||
+	    (s->push.on && json_object_set_new(o, "push", push_json(&s->push)) != 0) ||
 	    add_processes(o, s) != 0) {
 		json_decref(o);
 		return NULL;

@@ -213,6 +213,18 @@ struct snap_process {
 	                         (since start if the window had none), or "" */
 };
 
+/* --push's health (ui/push_live.h fills it in as the views take the
+ * snapshot; the engine leaves it zero): periods sent, given up (a 4xx, or
+ * retries exhausted) and dropped (the queue was full), attempts failed in
+ * a row, the last success (Unix seconds, 0 never) and the last error. */
+struct snap_push {
+	bool on;
+	uint64_t sent, failed, dropped;
+	unsigned failing_tries;
+	int64_t last_ok_unix;
+	char last_error[80];
+};
+
 struct snapshot {
 	/* target */
 	pid_t pid;
@@ -309,6 +321,8 @@ struct snapshot {
 	uint64_t processes_skipped;   /* not listed: too many at once */
 	uint64_t processes_unsampled; /* Python, not sampled: too many at once */
 	struct snap_process *processes; size_t nprocesses;
+
+	struct snap_push push;
 
 	char *strings; /* owned: the rows' strings (snapshot_own_strings) */
 };

@@ -112,7 +112,7 @@ static char *thread_name(const struct py_mem *m, const struct py_object_layout *
 {
 	uint64_t name = thread != 0 ? attr_get(m, l, thread, "_name") : 0;
 
-	return name != 0 ? py_str_text(m, l, (uintptr_t)name, PY_THREAD_NAME_MAX) : NULL;
+	return name != 0 ? py_str_name(m, l, (uintptr_t)name, PY_THREAD_NAME_MAX) : NULL;
 }
 
 static bool runs_bootstrap(const struct py_mem *m, const struct py_object_layout *l,

@@ -14,7 +14,9 @@
 #include "cpython/py_objects.h"
 #include "cpython/py_repr.h"
 
-#define PY_THREAD_NAME_MAX 256 /* characters; a longer name is not shown */
+/* Characters of a name kept; the rest is counted in a "…[+N chars]"
+ * marker.  Names are escaped as code names are (py_name_text.h). */
+#define PY_THREAD_NAME_MAX 256
 
 /* The name of the thread of thread state tstate when threading started it
  * (its outermost frame runs Thread._bootstrap); *threading_globals then

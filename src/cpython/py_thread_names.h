@@ -9,6 +9,7 @@
 #ifndef PYTOP_PY_THREAD_NAMES_H
 #define PYTOP_PY_THREAD_NAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpython/py_objects.h"
@@ -24,6 +25,11 @@
  * such a thread or unreadable. */
 char *py_thread_name(const struct py_mem *m, const struct py_object_layout *l,
                      uintptr_t tstate, uintptr_t *threading_globals);
+
+/* The same, giving up (NULL) on a stack deeper than max_frames: the walk
+ * to the outermost frame reads one frame at a time. */
+char *py_thread_name_within(const struct py_mem *m, const struct py_object_layout *l,
+                            uintptr_t tstate, size_t max_frames, uintptr_t *threading_globals);
 
 /* The main thread's name from the threading module's globals. */
 char *py_thread_name_main(const struct py_mem *m, const struct py_object_layout *l,

@@ -34,13 +34,15 @@ static uint64_t name_hash(const char *s, size_t len)
 
 static char *read_name(struct thread_py_names *n, pid_t tid, uintptr_t tstate)
 {
-	char *name = py_thread_name(&n->mem, &n->layout, tstate, &n->threading_globals);
-
-	/* The main thread runs no Thread._bootstrap: threading's globals,
-	 * once another thread showed them, name it. */
-	if (name == NULL && tid == n->pid && n->threading_globals != 0)
-		name = py_thread_name_main(&n->mem, &n->layout, n->threading_globals);
-	return name;
+	/* The main thread runs no Thread._bootstrap, so its stack (the
+	 * deepest, often) is not walked: threading's globals, once another
+	 * thread showed them, name it. */
+	if (tid == n->pid)
+		return n->threading_globals != 0
+			? py_thread_name_main(&n->mem, &n->layout, n->threading_globals)
+			: NULL;
+	return py_thread_name_within(&n->mem, &n->layout, tstate, THREAD_PY_NAMES_MAX_WALK,
+	                             &n->threading_globals);
 }
 
 size_t thread_py_names_record(struct thread_py_names *n, pid_t tid, uintptr_t tstate,

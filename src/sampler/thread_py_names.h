@@ -20,6 +20,10 @@
 #include "cpython/py_repr.h"
 #include "cpython/py_runtime.h"
 
+/* A thread's stack is walked frame by frame to its outermost frame, one
+ * read each: a thread deeper than this is not named (until it is not). */
+#define THREAD_PY_NAMES_MAX_WALK 1024
+
 struct thread_py_names {
 	pid_t pid;                      /* mem's context: keep in place */
 	struct py_mem mem;

@@ -11,8 +11,10 @@
 #include <jansson.h>
 #include <string.h>
 
-static const char *state_text(const char *state)
+static const char *state_text(const struct dump *d, const char *state)
 {
+	if (d->python_version[0] == '\0') /* --native on a program without Python */
+		return strcmp(state, "running") == 0 ? "running" : "idle";
 	if (strcmp(state, "running_gil") == 0)
 		return "running, holds the GIL";
 	if (strcmp(state, "running") == 0)
@@ -52,7 +54,7 @@ static void print_thread_text(const struct dump *d, const struct dump_thread *t,
 	fprintf(out, "Thread %d", (int)t->tid);
 	if (t->name != NULL)
 		fprintf(out, " \"%s\"", t->name);
-	fprintf(out, " (OS name \"%s\"): %s%s\n", t->os_name, state_text(t->state),
+	fprintf(out, " (OS name \"%s\"): %s%s\n", t->os_name, state_text(d, t->state),
 	        t->truncated ? "; deeper than the frame limit: its middle frames "
 	                       "left out" : "");
 	if (t->error != NULL)

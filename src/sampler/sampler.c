@@ -165,10 +165,13 @@ static bool define_codes(struct sampler *s, struct sampler_proc *p,
 	return true;
 }
 
-/* Send the name the program gave a thread when it is new or changed. */
+/* Send the name the program gave a thread when it is new or changed.
+ * Built on the stack, not in s->buf: push_thread_states is building its
+ * REC_THREADS there when it asks. */
 static void announce_py_name(struct sampler *s, struct sampler_proc *p,
                              struct known_thread *k, const struct py_thread_sample *t)
 {
+	uint64_t rec[(sizeof(struct rec_thread_py_name) + REC_MAX_THREAD_PY_NAME) / 8 + 1];
 	uint64_t hash = k->py_name_hash;
 	size_t size;
 
@@ -176,9 +179,8 @@ static void announce_py_name(struct sampler *s, struct sampler_proc *p,
 	 * thread state is known, and so can its name be. */
 	if (t->status == PY_THREAD_ERROR || p->reader == NULL)
 		return;
-	size = thread_py_names_record(&p->py_names, t->tid, t->tstate, &hash, s->buf,
-	                              s->buf_cap);
-	if (size > 0 && ring_push(s->cfg.ring, s->buf, size))
+	size = thread_py_names_record(&p->py_names, t->tid, t->tstate, &hash, rec, sizeof(rec));
+	if (size > 0 && ring_push(s->cfg.ring, rec, size))
 		k->py_name_hash = hash;
 }
 

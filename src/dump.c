@@ -20,6 +20,8 @@
 #include "cpython/py_thread_names.h"
 #include "cpython/py_runtime.h"
 #include "cpython/py_runtime_wait.h"
+#include "dump_native.h"
+#include "sampler/native_threads.h"
 #include "sandbox.h"
 #include "target/proc_children.h"
 #include "target/proc_threads.h"
@@ -74,6 +76,7 @@ static void free_frame(struct dump_frame *f)
 {
 	free(f->function);
 	free(f->file);
+	free(f->module);
 	free(f->source);
 	py_frame_locals_free(&f->locals);
 }
@@ -185,6 +188,7 @@ static bool fill_thread(struct dump_ctx *c, const struct py_thread_sample *s, st
 			free_thread(t);
 			return false;
 		}
+		t->frames[i].entry = s->entry != NULL && s->entry[s->nframes - 1 - i];
 		t->nframes++;
 	}
 	if (c->o->locals)
@@ -323,6 +327,37 @@ static void name_main_thread(struct dump_ctx *c)
 		t->name = py_thread_name_main(&c->mem, &c->layout, c->threading_globals);
 }
 
+/* --native on a process without Python (a C program): its threads from
+ * /proc, each with no Python frame, for their C frames alone. */
+static int take_threads_only(struct dump_ctx *c, const struct target *target,
+                             struct pytop_error *err)
+{
+	struct native_threads *nt = native_threads_new(c->pid);
+	int n = nt != NULL && (c->pt = proc_threads_new(c->pid)) != NULL
+		? native_threads_sample(nt, c->pt, true) : -2;
+
+	if (n >= 0 && (c->out->threads = calloc(n ? (size_t)n : 1, sizeof(*c->out->threads))) == NULL)
+		n = -2;
+	for (int i = 0; i < n; i++) {
+		const struct py_thread_sample *s = native_threads_get(nt, (size_t)i);
+		struct dump_thread *t = &c->out->threads[c->out->nthreads++];
+
+		*t = (struct dump_thread){ .tid = s->tid,
+		                           .state = s->state == 'R' ? "running" : "idle" };
+		os_name(c->pid, s->tid, t->os_name, sizeof(t->os_name));
+	}
+	native_threads_free(nt);
+	proc_threads_free(c->pt);
+	if (n == -1)
+		return gone_error(c->pid, ESRCH, err);
+	if (n < 0) {
+		error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
+		return -1;
+	}
+	escape_text(c->out->command, sizeof(c->out->command), target->command);
+	return dump_native_add(c->pid, c->o->native_all, c->out, err);
+}
+
 /* One process into *out (its own sandbox-free part: the caller installs
  * the filter once for the whole family). */
 static int take_process(const struct options *o, pid_t pid, struct dump *out,
@@ -334,9 +369,15 @@ static int take_process(const struct options *o, pid_t pid, struct dump *out,
 
 	out->pid = pid;
 	out->locals = o->locals;
-	if (target_attach(pid, &target, err) != 0 ||
-	    py_runtime_wait(&target, &c.rt, err) != 0)
+	out->native = o->native;
+	if (target_attach(pid, &target, err) != 0)
 		return -1;
+	if (py_runtime_wait(&target, &c.rt, err) != 0) {
+		if (!o->native || err->code != PYTOP_ERR_NOT_PYTHON)
+			return -1;
+		*err = (struct pytop_error){ 0 };
+		return take_threads_only(&c, &target, err);
+	}
 	c.rt.off = &c.rt.offsets;
 	c.mem = (struct py_mem){ py_mem_remote, &out->pid };
 	c.have_layout = py_objects_layout(pid, &c.rt, &c.layout) == 0;
@@ -358,6 +399,8 @@ static int take_process(const struct options *o, pid_t pid, struct dump *out,
 		rc = read_all(&c, err);
 	if (rc == 0)
 		name_main_thread(&c);
+	if (rc == 0 && o->native)
+		rc = dump_native_add(pid, o->native_all, out, err);
 	/* No thread at all: a process that ended under the read. */
 	if (rc == 0 && out->nthreads == 0 && proc_threads_ended(pid))
 		rc = gone_error(pid, ESRCH, err);

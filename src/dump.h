@@ -14,8 +14,12 @@
 #include "options.h"
 
 struct dump_frame {
-	char *function; /* owned: the qualified name */
-	char *file;     /* owned */
+	char *function; /* owned: the qualified name (native: the function's) */
+	char *file;     /* owned; native: its source file, "" unknown */
+	char *module;   /* owned; NULL: a Python frame; else (--native) the
+	                   native function's library or program */
+	bool entry;     /* Python: the outermost frame one interpreter-loop
+	                   invocation runs (where --native puts C frames) */
 	int line;       /* 0 when the code has no line for the instruction */
 	char *source;   /* owned, escaped; NULL when the file is unreadable */
 	struct py_frame_locals locals; /* --locals: arguments and locals, each
@@ -29,6 +33,8 @@ struct dump_thread {
 	const char *state; /* "running_gil", "running", "gil_wait", "idle" */
 	bool truncated;    /* deeper than the reader's frame limit */
 	const char *error; /* static text when the stack could not be read */
+	const char *native_error; /* --native: static text when its C frames
+	                             are missing, else NULL */
 	struct dump_frame *frames; /* owned, outermost first */
 	size_t nframes;
 };
@@ -41,6 +47,7 @@ struct dump {
 	char command[1024]; /* escaped */
 	char python_version[16];
 	bool locals;
+	bool native;       /* --native: C frames merged in */
 	struct dump_thread *threads; /* owned */
 	size_t nthreads;
 	struct dump *children; /* owned, -s: every descendant, parents first */

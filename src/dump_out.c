@@ -11,8 +11,10 @@
 #include <jansson.h>
 #include <string.h>
 
-static const char *state_text(const char *state)
+static const char *state_text(const struct dump *d, const char *state)
 {
+	if (d->python_version[0] == '\0') /* --native on a program without Python */
+		return strcmp(state, "running") == 0 ? "running" : "idle";
 	if (strcmp(state, "running_gil") == 0)
 		return "running, holds the GIL";
 	if (strcmp(state, "running") == 0)
@@ -35,19 +37,37 @@ static void print_locals_text(const struct dump_frame *f, FILE *out)
 		        l->vars[i].name, l->vars[i].repr);
 }
 
+/* A C frame: "deflate (deflate.c:1234) [libz.so.1]", its library in
+ * brackets, the file and line where debug information gives them. */
+static void print_native_text(const struct dump_frame *f, FILE *out)
+{
+	if (f->file[0] != '\0' && f->line > 0)
+		fprintf(out, "    %s (%s:%d) [%s]\n", f->function, f->file, f->line, f->module);
+	else if (f->file[0] != '\0')
+		fprintf(out, "    %s (%s) [%s]\n", f->function, f->file, f->module);
+	else
+		fprintf(out, "    %s [%s]\n", f->function, f->module);
+}
+
 static void print_thread_text(const struct dump *d, const struct dump_thread *t, FILE *out)
 {
 	fprintf(out, "Thread %d", (int)t->tid);
 	if (t->name != NULL)
 		fprintf(out, " \"%s\"", t->name);
-	fprintf(out, " (OS name \"%s\"): %s%s\n", t->os_name, state_text(t->state),
+	fprintf(out, " (OS name \"%s\"): %s%s\n", t->os_name, state_text(d, t->state),
 	        t->truncated ? "; deeper than the frame limit: its middle frames "
 	                       "left out" : "");
 	if (t->error != NULL)
 		fprintf(out, "    (stack %s)\n", t->error);
+	if (t->native_error != NULL)
+		fprintf(out, "    (C frames %s)\n", t->native_error);
 	for (size_t i = 0; i < t->nframes; i++) {
 		const struct dump_frame *f = &t->frames[i];
 
+		if (f->module != NULL) {
+			print_native_text(f, out);
+			continue;
+		}
 		if (f->line > 0)
 			fprintf(out, "    %s (%s:%d)\n", f->function, f->file, f->line);
 		else if (f->file[0] != '\0')
@@ -70,8 +90,12 @@ static void print_process_text(const struct dump *d, FILE *out)
 		fprintf(out, ": %s: not dumped: %s\n", d->command, d->error);
 		return;
 	}
-	fprintf(out, ": %s (Python %s), %zu thread%s, innermost frame last\n", d->command,
-	        d->python_version, d->nthreads, d->nthreads == 1 ? "" : "s");
+	if (d->python_version[0] != '\0')
+		fprintf(out, ": %s (Python %s)", d->command, d->python_version);
+	else /* --native on a program without Python */
+		fprintf(out, ": %s (no Python)", d->command);
+	fprintf(out, ", %zu thread%s, innermost frame last\n", d->nthreads,
+	        d->nthreads == 1 ? "" : "s");
 	for (size_t i = 0; i < d->nthreads; i++) {
 		fputc('\n', out);
 		print_thread_text(d, &d->threads[i], out);
@@ -115,6 +139,10 @@ static json_t *frame_json(const struct dump *d, const struct dump_frame *f)
 		"line", f->line > 0 ? json_integer(f->line) : json_null(),
 		"source", str_or_null(f->source));
 
+	if (j != NULL && d->native) {
+		json_object_set_new(j, "kind", json_string(f->module != NULL ? "native" : "python"));
+		json_object_set_new(j, "module", str_or_null(f->module));
+	}
 	if (j != NULL && d->locals) {
 		json_object_set_new(j, "locals", f->locals.error != NULL ? json_null() : locals_json(f));
 		json_object_set_new(j, "locals_error", str_or_null(f->locals.error));
@@ -124,15 +152,18 @@ static json_t *frame_json(const struct dump *d, const struct dump_frame *f)
 
 static json_t *thread_json(const struct dump *d, const struct dump_thread *t)
 {
-	json_t *frames = json_array();
+	json_t *frames = json_array(), *j;
 
 	for (size_t i = 0; i < t->nframes; i++)
 		json_array_append_new(frames, frame_json(d, &t->frames[i]));
-	return json_pack("{s:i, s:o, s:o, s:s, s:b, s:o, s:o}",
+	j = json_pack("{s:i, s:o, s:o, s:s, s:b, s:o, s:o}",
 		"tid", (int)t->tid, "os_name", str_or_null(t->os_name),
 		"name", str_or_null(t->name), "state", t->state,
 		"truncated", t->truncated, "error", str_or_null(t->error),
 		"frames", frames);
+	if (j != NULL && d->native)
+		json_object_set_new(j, "native_error", str_or_null(t->native_error));
+	return j;
 }
 
 static json_t *process_json(const struct dump *d)

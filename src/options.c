@@ -410,7 +410,7 @@ static bool check_target(const struct options *o)
 }
 
 /* `pytop dump`: one look at a running process, so it needs -p; --locals
- * is its alone.  --native is the live view's only (for now). */
+ * is its alone. */
 static bool check_dump(const struct options *o)
 {
 	if (!o->dump) {
@@ -422,11 +422,6 @@ static bool check_dump(const struct options *o)
 	if (o->command != NULL || o->demo || o->pid == 0) {
 		usage_error("the dump command needs a running process; give it -p PID "
 		            "(not a command or --demo)");
-		return false;
-	}
-	if (o->native) {
-		usage_error("the dump command does not take --native yet; drop it (the live "
-		            "view has it)");
 		return false;
 	}
 	if (o->batch || o->iterations != 0 || o->duration_s != 0 || o->idle || o->no_split ||
@@ -549,7 +544,7 @@ void options_print_help(FILE *out)
 "       pytop [OPTIONS] [--] COMMAND [ARGS...]\n"
 "       pytop [OPTIONS] --demo\n"
 "       pytop [OPTIONS] --format FMT -o FILE (-p PID | [--] COMMAND...)\n"
-"       pytop dump [--json] [--locals] [-s] -p PID\n"
+"       pytop dump [--json] [--locals] [--native] [-s] -p PID\n"
 "\n"
 "Live sampling profiler for CPython: shows which functions and lines a\n"
 "Python process spends its time in, without stopping or changing it.\n"
@@ -629,9 +624,14 @@ void options_print_help(FILE *out)
 "pytop dump -p PID: print every thread's current stack once and exit: its\n"
 "ID, threading.Thread name, OS name and state (running with or without the\n"
 "GIL, waiting for the GIL, idle), each frame as function (file:line) with\n"
-"its source line, innermost last as in a traceback.  The target is never\n"
-"stopped.\n"
+"its source line, innermost last as in a traceback.  Without --native the\n"
+"target is never stopped.\n"
 "      --json             one JSON object instead of text (man pytop: DUMP)\n"
+"      --native           merge each thread's C frames into its stack as the\n"
+"                         live view does (each thread stopped only while its\n"
+"                         registers and stack top are copied; a program\n"
+"                         without Python too); --native-all: with the\n"
+"                         interpreter's own frames\n"
 "      --locals           each frame's arguments and local variables, read\n"
 "                         from memory without running code in the target\n"
 "  -s                     the target's child processes too, and theirs\n"

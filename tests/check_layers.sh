@@ -41,7 +41,7 @@ room() {
 	src/profile/*) echo profile ;;
 	# The session level wires the rooms together: the live session and
 	# the one-look dump.
-	src/session.[ch]|src/dump.[ch]|src/dump_out.c) echo session ;;
+	src/session.[ch]|src/dump.[ch]|src/dump_out.c|src/dump_native.[ch]) echo session ;;
 	src/*/*) echo unknown ;;
 	src/*)
 		b=${1#src/}; b=${b%.[ch]}

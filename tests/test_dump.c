@@ -488,7 +488,7 @@ Test(dump, usage_errors, .timeout = TIMEOUT_S)
 	static const char *const cases[][6] = {
 		{ "dump", NULL },
 		{ "dump", "--", "python3", "-c", "pass", NULL },
-		{ "dump", "-p", "1", "--native", NULL },
+		{ "dump", "-p", "1", "--duration", "3", NULL },
 		{ "dump", "-p", "1", "-r", "100", NULL },
 		{ "dump", "-p", "1", "-b", NULL },
 		{ "--locals", "-p", "1", NULL },

@@ -362,8 +362,9 @@ static json_t *thread_json(const struct snap_thread *t)
 {
 	char os_state[2] = { t->os_state, '\0' };
 
-	return json_pack("{s:i, s:o, s:o, s:b, s:o, s:s, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:i, s:o, s:o, s:o, s:b, s:o, s:s, s:o, s:o, s:o, s:o}",
 	                 "tid", (int)t->tid, "name", jstr(t->name),
+	                 "py_name", jstr(t->py_name),
 	                 "samples", jcount(t->samples),
 	                 "running", t->running,
 	                 "top", jstr(t->top_func),

@@ -21,6 +21,13 @@ static const struct snap_thread *thread_of(const void *row)
 	return row;
 }
 
+/* The name the program gave the thread (threading) when it is known, else
+ * the OS's: on CPython before 3.14 the OS name is the process's. */
+static const char *shown_name(const struct snap_thread *t)
+{
+	return t->py_name != NULL && t->py_name[0] != '\0' ? t->py_name : or_empty(t->name);
+}
+
 /* ---- formatting -------------------------------------------------------- */
 
 const char *thread_state_label(enum snap_thread_state st)
@@ -57,8 +64,8 @@ static void fmt_tid(const void *row, const void *ctx, int width, bool utf8,
 static void fmt_name(const void *row, const void *ctx, int width, bool utf8,
                      char *buf, size_t size)
 {
-	(void)ctx, (void)width, (void)utf8;
-	snprintf(buf, size, "%s", or_empty(thread_of(row)->name));
+	(void)ctx;
+	text_fit_name(buf, size, shown_name(thread_of(row)), width, utf8);
 }
 
 static void fmt_state(const void *row, const void *ctx, int width,
@@ -142,7 +149,7 @@ static int cmp_tid(const void *pa, const void *pb)
 static int cmp_name(const void *pa, const void *pb)
 {
 	const struct snap_thread *a = deref(pa), *b = deref(pb);
-	int c = strcmp(or_empty(a->name), or_empty(b->name));
+	int c = strcmp(shown_name(a), shown_name(b));
 
 	return c != 0 ? c : asc_tid(a, b);
 }
@@ -198,7 +205,8 @@ static int cmp_top(const void *pa, const void *pb)
 }
 
 /* Widths leave room for the sort mark after each title.  TIDs go up to
- * pid_max (4194304, 7 digits); OS names have at most 15 bytes. */
+ * pid_max (4194304, 7 digits); OS names have at most 15 bytes (a
+ * program's longer names widen the column: fit_name_width). */
 static const struct table_column thread_columns[THREAD_NCOLS] = {
 	[THREAD_COL_TID] = {
 		.title = "TID", .width = 7, .gap = 0, .right_align = true,
@@ -267,7 +275,23 @@ static bool matches(const struct snap_thread *t, const char *filter)
 	snprintf(tid, sizeof tid, "%d", (int)t->tid);
 	return strncmp(tid, filter, strlen(filter)) == 0 ||
 	       strcasestr(or_empty(t->name), filter) != NULL ||
+	       strcasestr(or_empty(t->py_name), filter) != NULL ||
 	       strcasestr(or_empty(t->top_func), filter) != NULL;
+}
+
+/* The Name column as wide as the longest name shown, from the OS names'
+ * 15 up to THREAD_NAME_MAX_COLS. */
+static void fit_name_width(struct thread_table *tt, bool utf8)
+{
+	int w = tt->cols[THREAD_COL_NAME].width;
+
+	for (size_t i = 0; i < tt->n; i++) {
+		int tw = text_width(shown_name(tt->order[i]), utf8);
+
+		if (tw > w)
+			w = tw < THREAD_NAME_MAX_COLS ? tw : THREAD_NAME_MAX_COLS;
+	}
+	tt->cols[THREAD_COL_NAME].width = w;
 }
 
 int thread_table_build(struct thread_table *tt, const struct snapshot *s,
@@ -276,7 +300,8 @@ int thread_table_build(struct thread_table *tt, const struct snapshot *s,
 	if (sort >= THREAD_NCOLS || thread_columns[sort].compare == NULL)
 		sort = THREAD_COL_CPU;
 	*tt = (struct thread_table){ .sort = sort };
-	tt->table = (struct table){ .cols = thread_columns,
+	memcpy(tt->cols, thread_columns, sizeof tt->cols);
+	tt->table = (struct table){ .cols = tt->cols,
 	                            .ncols = THREAD_NCOLS, .ctx = tt,
 	                            .utf8 = utf8, .sort_col = (int)sort };
 	if (s->nthreads == 0)
@@ -287,6 +312,7 @@ int thread_table_build(struct thread_table *tt, const struct snapshot *s,
 	for (size_t i = 0; i < s->nthreads; i++)
 		if (matches(&s->threads[i], filter))
 			tt->order[tt->n++] = &s->threads[i];
+	fit_name_width(tt, utf8);
 	table_sort(&tt->table, sort, tt->order, tt->n);
 	return 0;
 }

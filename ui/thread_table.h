@@ -23,17 +23,24 @@ enum thread_col {
 	THREAD_NCOLS,
 };
 
+/* The widest the Name column grows for the names programs give threads
+ * (the OS's have at most 15 bytes); longer ones are cut with an ellipsis. */
+#define THREAD_NAME_MAX_COLS 24
+
 /* Build with thread_table_build; do not copy the struct (table.ctx
  * points back at it). */
 struct thread_table {
 	const void **order;  /* owns the array; entries borrow the snapshot's
 	                        struct snap_thread, filtered, sorted */
+	struct table_column cols[THREAD_NCOLS]; /* the Name column fits the
+	                                           names shown */
 	size_t n;
 	enum thread_col sort;
 	struct table table;  /* the columns, ready for table_format_* */
 };
 
-/* Fill tt from s (which must outlive tt): threads whose name or top
+/* Fill tt from s (which must outlive tt): threads whose name (OS or
+ * Python; the Name column shows the Python one when known) or top
  * function contains filter (case-insensitive), or whose TID starts with
  * it (NULL or "" = all), sorted by sort.  Returns 0, or -1 when out of
  * memory (tt is then empty but valid). */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <wctype.h>
 
+#include "cpython/py_name_text.h"
 #include "target/remote_mem.h"
 
 #define MAX_VISITS 4096        /* objects looked at for one value */
@@ -529,6 +530,26 @@ char *py_str_text(const struct py_mem *m, const struct py_object_layout *l, uint
 	if (c.out.buf == NULL)
 		return strdup("");
 	return c.out.buf;
+}
+
+/* Every code point is kept, escaped as code names are (py_name_text.h):
+ * a thread name is the program's to choose, control characters and all. */
+char *py_str_name(const struct py_mem *m, const struct py_object_layout *l, uintptr_t addr,
+                  size_t max_chars)
+{
+	struct repr_ctx c = { .m = m, .l = l };
+	uint32_t cps[PY_REPR_MAX_CHARS];
+	const char *type = type_name(&c, addr);
+	uint64_t length;
+	size_t n;
+
+	if (max_chars > PY_REPR_MAX_CHARS)
+		max_chars = PY_REPR_MAX_CHARS;
+	if (type == NULL || strcmp(type, "str") != 0 ||
+	    !str_read(&c, addr, cps, max_chars, &n, &length))
+		return NULL;
+	/* cps holds 4-byte code points in the host's (little-endian) order */
+	return py_name_text((const uint8_t *)cps, n, 4, length);
 }
 
 /* ---- containers -------------------------------------------------------- */

@@ -44,6 +44,13 @@ char *py_repr(const struct py_mem *m, const struct py_object_layout *l, uintptr_
 char *py_str_text(const struct py_mem *m, const struct py_object_layout *l, uintptr_t addr,
                   size_t max_chars);
 
+/* The str object at addr as a name: its first max_chars characters
+ * (at most PY_REPR_MAX_CHARS) escaped by py_name_text (control and
+ * bidirectional characters as \xNN / \uNNNN, the rest counted); NULL
+ * when it is no readable str.  Owned. */
+char *py_str_name(const struct py_mem *m, const struct py_object_layout *l, uintptr_t addr,
+                  size_t max_chars);
+
 /* The name of the type of the object at addr into buf (printable ASCII,
  * as the type's tp_name says); false when unreadable. */
 int py_type_name(const struct py_mem *m, const struct py_object_layout *l, uintptr_t addr,

@@ -112,7 +112,7 @@ static char *thread_name(const struct py_mem *m, const struct py_object_layout *
 {
 	uint64_t name = thread != 0 ? attr_get(m, l, thread, "_name") : 0;
 
-	return name != 0 ? py_str_text(m, l, (uintptr_t)name, PY_THREAD_NAME_MAX) : NULL;
+	return name != 0 ? py_str_name(m, l, (uintptr_t)name, PY_THREAD_NAME_MAX) : NULL;
 }
 
 static bool runs_bootstrap(const struct py_mem *m, const struct py_object_layout *l,
@@ -136,10 +136,16 @@ static bool runs_bootstrap(const struct py_mem *m, const struct py_object_layout
 char *py_thread_name(const struct py_mem *m, const struct py_object_layout *l,
                      uintptr_t tstate, uintptr_t *threading_globals)
 {
+	return py_thread_name_within(m, l, tstate, MAX_FRAMES, threading_globals);
+}
+
+char *py_thread_name_within(const struct py_mem *m, const struct py_object_layout *l,
+                            uintptr_t tstate, size_t max_frames, uintptr_t *threading_globals)
+{
 	uint64_t self, globals;
 	uintptr_t frame, code;
 
-	if (!py_frames_outermost(m, l, tstate, MAX_FRAMES, &frame, &code) ||
+	if (!py_frames_outermost(m, l, tstate, max_frames, &frame, &code) ||
 	    !runs_bootstrap(m, l, code))
 		return NULL;
 	if (rd64(m, frame + l->if_globals, &globals))

@@ -9,12 +9,15 @@
 #ifndef PYTOP_PY_THREAD_NAMES_H
 #define PYTOP_PY_THREAD_NAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpython/py_objects.h"
 #include "cpython/py_repr.h"
 
-#define PY_THREAD_NAME_MAX 256 /* characters; a longer name is not shown */
+/* Characters of a name kept; the rest is counted in a "…[+N chars]"
+ * marker.  Names are escaped as code names are (py_name_text.h). */
+#define PY_THREAD_NAME_MAX 256
 
 /* The name of the thread of thread state tstate when threading started it
  * (its outermost frame runs Thread._bootstrap); *threading_globals then
@@ -22,6 +25,11 @@
  * such a thread or unreadable. */
 char *py_thread_name(const struct py_mem *m, const struct py_object_layout *l,
                      uintptr_t tstate, uintptr_t *threading_globals);
+
+/* The same, giving up (NULL) on a stack deeper than max_frames: the walk
+ * to the outermost frame reads one frame at a time. */
+char *py_thread_name_within(const struct py_mem *m, const struct py_object_layout *l,
+                            uintptr_t tstate, size_t max_frames, uintptr_t *threading_globals);
 
 /* The main thread's name from the threading module's globals. */
 char *py_thread_name_main(const struct py_mem *m, const struct py_object_layout *l,

@@ -115,6 +115,7 @@ struct aggregator *aggregator_new(bool split)
 	hashmap_init(&a->frame_cache);
 	hashmap_init(&a->thread_by_tid);
 	hashmap_init(&a->thread_names);
+	hashmap_init(&a->thread_py_names);
 	hashmap_init(&a->tfunc_by_key);
 	hashmap_init(&a->tline_by_key);
 	hashmap_init(&a->pfunc_by_key);
@@ -181,6 +182,7 @@ void aggregator_free(struct aggregator *a)
 	hashmap_destroy(&a->frame_cache);
 	hashmap_destroy(&a->thread_by_tid);
 	hashmap_destroy(&a->thread_names);
+	hashmap_destroy(&a->thread_py_names);
 	hashmap_destroy(&a->tfunc_by_key);
 	hashmap_destroy(&a->tline_by_key);
 	code_table_free(a->codes);
@@ -300,6 +302,9 @@ static struct agg_thread *agg_thread_row(struct aggregator *a, int32_t tid)
 		.name = hashmap_get(&a->thread_names, (uint32_t)tid, &name)
 		                ? (const char *)(uintptr_t)name
 		                : a->empty,
+		.py_name = hashmap_get(&a->thread_py_names, (uint32_t)tid, &name)
+		                   ? (const char *)(uintptr_t)name
+		                   : a->empty,
 		.top_func = a->empty,
 	};
 	return t;
@@ -907,6 +912,33 @@ static void agg_ingest_thread(struct aggregator *a, const uint8_t *rec,
 	t->name = name;
 }
 
+/* The program's name for a thread: kept like the OS name. */
+static void agg_ingest_thread_py_name(struct aggregator *a, const uint8_t *rec,
+                                      size_t size)
+{
+	struct rec_thread_py_name r;
+	if (size < sizeof r) {
+		a->bad++;
+		return;
+	}
+	memcpy(&r, rec, sizeof r);
+	if (r.name_len > REC_MAX_THREAD_PY_NAME || sizeof r + r.name_len > size) {
+		a->bad++;
+		return;
+	}
+	const char *name = strtab_intern(a->strings, (const char *)rec + sizeof r,
+	                                 r.name_len, NULL);
+	struct agg_thread *t = name != NULL && hashmap_put(&a->thread_py_names,
+	                                                   (uint32_t)r.tid, (uintptr_t)name)
+	                               ? agg_thread_row(a, r.tid)
+	                               : NULL;
+	if (t == NULL) {
+		a->bad++;
+		return;
+	}
+	t->py_name = name;
+}
+
 /* One thread of a REC_THREADS record. */
 static void agg_thread_report(struct aggregator *a, pid_t pid,
                               const struct rec_thread_state *r)
@@ -1014,6 +1046,9 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
 		break;
 	case REC_THREAD:
 		agg_ingest_thread(a, rec, h.size);
+		break;
+	case REC_THREAD_PY_NAME:
+		agg_ingest_thread_py_name(a, rec, h.size);
 		break;
 	case REC_THREADS:
 		agg_ingest_threads(a, rec, h.size);
@@ -1322,15 +1357,10 @@ static bool agg_rehome_rows(struct aggregator *a, struct strtab *to)
 	return ok;
 }
 
-/* The thread rows' strings, and every thread name kept for later. */
-static bool agg_rehome_threads(struct aggregator *a, struct strtab *to)
+/* The names a tid -> name map keeps for later, into the new table. */
+static bool agg_rehome_names(struct hashmap *m, struct strtab *to)
 {
 	bool ok = true;
-	struct agg_thread *t = agg_threads(a);
-	for (size_t i = 0; ok && i < a->threads.n; i++)
-		ok = agg_reintern(to, &t[i].name, NULL) &&
-		     agg_reintern(to, &t[i].top_func, NULL);
-	struct hashmap *m = &a->thread_names;
 	for (size_t i = 0; ok && i < m->cap; i++)
 		if (m->slots[i].key != 0) {
 			const char *s = (const char *)(uintptr_t)m->slots[i].val;
@@ -1343,6 +1373,19 @@ static bool agg_rehome_threads(struct aggregator *a, struct strtab *to)
 		m->zero_val = (uintptr_t)s;
 	}
 	return ok;
+}
+
+/* The thread rows' strings, and every thread name kept for later. */
+static bool agg_rehome_threads(struct aggregator *a, struct strtab *to)
+{
+	bool ok = true;
+	struct agg_thread *t = agg_threads(a);
+	for (size_t i = 0; ok && i < a->threads.n; i++)
+		ok = agg_reintern(to, &t[i].name, NULL) &&
+		     agg_reintern(to, &t[i].py_name, NULL) &&
+		     agg_reintern(to, &t[i].top_func, NULL);
+	return ok && agg_rehome_names(&a->thread_names, to) &&
+	       agg_rehome_names(&a->thread_py_names, to);
 }
 
 /* Give the heap's free pages back: under churn the tables' memory is
@@ -1632,6 +1675,7 @@ void agg_age_threads(struct aggregator *a)
 	size_t kept = 0;
 	hashmap_clear(&a->thread_by_tid);
 	hashmap_clear(&a->thread_names);
+	hashmap_clear(&a->thread_py_names);
 	for (size_t i = 0; i < a->threads.n; i++) {
 		if (drop[i]) {
 			agg_settle_lifetime(a, &t[i]);
@@ -1644,6 +1688,8 @@ void agg_age_threads(struct aggregator *a)
 		(void)hashmap_put(&a->thread_by_tid, (uint32_t)t[kept].tid, kept);
 		(void)hashmap_put(&a->thread_names, (uint32_t)t[kept].tid,
 		                  (uintptr_t)t[kept].name);
+		(void)hashmap_put(&a->thread_py_names, (uint32_t)t[kept].tid,
+		                  (uintptr_t)t[kept].py_name);
 		kept++;
 	}
 	a->threads.n = kept;

@@ -93,6 +93,8 @@ struct agg_thread {
 	pid_t tid;
 	pid_t pid;            /* its process, from its latest REC_THREADS */
 	const char *name;     /* interned, "" if unknown */
+	const char *py_name;  /* interned: the program's name for it, "" if
+	                         unknown (REC_THREAD_PY_NAME) */
 	uint64_t samples, samples_win;       /* all its samples */
 	uint64_t py_samples, py_samples_win; /* those with a Python stack */
 	bool running;
@@ -165,6 +167,7 @@ struct aggregator {
 	struct hashmap thread_by_tid; /* (uint32)tid -> index */
 	struct hashmap thread_names;  /* (uint32)tid -> interned name;
 	                                 survives resets */
+	struct hashmap thread_py_names; /* likewise, the Python names */
 	struct agg_vec tfuncs;    /* struct agg_trow, per thread and function */
 	struct hashmap tfunc_by_key;  /* (uint32)tid << 32 | func -> index */
 	struct agg_vec tlines;    /* struct agg_trow, per thread and line */

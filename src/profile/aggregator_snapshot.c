@@ -263,6 +263,7 @@ static void agg_snap_threads(struct aggregator *a, struct snapshot *out)
 			out->threads[i] = (struct snap_thread){
 				.tid = t[i].tid,
 				.name = t[i].name,
+				.py_name = t[i].py_name,
 				.samples = t[i].samples,
 				.samples_win = t[i].samples_win,
 				.running = t[i].running,

@@ -14,7 +14,7 @@
 #include "transport/record.h"
 
 #define MAX_GROUPS REC_MAX_PY_FRAMES
-#define MAX_OUT (REC_MAX_PY_FRAMES + REC_MAX_NATIVE_FRAMES)
+#define MAX_OUT NATIVE_MERGE_MAX_FRAMES
 #define NATIVE_REC_MAX (sizeof(struct rec_native) + REC_MAX_NATIVE_FRAMES * 8 + MAX_GROUPS * 2 + 8)
 
 /* What a native function is to the merge. */
@@ -28,7 +28,10 @@ struct nframe {
 };
 
 struct native_merge {
-	struct aggregator *agg;     /* borrowed */
+	struct aggregator *agg;     /* borrowed; NULL: merged stacks are only
+	                               returned (native_merge_stack) */
+	native_define_fn *define;   /* names each native function once */
+	void *define_ctx;
 	struct native_syms *syms;   /* owned */
 	bool show_all;
 	uint8_t *kinds;             /* per native function number */
@@ -54,13 +57,30 @@ static const char *const plumbing_parts[] = {
 	"EvalFrame", "EvalCode", "_PyEval", "PyEval_", "_PyFunction_", "_PyObject_Make",
 };
 
+static bool define_in_aggregator(void *ctx, uint32_t id, const char *name, const char *file,
+                                 int line, const char *module)
+{
+	return aggregator_define_native(ctx, id, name, file, line, module);
+}
+
 struct native_merge *native_merge_new(pid_t pid, struct aggregator *agg, bool show_all)
+{
+	struct native_merge *m = native_merge_new_to(pid, define_in_aggregator, agg, show_all);
+
+	if (m != NULL)
+		m->agg = agg;
+	return m;
+}
+
+struct native_merge *native_merge_new_to(pid_t pid, native_define_fn *define, void *ctx,
+                                         bool show_all)
 {
 	struct native_merge *m = calloc(1, sizeof(*m));
 
 	if (m == NULL)
 		return NULL;
-	m->agg = agg;
+	m->define = define;
+	m->define_ctx = ctx;
 	m->show_all = show_all;
 	m->syms = native_syms_new(pid);
 	m->out = malloc(sizeof(struct rec_sample) + MAX_OUT * sizeof(struct rec_frame));
@@ -113,8 +133,8 @@ static enum func_kind kind_of(struct native_merge *m, const struct native_sym *s
 		m->kinds_cap = cap;
 	}
 	if (m->kinds[s->func] == KIND_UNSEEN &&
-	    aggregator_define_native(m->agg, NATIVE_CODE_BASE + s->func, s->name, s->file,
-	                             s->func_line, s->module))
+	    m->define(m->define_ctx, NATIVE_CODE_BASE + s->func, s->name, s->file,
+	              s->func_line, s->module))
 		m->kinds[s->func] = (uint8_t)classify(s->name);
 	if (m->kinds[s->func] == KIND_EVAL)
 		m->interp_module = s->module;
@@ -290,6 +310,26 @@ static void ingest_module(struct native_merge *m, const uint8_t *rec, size_t len
 	memcpy(&r, rec, sizeof(r));
 	if (sizeof(r) + r.path_len <= len)
 		native_syms_add_module(m->syms, &r, (const char *)rec + sizeof(r));
+}
+
+void native_merge_add_module(struct native_merge *m, const struct rec_module *r,
+                             const char *path)
+{
+	native_syms_add_module(m->syms, r, path);
+}
+
+size_t native_merge_stack(struct native_merge *m, const uint64_t *ips, size_t nips,
+                          const uint16_t *groups, size_t ngroups,
+                          const struct rec_frame *py, size_t npy, struct rec_frame *out)
+{
+	if (nips > REC_MAX_NATIVE_FRAMES || ngroups > MAX_GROUPS || npy > REC_MAX_PY_FRAMES)
+		return 0;
+	m->held_hdr.nips = (uint16_t)nips;
+	m->held_hdr.ngroups = (uint16_t)ngroups;
+	memcpy(m->held_ips, ips, nips * sizeof(*ips));
+	memcpy(m->held_groups, groups, ngroups * sizeof(*groups));
+	m->held = false;
+	return merge(m, py, npy, out);
 }
 
 void native_merge_ingest(struct native_merge *m, const void *rec, size_t len)

@@ -30,13 +30,40 @@
 #include <sys/types.h>
 
 #include "profile/aggregator.h"
+#include "transport/record.h"
 
 #define NATIVE_CODE_BASE 0x80000000u
+/* The most frames one merged stack has. */
+#define NATIVE_MERGE_MAX_FRAMES (REC_MAX_PY_FRAMES + REC_MAX_NATIVE_FRAMES)
 
 struct native_merge;
 
 /* Feeds agg (borrowed; must outlive the merge).  NULL on failure. */
 struct native_merge *native_merge_new(pid_t pid, struct aggregator *agg, bool show_all);
+
+/* Names native function id (NATIVE_CODE_BASE + its number) the first
+ * time a merged stack holds it; false: not kept, asked again next time.
+ * The strings live as long as the merge. */
+typedef bool native_define_fn(void *ctx, uint32_t id, const char *name, const char *file,
+                              int line, const char *module);
+
+/* Without an aggregator (pytop dump): stacks are merged by
+ * native_merge_stack and each native function named through define. */
+struct native_merge *native_merge_new_to(pid_t pid, native_define_fn *define, void *ctx,
+                                         bool show_all);
+
+/* A module for the symbolizer (what a REC_MODULE carries). */
+void native_merge_add_module(struct native_merge *m, const struct rec_module *r,
+                             const char *path);
+
+/* One thread's native stack (nips IPs, leaf first) and its Python frames
+ * py (npy, leaf first; groups as in struct rec_native) merged into out
+ * (room for NATIVE_MERGE_MAX_FRAMES), leaf first: Python frames keep
+ * their code ids, native ones get NATIVE_CODE_BASE + function number
+ * with the source line as instr_offset.  The number of frames. */
+size_t native_merge_stack(struct native_merge *m, const uint64_t *ips, size_t nips,
+                          const uint16_t *groups, size_t ngroups,
+                          const struct rec_frame *py, size_t npy, struct rec_frame *out);
 void native_merge_free(struct native_merge *m);
 
 /* Hide (false) or show the interpreter's plumbing in later samples. */

@@ -97,6 +97,7 @@ static void own_all(struct snapshot *s, struct str_pass *p)
 	}
 	for (size_t i = 0; i < s->nthreads; i++) {
 		own_one(p, &s->threads[i].name);
+		own_one(p, &s->threads[i].py_name);
 		own_one(p, &s->threads[i].top_func);
 	}
 	for (size_t i = 0; i < s->nprocesses; i++) {

@@ -149,6 +149,8 @@ enum snap_thread_state {
 struct snap_thread {
 	pid_t tid;
 	const char *name;   /* OS thread name, "" if unknown */
+	const char *py_name; /* the program's name for it (threading), escaped
+	                        (py_name_text.h); "" if unknown */
 	uint64_t samples;   /* since start */
 	uint64_t samples_win;
 	bool running;       /* in the last sample seen */

@@ -167,14 +167,36 @@ static bool define_codes(struct sampler *s, struct sampler_proc *p,
 	return true;
 }
 
-/* Send a thread's OS name when it is new or has changed (threads often
- * rename themselves after they start; 3.14+ threading names them). */
-static void announce_thread(struct sampler *s, struct sampler_proc *p, pid_t tid)
+/* Send the name the program gave a thread when it is new or changed.
+ * Built on the stack, not in s->buf: push_thread_states is building its
+ * REC_THREADS there when it asks. */
+static void announce_py_name(struct sampler *s, struct sampler_proc *p,
+                             struct known_thread *k, const struct py_thread_sample *t)
 {
-	struct rec_thread r = { .h = { REC_THREAD, sizeof(r) }, .tid = tid };
-	struct known_thread *k = sampler_proc_thread(p, tid);
+	uint64_t rec[(sizeof(struct rec_thread_py_name) + REC_MAX_THREAD_PY_NAME) / 8 + 1];
+	uint64_t hash = k->py_name_hash;
+	size_t size;
 
-	proc_threads_name(p->pid, tid, r.name);
+	/* An idle thread is not sampled (no --idle) but still listed: its
+	 * thread state is known, and so can its name be. */
+	if (t->status == PY_THREAD_ERROR || p->reader == NULL)
+		return;
+	size = thread_py_names_record(&p->py_names, t->tid, t->tstate, &hash, rec, sizeof(rec));
+	if (size > 0 && ring_push(s->cfg.ring, rec, size))
+		k->py_name_hash = hash;
+}
+
+/* Send a thread's OS name and its Python name when it is new or has
+ * changed (threads often rename themselves after they start; 3.14+
+ * threading names them). */
+static void announce_thread(struct sampler *s, struct sampler_proc *p,
+                            const struct py_thread_sample *t)
+{
+	struct rec_thread r = { .h = { REC_THREAD, sizeof(r) }, .tid = t->tid };
+	struct known_thread *k = sampler_proc_thread(p, t->tid);
+
+	announce_py_name(s, p, k, t);
+	proc_threads_name(p->pid, t->tid, r.name);
 	if (k->named && strcmp(k->name, r.name) == 0)
 		return;
 	if (ring_push(s->cfg.ring, &r, sizeof(r))) {
@@ -276,7 +298,8 @@ static void remember_sent(struct known_thread *k, const struct rec_frame *f, uin
 		nv = realloc(k->sent, cap * sizeof(*nv));
 		if (nv == NULL) {
 			free(k->sent);
-			*k = (struct known_thread){ .tid = k->tid, .named = k->named };
+			*k = (struct known_thread){ .tid = k->tid, .named = k->named,
+			                            .py_name_hash = k->py_name_hash };
 			return;
 		}
 		k->sent = nv;
@@ -348,7 +371,7 @@ static void push_thread_states(struct sampler *s, struct sampler_proc *p, int n,
 		                                      SAMPLE_IN_CALL | SAMPLE_GIL_KNOWN));
 
 		if (p->reports % NAMES_EVERY_REPORTS == 0 && t->tid > 0)
-			announce_thread(s, p, t->tid);
+			announce_thread(s, p, t);
 		/* Here, not per sample: the question costs a read per thread
 		 * off CPU, and only the reports carry the answer. */
 		if (t->state != 'R' && !(flags & (SAMPLE_HAS_GIL | SAMPLE_GIL_WAIT)) &&
@@ -635,7 +658,7 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 		struct known_thread *k = sampler_proc_thread(p, t->tid);
 
 		if (!k->named)
-			announce_thread(s, p, t->tid);
+			announce_thread(s, p, t);
 		if (!define_codes(s, p, t, s->frames))
 			continue; /* the ring is full: the sample would be dropped too */
 		/* With --native a sample is whole or not at all: a Python

@@ -24,6 +24,7 @@ struct sampler_proc *sampler_proc_new(pid_t pid, const struct py_runtime *rt, bo
 		p->reader = py_reader_new(pid, &p->rt);
 		if (p->reader != NULL)
 			py_reader_want_calls(p->reader, want_calls);
+		thread_py_names_init(&p->py_names, pid, &p->rt);
 	} else {
 		p->tasks = native_threads_new(pid);
 	}

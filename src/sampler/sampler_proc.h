@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "sampler/native_threads.h"
+#include "sampler/thread_py_names.h"
 #include "target/proc_threads.h"
 #include "cpython/mem_region.h"
 #include "cpython/py_reader.h"
@@ -27,6 +28,7 @@ struct known_thread {
 	pid_t tid;
 	bool named;
 	char name[16];
+	uint64_t py_name_hash;     /* of the Python name last sent, 0 = none */
 	bool sched_seen;
 	uint64_t run_ns, delay_ns; /* schedstat at its previous R sample */
 	/* Its last sample that reached the ring, outermost frame first (so
@@ -47,6 +49,7 @@ struct sampler_proc {
 	struct mem_region mem;        /* owns known (mem_region.h: a process's
 	                                 tables leave with it, not on the heap) */
 	struct known_thread *known;   /* in mem: names already sent */
+	struct thread_py_names py_names; /* reads the program's thread names */
 	size_t nknown;
 	uint64_t threads_due;         /* when its next REC_THREADS is due */
 	unsigned reports;             /* its REC_THREADS sent so far */

@@ -27,6 +27,8 @@ enum rec_type {
 	                     unwinder first meets it */
 	REC_SAMPLE_DELTA = 8, /* a REC_SAMPLE that reuses the outer frames of
 	                         the thread's previous sample */
+	REC_THREAD_PY_NAME = 9, /* the name the program gave a thread
+	                           (threading), when read first or changed */
 };
 
 struct rec_header {
@@ -132,6 +134,22 @@ struct rec_thread {
 	char name[16]; /* NUL-terminated */
 };
 
+/* The name a Python program gave a thread (threading.Thread's name; the
+ * main thread's too), sent when the sampler first reads it and whenever
+ * it reads a different one (names are re-read about once a second).
+ * Followed by name_len bytes of the name as py_name_text.h makes names
+ * (valid UTF-8, control characters escaped), no NUL; at most
+ * REC_MAX_THREAD_PY_NAME bytes, and the consumer refuses a record that
+ * claims more. */
+struct rec_thread_py_name {
+	struct rec_header h;
+	int32_t tid;
+	int32_t pid;
+	uint16_t name_len;
+	uint16_t pad[3];
+	char name[];
+};
+
 /* One thread in a REC_THREADS record. */
 struct rec_thread_state {
 	int32_t tid;
@@ -230,6 +248,9 @@ struct rec_process {
  * record that claims more. */
 #define REC_MAX_PY_FRAMES 2048    /* rec_sample.nframes, rec_native groups */
 #define REC_MAX_NATIVE_FRAMES 128 /* rec_native.nips */
+/* rec_thread_py_name.name_len: 256 characters of six bytes each at most
+ * (\uNNNN), and the marker of the characters left out */
+#define REC_MAX_THREAD_PY_NAME 1600
 
 #define REC_ALIGN(n) (((n) + 7u) & ~7u)
 

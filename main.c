@@ -16,6 +16,7 @@
 #include "options.h"
 #include "session.h"
 #include "ui/app.h"
+#include "ui/record_loop.h"
 
 #define DEMO_NAME "pytop_demo.py"
 
@@ -125,7 +126,12 @@ int main(int argc, char **argv)
 	if (session_sandbox_off(session) != NULL)
 		fprintf(stderr, "pytop: warning: %s\n", session_sandbox_off(session));
 	src = session_source(session);
-	ui_rc = opts.batch ? app_run_batch(&opts, &src, stdout) : app_run_tui(&opts, &src);
+	if (opts.record) {
+		record_loop_run(&opts, &src);
+		ui_rc = 0;
+	} else {
+		ui_rc = opts.batch ? app_run_batch(&opts, &src, stdout) : app_run_tui(&opts, &src);
+	}
 	status = session_close(session);
 	return ui_rc != 0 ? 1 : status;
 }

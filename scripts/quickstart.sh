@@ -33,6 +33,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 
 DEPS=(build-essential autoconf automake pkg-config libncurses-dev
       libunwind-dev libproc2-dev libelf-dev libdw-dev libjansson-dev libseccomp-dev
+      libsqlite3-dev sqlite3
       libcriterion-dev python3 clang libclang-rt-14-dev tmux procps)
 
 say() { printf '==> %s\n' "$*" >&2; }

@@ -33,11 +33,12 @@ enum {
 	OPT_NATIVE,
 	OPT_NATIVE_ALL,
 	OPT_LOCALS,
+	OPT_FORCE,
 };
 
 /* '+': stop at the first non-option, which starts the target's command.
  * ':': report a missing value as ':' so we can word the message. */
-static const char short_opts[] = "+:p:r:d:bn:shV";
+static const char short_opts[] = "+:p:r:d:bn:sho:w:V";
 
 static const struct option long_opts[] = {
 	{"pid", required_argument, NULL, 'p'},
@@ -55,6 +56,9 @@ static const struct option long_opts[] = {
 	{"native", no_argument, NULL, OPT_NATIVE},
 	{"native-all", no_argument, NULL, OPT_NATIVE_ALL},
 	{"locals", no_argument, NULL, OPT_LOCALS},
+	{"output", required_argument, NULL, 'o'},
+	{"record", required_argument, NULL, 'w'},
+	{"force", no_argument, NULL, OPT_FORCE},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -267,6 +271,9 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_NATIVE: o->native = true; return 0;
 	case OPT_NATIVE_ALL: o->native = o->native_all = true; return 0;
 	case OPT_LOCALS: o->locals = true; return 0;
+	case 'o': o->output = optarg; return 0;
+	case 'w': o->record_path = optarg; return 0;
+	case OPT_FORCE: o->force = true; return 0;
 	case 'h': options_print_help(stdout); return 1;
 	case 'V': printf("pytop %s\n", PACKAGE_VERSION); return 1;
 	case ':':
@@ -329,15 +336,56 @@ static bool check_dump(const struct options *o)
 	return true;
 }
 
+/* `pytop record -o FILE`: no view, so none of the view's options; the
+ * live view records with -w FILE instead. */
+static bool check_record(struct options *o)
+{
+	if (!o->record) {
+		if (o->output != NULL) {
+			usage_error("-o/--output names pytop record's file; to record the "
+			            "live view use -w FILE (see pytop --help)");
+			return false;
+		}
+		if (o->force && o->record_path == NULL) {
+			usage_error("--force replaces an existing recording: give it with "
+			            "-w FILE or pytop record -o FILE");
+			return false;
+		}
+		if (o->record_path != NULL && o->dump) {
+			usage_error("the dump command does not record; drop -w");
+			return false;
+		}
+		return true;
+	}
+	if (o->record_path != NULL) {
+		usage_error("pytop record writes to -o FILE; drop -w/--record");
+		return false;
+	}
+	if (o->output == NULL) {
+		usage_error("pytop record needs the recording's file: give -o FILE "
+		            "(e.g. -o run.pytop)");
+		return false;
+	}
+	if (o->batch || o->json || o->iterations != 0 || o->delay_s != 1.0) {
+		usage_error("pytop record shows nothing: -b, --json, -n and -d do not "
+		            "apply to it; drop them (--duration limits the recording)");
+		return false;
+	}
+	o->record_path = o->output;
+	return true;
+}
+
 enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
                                   struct options *out)
 {
 	int c;
 	bool dump = argc > 1 && strcmp(argv[1], "dump") == 0;
+	bool record = argc > 1 && strcmp(argv[1], "record") == 0;
 
 	set_defaults(out);
-	if (dump) { /* getopt then takes "dump" for the program name */
-		out->dump = true;
+	if (dump || record) { /* getopt then takes it for the program name */
+		out->dump = dump;
+		out->record = record;
 		argc--;
 		argv++;
 	}
@@ -353,12 +401,14 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 	}
 	if (optind < argc)
 		out->command = &argv[optind]; /* borrowed; argv[argc] is NULL */
-	if (!check_dump(out))
+	if (!check_dump(out) || !check_record(out))
 		return OPTIONS_ERROR;
 	if (out->dump)
 		return OPTIONS_OK;
 	if (!check_target(out))
 		return OPTIONS_ERROR;
+	if (out->record)
+		return OPTIONS_OK;
 	if (out->json && !out->batch) {
 		usage_error("--json needs --batch (JSON goes to stdout one object "
 		            "per refresh)");
@@ -378,6 +428,8 @@ void options_print_help(FILE *out)
 "       pytop [OPTIONS] [--] COMMAND [ARGS...]\n"
 "       pytop [OPTIONS] --demo\n"
 "       pytop dump [--json] [--locals] [-s] -p PID\n"
+"       pytop record -o FILE [--force] [SAMPLING OPTIONS] [--duration S]\n"
+"                    (-p PID | [--] COMMAND [ARGS...])\n"
 "\n"
 "Live sampling profiler for CPython: shows which functions and lines a\n"
 "Python process spends its time in, without stopping or changing it.\n"
@@ -420,6 +472,10 @@ void options_print_help(FILE *out)
 "      --json             with --batch: one JSON object per refresh on\n"
 "                         stdout (JSON Lines)\n"
 "      --no-color         no colours (default: colour unless NO_COLOR is set)\n"
+"  -w, --record FILE      also record the session into FILE (SQLite, see\n"
+"                         pytop record) while you watch\n"
+"      --force            with -w or record's -o: replace an existing FILE\n"
+"                         (a symlink there is removed, never followed)\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"
@@ -432,6 +488,15 @@ void options_print_help(FILE *out)
 "      --locals           each frame's arguments and local variables, read\n"
 "                         from memory without running code in the target\n"
 "  -s                     the target's child processes too, and theirs\n"
+"\n"
+"pytop record -o FILE: record without a view until the target ends,\n"
+"--duration passes, or SIGINT/SIGTERM; the exit status is the live view's.\n"
+"FILE is a new SQLite database (WAL mode, committed ten times a second, so\n"
+"a killed pytop leaves what was committed): samples per 100 ms bucket,\n"
+"stack, thread and process with their split, the gauges per bucket, the\n"
+"threads' and processes' lifetimes, the options, command line and Python\n"
+"version (man pytop: RECORDINGS has the schema).  An existing FILE is\n"
+"never replaced without --force.\n"
 "\n"
 "Keys: arrows PgUp PgDn Home End move; < > F6 sort column; l functions/lines;\n"
 "Enter on a function: its source lines (Esc or Left: back); t threads\n"

@@ -30,6 +30,11 @@ struct options {
 	bool native_all;    /* --native-all: and the interpreter's plumbing */
 	bool dump;          /* `pytop dump`: every thread's stack once, then exit */
 	bool locals;        /* --locals (dump): each frame's arguments and locals */
+	bool record;        /* `pytop record`: record without a view */
+	const char *output; /* -o (record): the recording's file (borrowed) */
+	const char *record_path; /* the file to record into: record's -o or the
+	                       live view's -w/--record; NULL = none (borrowed) */
+	bool force;         /* --force: replace an existing file */
 };
 
 enum options_result {

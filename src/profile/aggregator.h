@@ -72,6 +72,8 @@
 
 #include "profile/snapshot.h"
 
+struct stack_table;
+
 struct aggregator;
 
 /* split false (--no-split): samples are counted but not split and no
@@ -121,6 +123,15 @@ void aggregator_filter_process(struct aggregator *a, pid_t pid);
 void aggregator_reset(struct aggregator *a);
 
 uint64_t aggregator_bad(const struct aggregator *a);
+
+/* The recorder's bucket (src/record/, aggregator_bucket.c): the stack
+ * table, whose cells carry the figures counted since the last bucket
+ * (samples_bkt, ns_bkt, split_bkt); what a frame's code is (strings
+ * borrowed until the next ingest or snapshot); and the bucket closed. */
+const struct stack_table *aggregator_stack_table(const struct aggregator *a);
+bool aggregator_describe_frame(const struct aggregator *a, uint32_t code_id, int line,
+                               struct snap_frame *out);
+void aggregator_close_bucket(struct aggregator *a);
 
 
 /* For the final figures, once the target is gone and the ring drained:

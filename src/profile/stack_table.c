@@ -227,7 +227,9 @@ uint32_t stack_table_count(struct stack_table *t, uint32_t node, pid_t tid,
 	struct stack_cell *cell = &t->cells[c];
 	cell->samples++;
 	cell->samples_win++;
+	cell->samples_bkt++;
 	cell->ns += w_ns;
+	cell->ns_bkt += w_ns;
 	cell->stamp = ++t->serial;
 	return c;
 }
@@ -238,6 +240,7 @@ void stack_table_split(struct stack_table *t, uint32_t cell,
 	if (cell >= t->ncells)
 		return;
 	snap_split_add(&t->cells[cell].split, d);
+	snap_split_add(&t->cells[cell].split_bkt, d);
 	if (win)
 		snap_split_add(&t->cells[cell].split_win, d);
 }
@@ -250,6 +253,14 @@ void stack_table_close_window(struct stack_table *t)
 	}
 }
 
+void stack_table_close_bucket(struct stack_table *t)
+{
+	for (size_t i = 0; i < t->ncells; i++) {
+		t->cells[i].samples_bkt = t->cells[i].ns_bkt = 0;
+		t->cells[i].split_bkt = (struct snap_split){ 0 };
+	}
+}
+
 bool stack_table_over_cap(const struct stack_table *t)
 {
 	return t->ncells > STACK_MAX_CELLS || t->nnodes > STACK_MAX_NODES;
@@ -259,11 +270,14 @@ static void st_cell_merge(struct stack_cell *o, const struct stack_cell *from)
 {
 	o->samples += from->samples;
 	o->samples_win += from->samples_win;
+	o->samples_bkt += from->samples_bkt;
 	o->ns += from->ns;
+	o->ns_bkt += from->ns_bkt;
 	if (from->stamp > o->stamp)
 		o->stamp = from->stamp;
 	snap_split_add(&o->split, &from->split);
 	snap_split_add(&o->split_win, &from->split_win);
+	snap_split_add(&o->split_bkt, &from->split_bkt);
 }
 
 uint32_t *stack_table_merge_gone(struct stack_table *t, stack_tid_gone gone, void *ctx)

@@ -72,6 +72,10 @@ struct stack_cell {
 	uint64_t ns;           /* summed sampling intervals */
 	uint64_t stamp;        /* the table's serial at its last sample */
 	struct snap_split split, split_win;
+	/* Since the recorder's last bucket (src/record/): kept apart from
+	 * the window, which the views close at their own pace. */
+	uint64_t samples_bkt, ns_bkt;
+	struct snap_split split_bkt;
 };
 
 /* A thread's last stack, as the sampler sent it, and the node of each of
@@ -144,6 +148,9 @@ void stack_table_split(struct stack_table *t, uint32_t cell,
 
 /* A snapshot closed the window. */
 void stack_table_close_window(struct stack_table *t);
+
+/* The recorder wrote the cells' bucket figures: zero them. */
+void stack_table_close_bucket(struct stack_table *t);
 
 /* Over a cap (or dead codes to drop)?  Callers fold only then. */
 bool stack_table_over_cap(const struct stack_table *t);

@@ -97,6 +97,9 @@ static sqlite3 *open_db(const char *path, int fd, struct pytop_error *err)
 		sqlite3_close(db);
 		return NULL;
 	}
+	/* Another program holding the file (a reader checkpointing) makes the
+	 * writer wait, not fail: buckets merge meanwhile. */
+	sqlite3_busy_timeout(db, 10000);
 	/* WAL: a commit is an append, and a reader (or a kill -9) never sees
 	 * half a transaction.  NORMAL: no fsync per commit; a commit survives
 	 * pytop's death, only the machine's loses the last ones. */

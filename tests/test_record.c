@@ -371,6 +371,10 @@ Test(record, usage_errors, .timeout = 30)
 		{ "-o", "x", "-p", "1", NULL },                  /* -o outside record */
 		{ "--force", "-p", "1", NULL },                  /* --force without a file */
 	};
+	/* What each line must name (the fix). */
+	static const char *const needles[] = {
+		"give -o FILE", "-b, --json, -n and -d", "drop -w", "use -w FILE", "--force",
+	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *argv[9] = { h_pytop() };
@@ -385,6 +389,8 @@ Test(record, usage_errors, .timeout = 30)
 		h_run(&p, 10, argv);
 		cr_expect_eq(p.status, 2, "case %zu: exit %d; stderr: %s", i, p.status, p.err.data);
 		cr_expect_eq(h_count_lines(p.err.data), 1, "case %zu: %s", i, p.err.data);
+		cr_expect(strstr(p.err.data, needles[i]) != NULL, "case %zu does not say '%s': %s",
+		          i, needles[i], p.err.data);
 		h_proc_free(&p);
 	}
 }

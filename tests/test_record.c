@@ -241,6 +241,50 @@ Test(record, sigkill_leaves_committed_buckets, .timeout = 60)
 	h_rmtree(dir);
 }
 
+/* ---- ends: --duration and SIGINT finish the file ------------------------ */
+
+static void expect_complete(const char *file, double min_elapsed, double max_elapsed)
+{
+	sqlite3 *db = open_db(file);
+	double elapsed = q_double(db, "SELECT value FROM meta WHERE key='elapsed';");
+
+	cr_assert_eq(q_int(db, "SELECT value FROM meta WHERE key='complete';"), 1);
+	cr_assert_gt(q_int(db, "SELECT COALESCE(SUM(samples),0) FROM samples;"), 0);
+	cr_assert(elapsed >= min_elapsed && elapsed <= max_elapsed,
+	          "elapsed %.2f s, expected %.1f to %.1f", elapsed, min_elapsed, max_elapsed);
+	sqlite3_close(db);
+}
+
+Test(record, duration_and_sigint_finish_the_file, .timeout = 60)
+{
+	char *dir = h_tmpdir(), *busy = write_busy(dir, 30.0);
+	char *f1 = h_path(dir, "dur.pytop"), *f2 = h_path(dir, "int.pytop");
+	char *wal = h_path(dir, "int.pytop-wal");
+	const char *py = h_need_python(H_PY_DEBIAN);
+	const char *dur[] = { h_pytop(), "record", "--duration", "1", "-o", f1, "--", py, busy,
+	                      NULL };
+	const char *intr[] = { h_pytop(), "record", "-o", f2, "--", py, busy, NULL };
+	struct h_proc p;
+
+	cr_assert(h_run(&p, 20, dur), "stderr: %s", p.err.data);
+	/* As the live view: the launched program, stopped by pytop, ended by
+	 * SIGTERM. */
+	cr_assert_eq(p.status, 128 + SIGTERM, "exit %d; stderr: %s", p.status, p.err.data);
+	cr_assert_lt(p.seconds, 10.0);
+	h_proc_free(&p);
+	expect_complete(f1, 0.9, 3.0);
+
+	cr_assert(h_proc_start(&p, intr));
+	h_proc_pump(&p, 1.5);
+	h_proc_signal(&p, SIGINT);
+	cr_assert(h_proc_finish(&p, 20), "pytop record did not end on SIGINT");
+	cr_assert_eq(p.status, 128 + SIGTERM, "exit %d; stderr: %s", p.status, p.err.data);
+	h_proc_free(&p);
+	cr_assert(access(wal, F_OK) != 0, "a finished recording is one file: %s is left", wal);
+	expect_complete(f2, 1.0, 5.0);
+	h_rmtree(dir);
+}
+
 /* ---- bad output paths ----------------------------------------------------- */
 
 /* A target that would leave a mark if pytop started it. */

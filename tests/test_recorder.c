@@ -133,3 +133,44 @@ Test(recorder, full_queue_merges_buckets_and_loses_nothing, .timeout = 60)
 	unlink(path);
 	rmdir(dir);
 }
+
+/* Two code ids the recording cannot tell apart (same function, file and
+ * lines: a module executed twice) are two stacks of the stack table but
+ * one stack of the file: their samples in one bucket are one row (two
+ * rows broke the samples table's key and stopped the recording). */
+Test(recorder, indistinguishable_codes_share_a_row, .timeout = 30)
+{
+	char dir[] = "/tmp/pytop-recorder.XXXXXX", path[64];
+	struct pytop_error err = { 0 };
+	struct options o = { .rate_hz = 1000 };
+	struct recorder_target t = { .pid = 7, .command = "python3 m.py",
+	                             .python_version = "3.11.2" };
+	struct rb_gauges g = { .ticks = 10 };
+	struct aggregator *agg = aggregator_new(false);
+	struct recorder *r;
+	sqlite3 *db = NULL;
+
+	cr_assert(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/run.pytop", dir);
+	define(agg, 1, "main", 1);
+	define(agg, 2, "twice", 10);
+	define(agg, 3, "twice", 10);
+	r = recorder_open(path, false, &err);
+	cr_assert(r != NULL, "%s", err.text);
+	cr_assert(recorder_start(r, &o, &t, &err), "%s", err.text);
+	for (int i = 0; i < 5; i++) {
+		sample(agg, 2);
+		sample(agg, 3);
+	}
+	recorder_tick(r, agg, 0.11, &g);
+	recorder_flush(r, agg, 0.15, &g);
+	cr_assert(recorder_close(r, &(struct recorder_end){ .elapsed = 0.15 }, &err),
+	          "the recording failed: %s", err.text);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(leaf_samples(db, "twice"), 10);
+	cr_assert_eq(q_int(db, "SELECT COUNT(*) FROM samples;"), 1);
+	sqlite3_close(db);
+	aggregator_free(agg);
+	unlink(path);
+	rmdir(dir);
+}

@@ -12,6 +12,7 @@
 
 #include "hashmap.h"
 #include "profile/stack_table.h"
+#include "record/record_schema.h"
 
 struct record_model {
 	char **strings;  size_t nstrings, strings_cap;   /* owned, by id */
@@ -25,6 +26,7 @@ struct record_model {
 	uint32_t *node_stack; size_t node_cap; /* node -> stack id + 1 */
 	uint64_t node_gen;              /* the stack table's gen they hold */
 	uint32_t *chain; size_t chain_cap; /* scratch: a node's ancestors */
+	struct hashmap row_by_key;      /* this bucket: stack << 32 | thread -> row */
 	uint32_t next_bucket;
 };
 
@@ -78,6 +80,7 @@ struct record_model *record_model_new(void)
 	hashmap_init(&m->frame_by_hash);
 	hashmap_init(&m->stack_by_key);
 	hashmap_init(&m->thread_by_key);
+	hashmap_init(&m->row_by_key);
 	m->nstacks = 1;
 	return m;
 }
@@ -96,6 +99,7 @@ void record_model_free(struct record_model *m)
 	hashmap_destroy(&m->frame_by_hash);
 	hashmap_destroy(&m->stack_by_key);
 	hashmap_destroy(&m->thread_by_key);
+	hashmap_destroy(&m->row_by_key);
 	free(m);
 }
 
@@ -287,27 +291,40 @@ static uint32_t thread_id(struct record_model *m, struct rec_bucket *b, pid_t ti
 /* ---- buckets ------------------------------------------------------------ */
 
 /* Provisional split shares are added and taken back around each snapshot
- * (aggregator.h): what is left of them in a cell is rounding. */
+ * (aggregator.h): what is left of them in a cell is rounding, below the
+ * file's unit. */
 static bool split_moved(const struct snap_split *s)
 {
-	const double eps = 1e-9;
+	const double eps = 0.5 / RECORD_SPLIT_PER_SAMPLE;
 
 	return fabs(s->python) > eps || fabs(s->native) > eps || fabs(s->system) > eps ||
 	       fabs(s->waiting) > eps || fabs(s->cpu_wait) > eps || fabs(s->gil_wait) > eps ||
 	       s->mem_growth || s->mem_shrink || s->minflt || s->majflt;
 }
 
+/* Two nodes may be one stack here: code objects the recording cannot
+ * tell apart (the same function, file and lines: a module executed
+ * twice, a code read again under a new id) are separate nodes in the
+ * stack table.  Their cells add up into one row. */
 static bool add_row(struct record_model *m, struct rec_bucket *b,
                     const struct aggregator *agg, const struct stack_cell *c)
 {
 	struct rb_row *row;
 	uint32_t stack = node_id(m, b, agg, c->node);
 	uint32_t thread = thread_id(m, b, c->tid, c->pid);
+	uint64_t key = (uint64_t)stack << 32 | thread, idx;
 
 	if (stack == UINT32_MAX || thread == UINT32_MAX)
 		return false;
+	if (hashmap_get(&m->row_by_key, key, &idx)) {
+		row = &b->rows[idx];
+		row->samples += c->samples_bkt;
+		row->ns += c->ns_bkt;
+		snap_split_add(&row->split, &c->split_bkt);
+		return true;
+	}
 	row = push((void **)&b->rows, &b->nrows, sizeof *row);
-	if (row == NULL)
+	if (row == NULL || !hashmap_put(&m->row_by_key, key, b->nrows - 1))
 		return false;
 	*row = (struct rb_row){ .stack = stack, .thread = thread, .samples = c->samples_bkt,
 	                        .ns = c->ns_bkt, .split = c->split_bkt };
@@ -320,6 +337,7 @@ struct rec_bucket *record_model_take(struct record_model *m, struct aggregator *
 	struct rec_bucket *b = calloc(1, sizeof *b);
 	bool ok = b != NULL && node_cache_fit(m, t);
 
+	hashmap_clear(&m->row_by_key);
 	for (size_t i = 0; ok && i < t->ncells; i++) {
 		const struct stack_cell *c = &t->cells[i];
 

@@ -9,9 +9,10 @@
 #include "record/record_schema.h"
 
 /* WITHOUT ROWID where the key is the row's identity: no second b-tree and
- * no rowid per row, which is most of a samples row's size.  Counts that
- * are integers in REAL columns are stored as integers by SQLite (a 0 or 1
- * in the record header alone): the split is mostly whole samples. */
+ * no rowid per row.  A samples row is most of a file, so its figures are
+ * small integers (SQLite stores 0 and 1 in the record header alone, and
+ * others in 1 to 4 bytes; a REAL takes 8): the time in microseconds and
+ * the split in units of RECORD_SPLIT_UNIT samples. */
 static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
 	"CREATE TABLE strings(id INTEGER PRIMARY KEY, text TEXT NOT NULL);"
@@ -30,9 +31,9 @@ static const char schema_sql[] =
 	" gauges_valid INTEGER NOT NULL, rss INTEGER, rss_peak INTEGER, minflt INTEGER,"
 	" majflt INTEGER, cpu_user REAL, cpu_system REAL, os_threads INTEGER);"
 	"CREATE TABLE samples(bucket INTEGER NOT NULL, stack INTEGER NOT NULL,"
-	" thread INTEGER NOT NULL, samples INTEGER NOT NULL, ns INTEGER NOT NULL,"
-	" python REAL NOT NULL, native REAL NOT NULL, system REAL NOT NULL,"
-	" cpu_wait REAL NOT NULL, gil_wait REAL NOT NULL, waiting REAL NOT NULL,"
+	" thread INTEGER NOT NULL, samples INTEGER NOT NULL, us INTEGER NOT NULL,"
+	" python INTEGER NOT NULL, native INTEGER NOT NULL, system INTEGER NOT NULL,"
+	" cpu_wait INTEGER NOT NULL, gil_wait INTEGER NOT NULL, waiting INTEGER NOT NULL,"
 	" mem_growth INTEGER NOT NULL, mem_shrink INTEGER NOT NULL,"
 	" minflt INTEGER NOT NULL, majflt INTEGER NOT NULL,"
 	" PRIMARY KEY(bucket, stack, thread)) WITHOUT ROWID;";
@@ -48,6 +49,7 @@ bool record_schema_create(sqlite3 *db, const char *path, struct pytop_error *err
 	    !record_meta_text(db, "format", RECORD_FORMAT_NAME) ||
 	    !record_meta_int(db, "schema_version", RECORD_SCHEMA_VERSION) ||
 	    !record_meta_double(db, "bucket_seconds", RECORD_BUCKET_S) ||
+	    !record_meta_double(db, "split_unit", 1.0 / RECORD_SPLIT_PER_SAMPLE) ||
 	    sqlite3_exec(db, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) {
 		error_set(err, PYTOP_ERR_FILE, "cannot write the recording %s: %s; check the "
 		          "disk and the directory's permissions", path, sqlite3_errmsg(db));

@@ -12,6 +12,9 @@
 #define RECORD_SCHEMA_VERSION 1
 #define RECORD_FORMAT_NAME "pytop recording"
 #define RECORD_BUCKET_S 0.1
+/* samples.python ... waiting count 1/10000 of a sample each: four
+ * digits of a share that the views show to one decimal of a percent. */
+#define RECORD_SPLIT_PER_SAMPLE 10000.0
 
 /* Create every table in an empty database and set its version; false and
  * *err (naming `path`) on failure. */

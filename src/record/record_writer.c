@@ -4,12 +4,15 @@
 #endif
 
 #include "record/record_writer.h"
+#include "record/record_schema.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum {
 	ST_STRING, ST_FRAME, ST_STACK, ST_THREAD, ST_THREAD_SEEN, ST_PROCESS,
@@ -29,7 +32,7 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_BUCKET] = "INSERT INTO buckets(id, t_start, t_end, merged, rate_hz, ticks, errors,"
 	              " dropped, gauges_valid, rss, rss_peak, minflt, majflt, cpu_user,"
 	              " cpu_system, os_threads) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);",
-	[ST_SAMPLE] = "INSERT INTO samples(bucket, stack, thread, samples, ns, python, native,"
+	[ST_SAMPLE] = "INSERT INTO samples(bucket, stack, thread, samples, us, python, native,"
 	              " system, cpu_wait, gil_wait, waiting, mem_growth, mem_shrink, minflt,"
 	              " majflt) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);",
 };
@@ -150,6 +153,11 @@ static bool thread_seen(struct record_writer *w, uint32_t id, uint32_t bucket)
 	return step(w->st[ST_THREAD_SEEN]) && step(w->st[ST_PROCESS]);
 }
 
+static sqlite3_int64 split_units(double samples)
+{
+	return llround(samples * RECORD_SPLIT_PER_SAMPLE);
+}
+
 static bool write_rows(struct record_writer *w, const struct rec_bucket *b)
 {
 	sqlite3_stmt *s = w->st[ST_SAMPLE];
@@ -162,13 +170,13 @@ static bool write_rows(struct record_writer *w, const struct rec_bucket *b)
 		sqlite3_bind_int64(s, 2, r->stack);
 		sqlite3_bind_int64(s, 3, r->thread);
 		sqlite3_bind_int64(s, 4, (sqlite3_int64)r->samples);
-		sqlite3_bind_int64(s, 5, (sqlite3_int64)r->ns);
-		sqlite3_bind_double(s, 6, r->split.python);
-		sqlite3_bind_double(s, 7, r->split.native);
-		sqlite3_bind_double(s, 8, r->split.system);
-		sqlite3_bind_double(s, 9, r->split.cpu_wait);
-		sqlite3_bind_double(s, 10, r->split.gil_wait);
-		sqlite3_bind_double(s, 11, r->split.waiting);
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)((r->ns + 500) / 1000));
+		sqlite3_bind_int64(s, 6, split_units(r->split.python));
+		sqlite3_bind_int64(s, 7, split_units(r->split.native));
+		sqlite3_bind_int64(s, 8, split_units(r->split.system));
+		sqlite3_bind_int64(s, 9, split_units(r->split.cpu_wait));
+		sqlite3_bind_int64(s, 10, split_units(r->split.gil_wait));
+		sqlite3_bind_int64(s, 11, split_units(r->split.waiting));
 		sqlite3_bind_int64(s, 12, (sqlite3_int64)r->split.mem_growth);
 		sqlite3_bind_int64(s, 13, (sqlite3_int64)r->split.mem_shrink);
 		sqlite3_bind_int64(s, 14, (sqlite3_int64)r->split.minflt);
@@ -242,17 +250,45 @@ static void write_batch(struct record_writer *w, struct rec_bucket **b, size_t n
 		record_bucket_free(b[i]);
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Under mu: wait until a batch is due (RECORD_COMMIT_S after the last
+ * commit, or half a queue, or the end) or there is nothing to write. */
+static void wait_for_batch(struct record_writer *w, double last_commit)
+{
+	for (;;) {
+		double due = last_commit + RECORD_COMMIT_S;
+		struct timespec ts;
+
+		if (w->stop || w->n >= RECORD_QUEUE_BUCKETS / 2 || (w->n > 0 && mono_s() >= due))
+			return;
+		if (w->n == 0) {
+			pthread_cond_wait(&w->cv, &w->mu);
+			continue;
+		}
+		ts.tv_sec = (time_t)due;
+		ts.tv_nsec = (long)((due - (double)ts.tv_sec) * 1e9);
+		pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	struct record_writer *w = arg;
 	struct rec_bucket *batch[RECORD_QUEUE_BUCKETS];
+	double last_commit = 0;
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		size_t n = 0;
 
-		while (w->n == 0 && !w->stop)
-			pthread_cond_wait(&w->cv, &w->mu);
+		wait_for_batch(w, last_commit);
 		if (w->n == 0)
 			break;
 		for (; w->n > 0; w->n--) {
@@ -261,6 +297,7 @@ static void *writer_main(void *arg)
 		}
 		pthread_mutex_unlock(&w->mu);
 		write_batch(w, batch, n);
+		last_commit = mono_s();
 		pthread_mutex_lock(&w->mu);
 	}
 	pthread_mutex_unlock(&w->mu);
@@ -285,8 +322,13 @@ struct record_writer *record_writer_start(sqlite3 *db, const char *path,
 	if (ok) {
 		w->db = db;
 		snprintf(w->path, sizeof w->path, "%s", path);
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* mono_s()'s deadlines */
 		pthread_mutex_init(&w->mu, NULL);
-		pthread_cond_init(&w->cv, NULL);
+		pthread_cond_init(&w->cv, &ca);
+		pthread_condattr_destroy(&ca);
 		ok = pthread_create(&w->thread, NULL, writer_main, w) == 0;
 		if (!ok) {
 			pthread_mutex_destroy(&w->mu);

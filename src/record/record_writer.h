@@ -1,8 +1,9 @@
 /* record_writer.h - the recording's writer thread: buckets come through a
- * bounded queue from the consumer thread and are written to SQLite, all
- * that is queued in one transaction, committed at once (so a kill -9 of
- * pytop loses at most the buckets not yet taken: ~0.1 s, never more than
- * a second).  Neither thread ever waits for the other's disk: when the
+ * bounded queue from the consumer thread and are written to SQLite, what
+ * is queued in one transaction every RECORD_COMMIT_S (so a kill -9 of
+ * pytop loses at most the last ~0.6 s: never more than a second).  A
+ * commit per 100 ms bucket wrote the same b-tree pages five times as
+ * often, for nothing a reader could use.  Neither thread ever waits for the other's disk: when the
  * queue is full the consumer does not take a bucket, and its figures
  * stay in the aggregator to be merged into the next one. */
 #ifndef PYTOP_RECORD_WRITER_H
@@ -15,6 +16,7 @@
 #include "record/record_bucket.h"
 
 #define RECORD_QUEUE_BUCKETS 64 /* 6.4 s of 100 ms buckets */
+#define RECORD_COMMIT_S 0.5
 
 struct record_writer;
 

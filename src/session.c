@@ -14,6 +14,7 @@
 #include "profile/aggregator.h"
 #include "clock.h"
 #include "target/proc_gauges.h"
+#include "target/proc_stat_fast.h"
 #include "profile/native_merge.h"
 #include "sampler/proc_follow.h"
 #include "cpython/py_runtime.h"
@@ -94,6 +95,7 @@ struct session {
 	pid_t process_filter;       /* 0 = all processes */
 	struct pytop_error sandbox; /* why the seccomp filter is off; code 0: on */
 	struct recorder *recorder;  /* owned; -w or pytop record, else NULL */
+	struct proc_stat_fast *stat_fast; /* owned, recording only: its gauges */
 };
 
 static struct window_mark take_mark(const struct session *s)
@@ -125,24 +127,30 @@ static double session_elapsed(const struct session *s)
 }
 
 /* The figures a recording keeps per bucket: the process (cumulative, as
- * read now: a gauge read on the consumer side, as the snapshot's) and the
- * sampler's health. */
+ * read now, on the consumer side like the snapshot's gauges: the fast
+ * ones from /proc/PID/stat; the peak and the OS threads as the last
+ * refresh read them) and the sampler's health. */
 static struct rb_gauges record_gauges(struct session *s)
 {
 	const struct sampler_stats *st = sampler_stats(s->sampler);
-	struct proc_gauge_read r;
+	struct proc_stat_fast_read r;
 	struct rb_gauges g = {
 		.ticks = atomic_load(&st->ticks), .errors = atomic_load(&st->errors),
 		.dropped = ring_dropped(s->ring),
 	};
 
-	if (!s->target.exited && s->gauges != NULL && proc_gauges_read(s->gauges, &r) &&
-	    r.rss > 0)
-		g = (struct rb_gauges){ .valid = true, .rss = r.rss, .rss_peak = r.rss_peak,
-		                        .minflt = r.minflt, .majflt = r.majflt,
-		                        .utime_ns = r.utime_ns, .stime_ns = r.stime_ns,
-		                        .threads = r.threads, .ticks = g.ticks,
-		                        .errors = g.errors, .dropped = g.dropped };
+	/* A zombie has no memory left: no figures rather than a 0 RSS. */
+	if (!s->target.exited && s->stat_fast != NULL &&
+	    proc_stat_fast_read(s->stat_fast, &r) && r.rss > 0) {
+		g.valid = true;
+		g.rss = r.rss;
+		g.rss_peak = s->gauge_prev.rss_peak > r.rss ? s->gauge_prev.rss_peak : r.rss;
+		g.minflt = r.minflt;
+		g.majflt = r.majflt;
+		g.utime_ns = r.utime_ns;
+		g.stime_ns = r.stime_ns;
+		g.threads = s->gauge_prev.threads;
+	}
 	return g;
 }
 
@@ -519,6 +527,7 @@ static void free_parts(struct session *s)
 	aggregator_free(s->agg);
 	recent_free(s->recent);
 	proc_gauges_free(s->gauges);
+	proc_stat_fast_close(s->stat_fast);
 	ring_free(s->ring);
 	free(s->rec);
 	sample_delta_free(s->delta);
@@ -618,8 +627,11 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	s->cpu_limit = proc_gauges_cpu_limit(s->target.pid);
 	if (s->gauges != NULL && proc_gauges_read(s->gauges, &s->gauge_prev))
 		s->gauge_prev_ns = clock_now_ns();
-	if (s->recorder != NULL && !start_recording(s, err))
-		goto fail;
+	if (s->recorder != NULL) {
+		s->stat_fast = proc_stat_fast_open(s->target.pid);
+		if (!start_recording(s, err))
+			goto fail;
+	}
 	return s;
 fail:
 	target_terminate(&s->target);

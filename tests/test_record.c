@@ -181,6 +181,25 @@ Test(record, totals_match_last_snapshot, .timeout = 60)
 	             "merged buckets: the JSON and the file disagree");
 	cr_assert_eq(q_int(db, "SELECT COALESCE(SUM(merged),0) FROM buckets;"),
 	             q_int(db, "SELECT value FROM meta WHERE key='buckets_merged';"));
+	/* Thread names and lifetimes: every thread of the snapshot with
+	 * samples is in the file under its name. */
+	json_t *th;
+	json_array_foreach(json_object_get(last, "threads"), i, th) {
+		char sql[256];
+		long long tid = json_integer_value(json_object_get(th, "tid"));
+		sqlite3_stmt *st = NULL;
+
+		if (json_integer_value(json_object_get(th, "samples")) == 0)
+			continue;
+		snprintf(sql, sizeof sql, "SELECT s.text, t.last_bucket >= t.first_bucket FROM "
+		         "threads t JOIN strings s ON s.id = t.name WHERE t.tid = %lld;", tid);
+		cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+		cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "thread %lld is not in the file", tid);
+		cr_assert_str_eq((const char *)sqlite3_column_text(st, 0),
+		                 json_string_value(json_object_get(th, "name")));
+		cr_assert_eq(sqlite3_column_int(st, 1), 1);
+		sqlite3_finalize(st);
+	}
 	cr_assert(h_func(last, "leaf") != NULL && h_func(last, "other") != NULL,
 	          "the workload's functions are missing from the snapshot");
 	h_note("%zu functions compared", checked);

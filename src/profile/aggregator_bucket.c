@@ -32,3 +32,11 @@ void aggregator_close_bucket(struct aggregator *a)
 {
 	stack_table_close_bucket(&a->stacks);
 }
+
+const char *aggregator_thread_name(const struct aggregator *a, pid_t tid)
+{
+	uint64_t name;
+
+	return tid > 0 && hashmap_get(&a->thread_names, (uint32_t)tid, &name)
+	       ? (const char *)(uintptr_t)name : "";
+}

@@ -32,6 +32,7 @@ struct rb_stack {
 struct rb_thread {
 	uint32_t id;
 	pid_t tid, pid;      /* tid -pid: the gone threads of pid */
+	uint32_t name;       /* string id: its OS name, "" unknown */
 };
 
 /* The samples of one thread whose whole stack was `stack`, in the bucket

@@ -270,13 +270,18 @@ static uint32_t node_id(struct record_model *m, struct rec_bucket *b,
 	return id;
 }
 
-static uint32_t thread_id(struct record_model *m, struct rec_bucket *b, pid_t tid, pid_t pid)
+static uint32_t thread_id(struct record_model *m, struct rec_bucket *b,
+                          const struct aggregator *agg, pid_t tid, pid_t pid)
 {
 	uint64_t key = (uint64_t)(uint32_t)tid << 32 | (uint32_t)pid, v;
 	struct rb_thread *def;
+	uint32_t name;
 
 	if (hashmap_get(&m->thread_by_key, key, &v))
 		return (uint32_t)v;
+	name = string_id(m, b, aggregator_thread_name(agg, tid));
+	if (name == UINT32_MAX)
+		return UINT32_MAX;
 	def = push((void **)&b->threads, &b->nthreads, sizeof *def);
 	if (def == NULL)
 		return UINT32_MAX;
@@ -284,7 +289,7 @@ static uint32_t thread_id(struct record_model *m, struct rec_bucket *b, pid_t ti
 		b->nthreads--;
 		return UINT32_MAX;
 	}
-	*def = (struct rb_thread){ .id = m->nthreads, .tid = tid, .pid = pid };
+	*def = (struct rb_thread){ .id = m->nthreads, .tid = tid, .pid = pid, .name = name };
 	return m->nthreads++;
 }
 
@@ -311,7 +316,7 @@ static bool add_row(struct record_model *m, struct rec_bucket *b,
 {
 	struct rb_row *row;
 	uint32_t stack = node_id(m, b, agg, c->node);
-	uint32_t thread = thread_id(m, b, c->tid, c->pid);
+	uint32_t thread = thread_id(m, b, agg, c->tid, c->pid);
 	uint64_t key = (uint64_t)stack << 32 | thread, idx;
 
 	if (stack == UINT32_MAX || thread == UINT32_MAX)

@@ -24,8 +24,8 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_FRAME] = "INSERT INTO frames(id, name, file, line, first_line, native, module, other)"
 	             " VALUES(?,?,?,?,?,?,?,?);",
 	[ST_STACK] = "INSERT INTO stacks(id, parent, frame, depth) VALUES(?,?,?,?);",
-	[ST_THREAD] = "INSERT INTO threads(id, tid, pid, first_bucket, last_bucket)"
-	              " VALUES(?,?,?,?,?);",
+	[ST_THREAD] = "INSERT INTO threads(id, tid, pid, name, first_bucket, last_bucket)"
+	              " VALUES(?,?,?,?,?,?);",
 	[ST_THREAD_SEEN] = "UPDATE threads SET last_bucket=?2 WHERE id=?1;",
 	[ST_PROCESS] = "INSERT INTO processes(pid, first_bucket, last_bucket) VALUES(?1,?2,?2)"
 	               " ON CONFLICT(pid) DO UPDATE SET last_bucket=excluded.last_bucket;",
@@ -127,8 +127,9 @@ static bool add_threads(struct record_writer *w, const struct rec_bucket *b)
 		sqlite3_bind_int64(s, 1, t->id);
 		sqlite3_bind_int64(s, 2, t->tid);
 		sqlite3_bind_int64(s, 3, t->pid);
-		sqlite3_bind_int64(s, 4, b->id);
+		sqlite3_bind_int64(s, 4, t->name);
 		sqlite3_bind_int64(s, 5, b->id);
+		sqlite3_bind_int64(s, 6, b->id);
 		ok = step(s);
 		sqlite3_bind_int64(w->st[ST_PROCESS], 1, t->pid > 0 ? t->pid : -t->pid);
 		sqlite3_bind_int64(w->st[ST_PROCESS], 2, b->id);

@@ -304,6 +304,43 @@ Test(record, duration_and_sigint_finish_the_file, .timeout = 60)
 	h_rmtree(dir);
 }
 
+/* ---- -w in the TUI ------------------------------------------------------- */
+
+Test(record, tui_records_while_you_watch, .timeout = 60)
+{
+	char *dir = h_tmpdir(), *busy = write_busy(dir, 30.0), *file = h_path(dir, "tui.pytop");
+	char *script = h_path(dir, "run.sh"), *status_path = h_path(dir, "exit_status");
+	const char *py = h_need_python(H_PY_DEBIAN);
+	const char *quit[] = { "q", NULL };
+	struct h_tmux t = { .started = false };
+	char *screen, *status, *last = NULL;
+	FILE *f;
+
+	h_need_program("tmux");
+	f = fopen(script, "w");
+	cr_assert(f != NULL);
+	fprintf(f, "cd '%s'\n'%s' -w '%s' -- '%s' '%s'\necho $? > exit_status\nexec sleep 60\n",
+	        dir, h_pytop(), file, py, busy);
+	fclose(f);
+	cr_assert(h_tmux_start(&t, 120, 30, script, 60));
+	screen = h_tmux_wait_for(&t, "leaf", 15, &last);
+	cr_assert(screen != NULL, "the TUI never showed the workload:\n%s", last);
+	cr_assert(strstr(screen, "  rec  ") != NULL, "the header does not say it records:\n%s",
+	          screen);
+	free(screen);
+	h_sleep(1.0);
+	h_tmux_keys(&t, quit);
+	cr_assert(h_wait_file(status_path, 15), "pytop did not quit");
+	h_sleep(0.2);
+	status = h_read_file(status_path);
+	h_tmux_kill(&t);
+	/* As without -w: the launched program stopped by quitting, SIGTERM. */
+	cr_assert_eq(atoi(status), 128 + SIGTERM, "exit status %s", status);
+	expect_complete(file, 1.0, 30.0);
+	free(status);
+	h_rmtree(dir);
+}
+
 /* ---- bad output paths ----------------------------------------------------- */
 
 /* A target that would leave a mark if pytop started it. */

@@ -207,6 +207,9 @@ Test(record, totals_match_last_snapshot, .timeout = 60)
 	json_decref(lines);
 	h_proc_free(&p);
 	h_rmtree(dir);
+	free(busy);
+	free(file);
+	free(dir);
 }
 
 /* ---- kill -9 mid-recording ---------------------------------------------- */
@@ -258,6 +261,9 @@ Test(record, sigkill_leaves_committed_buckets, .timeout = 60)
 	sqlite3_close(db);
 	h_proc_free(&p);
 	h_rmtree(dir);
+	free(busy);
+	free(file);
+	free(dir);
 }
 
 /* ---- ends: --duration and SIGINT finish the file ------------------------ */
@@ -302,6 +308,11 @@ Test(record, duration_and_sigint_finish_the_file, .timeout = 60)
 	cr_assert(access(wal, F_OK) != 0, "a finished recording is one file: %s is left", wal);
 	expect_complete(f2, 1.0, 5.0);
 	h_rmtree(dir);
+	free(busy);
+	free(f1);
+	free(f2);
+	free(wal);
+	free(dir);
 }
 
 /* ---- -w in the TUI ------------------------------------------------------- */
@@ -339,6 +350,11 @@ Test(record, tui_records_while_you_watch, .timeout = 60)
 	expect_complete(file, 1.0, 30.0);
 	free(status);
 	h_rmtree(dir);
+	free(busy);
+	free(file);
+	free(script);
+	free(status_path);
+	free(dir);
 }
 
 /* ---- bad output paths ----------------------------------------------------- */
@@ -396,6 +412,10 @@ Test(record, existing_file_not_overwritten, .timeout = 30)
 	cr_assert_str_eq(text, "precious\n", "the existing file was changed");
 	free(text);
 	h_rmtree(dir);
+	free(cmd);
+	free(file);
+	free(marker);
+	free(dir);
 }
 
 Test(record, planted_symlink_not_followed, .timeout = 30)
@@ -420,6 +440,13 @@ Test(record, planted_symlink_not_followed, .timeout = 30)
 	cr_assert(access(ok, F_OK) != 0, "a file was left at %s", ok);
 	free(text);
 	h_rmtree(dir);
+	free(cmd);
+	free(file);
+	free(victim);
+	free(wal);
+	free(ok);
+	free(marker);
+	free(dir);
 }
 
 Test(record, unwritable_directory, .timeout = 30)
@@ -435,6 +462,10 @@ Test(record, unwritable_directory, .timeout = 30)
 	expect_refused("a directory nobody can write", rec, marker, "cannot create");
 	expect_refused("a directory that does not exist", rec2, marker, "cannot create");
 	h_rmtree(dir);
+	free(cmd);
+	free(missing);
+	free(marker);
+	free(dir);
 }
 
 Test(record, force_replaces_file_and_link, .timeout = 60)
@@ -460,6 +491,10 @@ Test(record, force_replaces_file_and_link, .timeout = 60)
 	free(text);
 	h_proc_free(&p);
 	h_rmtree(dir);
+	free(busy);
+	free(file);
+	free(victim);
+	free(dir);
 }
 
 Test(record, usage_errors, .timeout = 30)

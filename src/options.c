@@ -497,6 +497,7 @@ void options_print_help(FILE *out)
 "threads' and processes' lifetimes, the options, command line and Python\n"
 "version (man pytop: RECORDINGS has the schema).  An existing FILE is\n"
 "never replaced without --force.\n"
+"  -o, --output FILE      the recording's file (pytop record only)\n"
 "\n"
 "Keys: arrows PgUp PgDn Home End move; < > F6 sort column; l functions/lines;\n"
 "Enter on a function: its source lines (Esc or Left: back); t threads\n"

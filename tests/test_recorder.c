@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "profile/aggregator.h"
+#include "record/record_model.h"
 #include "record/recorder.h"
 #include "tap_note.h"
 #include "transport/record.h"
@@ -173,4 +174,64 @@ Test(recorder, indistinguishable_codes_share_a_row, .timeout = 30)
 	aggregator_free(agg);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* Under code churn the model must not grow for ever: past its cap it
+ * forgets every definition, and what a later bucket uses is defined again
+ * there, under ids never given before. */
+Test(recorder, model_forgets_past_its_cap_and_defines_again, .timeout = 30)
+{
+	enum { CAP = 8, CODES = 40, ROUNDS = 3 };
+	struct aggregator *agg = aggregator_new(false);
+	struct record_model *m = record_model_new_capped(CAP);
+	static bool string_seen[4096], stack_known[4096];
+	uint64_t forgets = 0;
+
+	define(agg, 1, "main", 1);
+	for (uint32_t k = 0; k < CODES; k++) {
+		char name[16];
+
+		snprintf(name, sizeof name, "f%u", k);
+		define(agg, 10 + k, name, (int)k + 10);
+	}
+	for (int round = 0; round < ROUNDS; round++) {
+		for (uint32_t k = 0; k < CODES; k++) {
+			struct rec_bucket *b;
+
+			sample(agg, 10 + k);
+			b = record_model_take(m, agg);
+			cr_assert(b != NULL);
+			if (record_model_forgets(m) != forgets) {
+				forgets = record_model_forgets(m);
+				memset(stack_known, 0, sizeof stack_known);
+			}
+			for (size_t i = 0; i < b->nstrings; i++) {
+				cr_assert_lt(b->strings[i].id, 4096);
+				cr_assert(!string_seen[b->strings[i].id], "string id %u given twice",
+				          b->strings[i].id);
+				string_seen[b->strings[i].id] = true;
+			}
+			for (size_t i = 0; i < b->nstacks; i++) {
+				cr_assert_lt(b->stacks[i].id, 4096);
+				cr_assert(b->stacks[i].parent == 0 || stack_known[b->stacks[i].parent],
+				          "stack %u's parent %u is not defined since the last forget",
+				          b->stacks[i].id, b->stacks[i].parent);
+				stack_known[b->stacks[i].id] = true;
+			}
+			for (size_t i = 0; i < b->nrows; i++)
+				cr_assert(stack_known[b->rows[i].stack], "a row uses stack %u, not "
+				          "defined since the last forget", b->rows[i].stack);
+			cr_assert_eq(b->nrows, 1);
+			cr_assert_eq(b->rows[0].samples, 1);
+			/* The cap, plus what one bucket may add before the check. */
+			cr_assert_leq(record_model_held(m), 4 * CAP + 8, "the model holds %zu",
+			              record_model_held(m));
+			record_bucket_free(b);
+		}
+	}
+	test_note("%d buckets, the model forgot everything %llu times", CODES * ROUNDS,
+	          (unsigned long long)forgets);
+	cr_assert_gt(forgets, 0);
+	record_model_free(m);
+	aggregator_free(agg);
 }

@@ -43,6 +43,12 @@ struct rb_row {
 	struct snap_split split;
 };
 
+/* A thread with rows in the bucket: its lifetime reaches it. */
+struct rb_seen {
+	uint32_t thread;
+	pid_t pid;
+};
+
 /* The whole process and the sampler at the bucket's end (cumulative). */
 struct rb_gauges {
 	bool valid;          /* the process could be read */
@@ -62,6 +68,7 @@ struct rec_bucket {
 	struct rb_stack *stacks;   size_t nstacks;
 	struct rb_thread *threads; size_t nthreads;
 	struct rb_row *rows;       size_t nrows;
+	struct rb_seen *seen;      size_t nseen;
 	struct rb_gauges gauges;
 	double rate_hz;        /* ticks per second over the bucket */
 };

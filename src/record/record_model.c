@@ -14,10 +14,19 @@
 #include "profile/stack_table.h"
 #include "record/record_schema.h"
 
+/* Held definitions beyond which all are forgotten (bounded memory under
+ * code churn: 200 new functions a second would otherwise grow pytop by
+ * ~100 MB an hour); what is met again is defined again under new ids. */
+#define MODEL_CAP 131072
+
 struct record_model {
-	char **strings;  size_t nstrings, strings_cap;   /* owned, by id */
-	struct hashmap string_by_hash;  /* fnv64, probed on collision -> id */
-	struct rb_frame *frames; size_t nframes, frames_cap; /* by id */
+	size_t cap;                     /* MODEL_CAP, or a test's */
+	uint64_t forgets;
+	char **strings;  size_t nstrings, strings_cap;   /* owned, by id - base */
+	uint32_t string_base;
+	struct hashmap string_by_hash;  /* fnv64, probed on collision -> id - base */
+	struct rb_frame *frames; size_t nframes, frames_cap; /* by id - base */
+	uint32_t frame_base;
 	struct hashmap frame_by_hash;
 	struct hashmap stack_by_key;    /* parent << 32 | frame -> id */
 	uint32_t nstacks;               /* ids given; 0 is the root */
@@ -27,6 +36,7 @@ struct record_model {
 	uint64_t node_gen;              /* the stack table's gen they hold */
 	uint32_t *chain; size_t chain_cap; /* scratch: a node's ancestors */
 	struct hashmap row_by_key;      /* this bucket: stack << 32 | thread -> row */
+	struct hashmap seen_in_bucket;  /* this bucket: thread ids with rows */
 	uint32_t next_bucket;
 };
 
@@ -72,10 +82,17 @@ static uint64_t fnv64(const void *p, size_t n, uint64_t h)
 
 struct record_model *record_model_new(void)
 {
+	return record_model_new_capped(MODEL_CAP);
+}
+
+struct record_model *record_model_new_capped(size_t cap)
+{
 	struct record_model *m = calloc(1, sizeof *m);
 
 	if (m == NULL)
 		return NULL;
+	m->cap = cap;
+	hashmap_init(&m->seen_in_bucket);
 	hashmap_init(&m->string_by_hash);
 	hashmap_init(&m->frame_by_hash);
 	hashmap_init(&m->stack_by_key);
@@ -85,14 +102,46 @@ struct record_model *record_model_new(void)
 	return m;
 }
 
-void record_model_free(struct record_model *m)
+/* Every definition dropped (ids are never given again: the bases move
+ * on); the node cache with them. */
+static void forget_definitions(struct record_model *m)
 {
-	if (m == NULL)
-		return;
 	for (size_t i = 0; i < m->nstrings; i++)
 		free(m->strings[i]);
 	free(m->strings);
 	free(m->frames);
+	m->string_base += (uint32_t)m->nstrings;
+	m->frame_base += (uint32_t)m->nframes;
+	m->strings = NULL;
+	m->frames = NULL;
+	m->nstrings = m->strings_cap = m->nframes = m->frames_cap = 0;
+	hashmap_destroy(&m->string_by_hash);
+	hashmap_destroy(&m->frame_by_hash);
+	hashmap_destroy(&m->stack_by_key);
+	hashmap_destroy(&m->thread_by_key);
+	hashmap_init(&m->string_by_hash);
+	hashmap_init(&m->frame_by_hash);
+	hashmap_init(&m->stack_by_key);
+	hashmap_init(&m->thread_by_key);
+	memset(m->node_stack, 0, m->node_cap * sizeof *m->node_stack);
+}
+
+size_t record_model_held(const struct record_model *m)
+{
+	return m->nstrings + m->nframes + hashmap_count(&m->stack_by_key) +
+	       hashmap_count(&m->thread_by_key);
+}
+
+uint64_t record_model_forgets(const struct record_model *m)
+{
+	return m->forgets;
+}
+
+void record_model_free(struct record_model *m)
+{
+	if (m == NULL)
+		return;
+	forget_definitions(m);
 	free(m->node_stack);
 	free(m->chain);
 	hashmap_destroy(&m->string_by_hash);
@@ -100,6 +149,7 @@ void record_model_free(struct record_model *m)
 	hashmap_destroy(&m->stack_by_key);
 	hashmap_destroy(&m->thread_by_key);
 	hashmap_destroy(&m->row_by_key);
+	hashmap_destroy(&m->seen_in_bucket);
 	free(m);
 }
 
@@ -117,7 +167,7 @@ static uint32_t string_id(struct record_model *m, struct rec_bucket *b, const ch
 		if (!hashmap_get(&m->string_by_hash, h, &v))
 			break;
 		if (strcmp(m->strings[v], s) == 0)
-			return (uint32_t)v;
+			return m->string_base + (uint32_t)v;
 	}
 	if (!reserve((void **)&m->strings, m->nstrings, &m->strings_cap, sizeof *m->strings))
 		return UINT32_MAX;
@@ -131,9 +181,9 @@ static uint32_t string_id(struct record_model *m, struct rec_bucket *b, const ch
 		free(copy);
 		return UINT32_MAX;
 	}
-	*def = (struct rb_string){ .id = (uint32_t)m->nstrings, .text = copy };
-	m->strings[m->nstrings] = own;
-	return (uint32_t)m->nstrings++;
+	*def = (struct rb_string){ .id = m->string_base + (uint32_t)m->nstrings, .text = copy };
+	m->strings[m->nstrings++] = own;
+	return def->id;
 }
 
 static bool frame_same(const struct rb_frame *a, const struct rb_frame *b)
@@ -160,9 +210,9 @@ static uint32_t frame_id(struct record_model *m, struct rec_bucket *b, struct rb
 		if (!hashmap_get(&m->frame_by_hash, h, &v))
 			break;
 		if (frame_same(&m->frames[v], &f))
-			return (uint32_t)v;
+			return m->frames[v].id;
 	}
-	f.id = (uint32_t)m->nframes;
+	f.id = m->frame_base + (uint32_t)m->nframes;
 	if (!reserve((void **)&m->frames, m->nframes, &m->frames_cap, sizeof *m->frames) ||
 	    (def = push((void **)&b->frames, &b->nframes, sizeof *def)) == NULL)
 		return UINT32_MAX;
@@ -171,8 +221,8 @@ static uint32_t frame_id(struct record_model *m, struct rec_bucket *b, struct rb
 		return UINT32_MAX;
 	}
 	*def = f;
-	m->frames[m->nframes] = f;
-	return (uint32_t)m->nframes++;
+	m->frames[m->nframes++] = f;
+	return f.id;
 }
 
 /* The recording's frame of a stack-table frame: its code named by the
@@ -328,6 +378,13 @@ static bool add_row(struct record_model *m, struct rec_bucket *b,
 		snap_split_add(&row->split, &c->split_bkt);
 		return true;
 	}
+	if (!hashmap_get(&m->seen_in_bucket, thread, &idx)) {
+		struct rb_seen *seen = push((void **)&b->seen, &b->nseen, sizeof *seen);
+
+		if (seen == NULL || !hashmap_put(&m->seen_in_bucket, thread, 1))
+			return false;
+		*seen = (struct rb_seen){ .thread = thread, .pid = c->pid };
+	}
 	row = push((void **)&b->rows, &b->nrows, sizeof *row);
 	if (row == NULL || !hashmap_put(&m->row_by_key, key, b->nrows - 1))
 		return false;
@@ -340,9 +397,17 @@ struct rec_bucket *record_model_take(struct record_model *m, struct aggregator *
 {
 	const struct stack_table *t = aggregator_stack_table(agg);
 	struct rec_bucket *b = calloc(1, sizeof *b);
-	bool ok = b != NULL && node_cache_fit(m, t);
+	bool ok;
 
+	if (m->nstrings > m->cap || m->nframes > m->cap ||
+	    hashmap_count(&m->stack_by_key) > 2 * m->cap ||
+	    hashmap_count(&m->thread_by_key) > m->cap / 2) {
+		forget_definitions(m);
+		m->forgets++;
+	}
+	ok = b != NULL && node_cache_fit(m, t);
 	hashmap_clear(&m->row_by_key);
+	hashmap_clear(&m->seen_in_bucket);
 	for (size_t i = 0; ok && i < t->ncells; i++) {
 		const struct stack_cell *c = &t->cells[i];
 
@@ -369,5 +434,6 @@ void record_bucket_free(struct rec_bucket *b)
 	free(b->stacks);
 	free(b->threads);
 	free(b->rows);
+	free(b->seen);
 	free(b);
 }

@@ -13,7 +13,15 @@
 struct record_model;
 
 struct record_model *record_model_new(void);
+/* The same, forgetting every definition before a bucket once more than
+ * `cap` strings or frames (2 cap stacks, cap / 2 threads) are held; the
+ * default is for pytop, a small one for tests. */
+struct record_model *record_model_new_capped(size_t cap);
 void record_model_free(struct record_model *m);
+
+/* Definitions held now, and how many times all were forgotten. */
+size_t record_model_held(const struct record_model *m);
+uint64_t record_model_forgets(const struct record_model *m);
 
 /* A new bucket (owned by the caller) with the definitions it needs that
  * no earlier bucket carried, and every (stack, thread) whose figures

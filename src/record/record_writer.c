@@ -49,9 +49,6 @@ struct record_writer {
 	bool stop;                    /* under mu */
 	atomic_bool failed;
 	char failure[512];            /* set before failed, by the thread */
-	/* The writer thread's alone: each thread's pid and the last bucket
-	 * it was seen in, by the recording's thread id. */
-	pid_t *thread_pid; uint32_t *thread_seen; size_t nthreads, threads_cap;
 };
 
 /* ---- one bucket --------------------------------------------------------- */
@@ -108,22 +105,6 @@ static bool add_threads(struct record_writer *w, const struct rec_bucket *b)
 	for (size_t i = 0; ok && i < b->nthreads; i++) {
 		const struct rb_thread *t = &b->threads[i];
 
-		if (t->id >= w->threads_cap) {
-			size_t cap = (size_t)t->id * 2 + 16;
-			pid_t *p = realloc(w->thread_pid, cap * sizeof *p);
-			uint32_t *q = p ? realloc(w->thread_seen, cap * sizeof *q) : NULL;
-
-			if (p != NULL)
-				w->thread_pid = p;
-			if (q == NULL)
-				return false;
-			w->thread_seen = q;
-			w->threads_cap = cap;
-		}
-		w->thread_pid[t->id] = t->pid;
-		w->thread_seen[t->id] = b->id;
-		if (t->id >= w->nthreads)
-			w->nthreads = t->id + 1;
 		sqlite3_bind_int64(s, 1, t->id);
 		sqlite3_bind_int64(s, 2, t->tid);
 		sqlite3_bind_int64(s, 3, t->pid);
@@ -131,27 +112,26 @@ static bool add_threads(struct record_writer *w, const struct rec_bucket *b)
 		sqlite3_bind_int64(s, 5, b->id);
 		sqlite3_bind_int64(s, 6, b->id);
 		ok = step(s);
-		sqlite3_bind_int64(w->st[ST_PROCESS], 1, t->pid > 0 ? t->pid : -t->pid);
-		sqlite3_bind_int64(w->st[ST_PROCESS], 2, b->id);
-		ok = ok && step(w->st[ST_PROCESS]);
 	}
 	return ok;
 }
 
-/* A thread's (and its process's) lifetime reaches this bucket. */
-static bool thread_seen(struct record_writer *w, uint32_t id, uint32_t bucket)
+/* The lifetimes of the threads with rows here (and their processes)
+ * reach this bucket. */
+static bool threads_seen(struct record_writer *w, const struct rec_bucket *b)
 {
-	pid_t pid;
+	bool ok = true;
 
-	if (id >= w->nthreads || w->thread_seen[id] == bucket)
-		return id < w->nthreads;
-	w->thread_seen[id] = bucket;
-	pid = w->thread_pid[id];
-	sqlite3_bind_int64(w->st[ST_THREAD_SEEN], 1, id);
-	sqlite3_bind_int64(w->st[ST_THREAD_SEEN], 2, bucket);
-	sqlite3_bind_int64(w->st[ST_PROCESS], 1, pid > 0 ? pid : -pid);
-	sqlite3_bind_int64(w->st[ST_PROCESS], 2, bucket);
-	return step(w->st[ST_THREAD_SEEN]) && step(w->st[ST_PROCESS]);
+	for (size_t i = 0; ok && i < b->nseen; i++) {
+		pid_t pid = b->seen[i].pid;
+
+		sqlite3_bind_int64(w->st[ST_THREAD_SEEN], 1, b->seen[i].thread);
+		sqlite3_bind_int64(w->st[ST_THREAD_SEEN], 2, b->id);
+		sqlite3_bind_int64(w->st[ST_PROCESS], 1, pid > 0 ? pid : -pid);
+		sqlite3_bind_int64(w->st[ST_PROCESS], 2, b->id);
+		ok = step(w->st[ST_THREAD_SEEN]) && step(w->st[ST_PROCESS]);
+	}
+	return ok;
 }
 
 static sqlite3_int64 split_units(double samples)
@@ -182,7 +162,7 @@ static bool write_rows(struct record_writer *w, const struct rec_bucket *b)
 		sqlite3_bind_int64(s, 13, (sqlite3_int64)r->split.mem_shrink);
 		sqlite3_bind_int64(s, 14, (sqlite3_int64)r->split.minflt);
 		sqlite3_bind_int64(s, 15, (sqlite3_int64)r->split.majflt);
-		ok = step(s) && thread_seen(w, r->thread, b->id);
+		ok = step(s);
 	}
 	return ok;
 }
@@ -218,7 +198,7 @@ static bool write_bucket_row(struct record_writer *w, const struct rec_bucket *b
 static bool write_bucket(struct record_writer *w, const struct rec_bucket *b)
 {
 	return write_defs(w, b) && add_threads(w, b) && write_rows(w, b) &&
-	       write_bucket_row(w, b);
+	       threads_seen(w, b) && write_bucket_row(w, b);
 }
 
 /* ---- the thread ----------------------------------------------------------- */
@@ -408,8 +388,6 @@ bool record_writer_stop(struct record_writer *w, record_finish finish, void *ctx
 	}
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
-	free(w->thread_pid);
-	free(w->thread_seen);
 	free(w);
 	return ok;
 }

@@ -108,6 +108,7 @@ static void take(struct recorder *r, struct aggregator *agg, double now,
 {
 	struct rec_bucket *b = record_model_take(r->model, agg);
 	double span = now - r->last_end;
+	uint64_t samples = 0;
 
 	if (b == NULL) {
 		stop_with(r, "the recording stopped: out of memory");
@@ -120,7 +121,7 @@ static void take(struct recorder *r, struct aggregator *agg, double now,
 	b->rate_hz = span > 0 && g->ticks >= r->prev_ticks
 	             ? (double)(g->ticks - r->prev_ticks) / span : 0;
 	for (size_t i = 0; i < b->nrows; i++)
-		r->samples += b->rows[i].samples;
+		samples += b->rows[i].samples;
 	if (!record_writer_push(r->writer, b)) {
 		record_bucket_free(b);
 		stop_with(r, record_writer_failure(r->writer) != NULL
@@ -128,6 +129,7 @@ static void take(struct recorder *r, struct aggregator *agg, double now,
 		             : "the recording stopped: its writer is gone");
 		return;
 	}
+	r->samples += samples;
 	r->buckets++;
 	r->prev_ticks = g->ticks;
 	r->last_end = now;
@@ -182,7 +184,11 @@ uint64_t recorder_merged(const struct recorder *r)
 
 const char *recorder_failure(const struct recorder *r)
 {
-	return r != NULL && r->failure[0] != '\0' ? r->failure : NULL;
+	if (r == NULL)
+		return NULL;
+	if (r->failure[0] != '\0')
+		return r->failure;
+	return r->writer != NULL ? record_writer_failure(r->writer) : NULL;
 }
 
 struct finish_ctx {

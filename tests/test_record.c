@@ -357,6 +357,59 @@ Test(record, tui_records_while_you_watch, .timeout = 60)
 	free(dir);
 }
 
+/* ---- a disk that fails mid-recording ------------------------------------ */
+
+/* A file size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes the writes fail
+ * after the first ~150 KB: the recording stops and says so in the JSON,
+ * profiling goes on, the file holds what came before, and pytop ends with
+ * one line saying so (its status stays the launched program's, as
+ * without -w; 1 when that was 0). */
+Test(record, failed_disk_stops_recording_not_profiling, .timeout = 60)
+{
+	char *dir = h_tmpdir(), *busy = write_busy(dir, 30.0), *file = h_path(dir, "full.pytop");
+	const char *py = h_need_python(H_PY_DEBIAN);
+	char cmd[2048];
+	const char *argv[] = { "sh", "-c", cmd, NULL };
+	struct h_proc p;
+	json_t *lines, *last, *rec;
+	int bad = 0;
+	sqlite3 *db;
+
+	h_need_program("prlimit");
+	snprintf(cmd, sizeof cmd, "trap '' XFSZ; exec prlimit --fsize=150000 '%s' -b --json "
+	         "-d 0.5 -w '%s' -- '%s' '%s'", h_pytop(), file, py, busy);
+	cr_assert(h_proc_start(&p, argv));
+	h_proc_pump(&p, 4.0);
+	cr_assert(!p.exited, "pytop ended early: %d, %s", p.status, p.err.data);
+	h_proc_signal(&p, SIGINT);
+	cr_assert(h_proc_finish(&p, 20));
+	cr_assert_eq(p.status, 128 + SIGTERM, "exit status %d; stderr: %s", p.status, p.err.data);
+	const char *line = strstr(p.err.data, "pytop: ");
+	cr_assert(line != NULL && strncmp(line, "pytop: writing the recording", 28) == 0 &&
+	          strstr(line + 1, "pytop: ") == NULL, "not one line on the recording: %s",
+	          p.err.data);
+	lines = h_json_lines(p.out.data, &bad);
+	cr_assert(lines != NULL && json_array_size(lines) > 0, "no JSON (bad line %d)", bad);
+	last = json_array_get(lines, json_array_size(lines) - 1);
+	rec = json_object_get(last, "recording");
+	cr_assert(rec != NULL && json_is_true(json_object_get(rec, "stopped")),
+	          "the JSON does not say the recording stopped");
+	db = open_db(file);
+	long long held = q_int(db, "SELECT COALESCE(SUM(samples),0) FROM samples;");
+	long long printed = json_integer_value(json_object_get(last, "samples"));
+	h_note("the file holds %lld samples, the run counted %lld", held, printed);
+	cr_assert_gt(held, 0, "nothing before the failure was kept");
+	cr_assert_gt(printed, held, "profiling stopped with the recording");
+	cr_assert_eq(q_int(db, "SELECT value FROM meta WHERE key='complete';"), 0);
+	sqlite3_close(db);
+	json_decref(lines);
+	h_proc_free(&p);
+	h_rmtree(dir);
+	free(busy);
+	free(file);
+	free(dir);
+}
+
 /* ---- bad output paths ----------------------------------------------------- */
 
 /* A target that would leave a mark if pytop started it. */

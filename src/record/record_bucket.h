@@ -63,12 +63,12 @@ struct rec_bucket {
 	double t_start, t_end; /* seconds since sampling started */
 	uint32_t merged;       /* later buckets folded into this one because
 	                          the writer was behind */
-	struct rb_string *strings; size_t nstrings;
-	struct rb_frame *frames;   size_t nframes;
-	struct rb_stack *stacks;   size_t nstacks;
-	struct rb_thread *threads; size_t nthreads;
-	struct rb_row *rows;       size_t nrows;
-	struct rb_seen *seen;      size_t nseen;
+	struct rb_string *strings; size_t nstrings, strings_cap;
+	struct rb_frame *frames;   size_t nframes, frames_cap;
+	struct rb_stack *stacks;   size_t nstacks, stacks_cap;
+	struct rb_thread *threads; size_t nthreads, threads_cap;
+	struct rb_row *rows;       size_t nrows, rows_cap;
+	struct rb_seen *seen;      size_t nseen, seen_cap;
 	struct rb_gauges gauges;
 	double rate_hz;        /* ticks per second over the bucket */
 };

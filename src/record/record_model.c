@@ -38,6 +38,7 @@ struct record_model {
 	struct hashmap row_by_key;      /* this bucket: stack << 32 | thread -> row */
 	struct hashmap seen_in_bucket;  /* this bucket: thread ids with rows */
 	uint32_t next_bucket;
+	size_t rows_hint;               /* the last bucket's rows */
 };
 
 static bool reserve(void **p, size_t n, size_t *cap, size_t size)
@@ -56,17 +57,18 @@ static bool reserve(void **p, size_t n, size_t *cap, size_t size)
 	return true;
 }
 
-/* Append one element to a bucket's array, whose capacity is its count's
- * next power of two (16 at least): a bucket only grows while built. */
-static void *push(void **arr, size_t *n, size_t size)
+/* Append one element to a bucket's array of capacity *cap (doubled as
+ * needed); NULL on OOM. */
+static void *push(void **arr, size_t *n, size_t *cap, size_t size)
 {
-	if (*n >= 16 ? (*n & (*n - 1)) == 0 : *n == 0) {
-		size_t cap = *n ? *n * 2 : 16;
-		void *q = realloc(*arr, cap * size);
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		void *q = realloc(*arr, c * size);
 
 		if (q == NULL)
 			return NULL;
 		*arr = q;
+		*cap = c;
 	}
 	return (char *)*arr + (*n)++ * size;
 }
@@ -173,7 +175,8 @@ static uint32_t string_id(struct record_model *m, struct rec_bucket *b, const ch
 		return UINT32_MAX;
 	own = strdup(s);
 	copy = strdup(s);
-	def = own && copy ? push((void **)&b->strings, &b->nstrings, sizeof *def) : NULL;
+	def = own && copy ? push((void **)&b->strings, &b->nstrings, &b->strings_cap,
+	                         sizeof *def) : NULL;
 	if (def == NULL || !hashmap_put(&m->string_by_hash, h, m->nstrings)) {
 		if (def != NULL)
 			b->nstrings--;
@@ -214,7 +217,7 @@ static uint32_t frame_id(struct record_model *m, struct rec_bucket *b, struct rb
 	}
 	f.id = m->frame_base + (uint32_t)m->nframes;
 	if (!reserve((void **)&m->frames, m->nframes, &m->frames_cap, sizeof *m->frames) ||
-	    (def = push((void **)&b->frames, &b->nframes, sizeof *def)) == NULL)
+	    (def = push((void **)&b->frames, &b->nframes, &b->frames_cap, sizeof *def)) == NULL)
 		return UINT32_MAX;
 	if (!hashmap_put(&m->frame_by_hash, h, m->nframes)) {
 		b->nframes--;
@@ -263,7 +266,7 @@ static uint32_t stack_id(struct record_model *m, struct rec_bucket *b, uint32_t 
 
 	if (hashmap_get(&m->stack_by_key, key, &v))
 		return (uint32_t)v;
-	def = push((void **)&b->stacks, &b->nstacks, sizeof *def);
+	def = push((void **)&b->stacks, &b->nstacks, &b->stacks_cap, sizeof *def);
 	if (def == NULL)
 		return UINT32_MAX;
 	if (!hashmap_put(&m->stack_by_key, key, m->nstacks)) {
@@ -332,7 +335,7 @@ static uint32_t thread_id(struct record_model *m, struct rec_bucket *b,
 	name = string_id(m, b, aggregator_thread_name(agg, tid));
 	if (name == UINT32_MAX)
 		return UINT32_MAX;
-	def = push((void **)&b->threads, &b->nthreads, sizeof *def);
+	def = push((void **)&b->threads, &b->nthreads, &b->threads_cap, sizeof *def);
 	if (def == NULL)
 		return UINT32_MAX;
 	if (!hashmap_put(&m->thread_by_key, key, m->nthreads)) {
@@ -379,13 +382,14 @@ static bool add_row(struct record_model *m, struct rec_bucket *b,
 		return true;
 	}
 	if (!hashmap_get(&m->seen_in_bucket, thread, &idx)) {
-		struct rb_seen *seen = push((void **)&b->seen, &b->nseen, sizeof *seen);
+		struct rb_seen *seen = push((void **)&b->seen, &b->nseen, &b->seen_cap,
+		                            sizeof *seen);
 
 		if (seen == NULL || !hashmap_put(&m->seen_in_bucket, thread, 1))
 			return false;
 		*seen = (struct rb_seen){ .thread = thread, .pid = c->pid };
 	}
-	row = push((void **)&b->rows, &b->nrows, sizeof *row);
+	row = push((void **)&b->rows, &b->nrows, &b->rows_cap, sizeof *row);
 	if (row == NULL || !hashmap_put(&m->row_by_key, key, b->nrows - 1))
 		return false;
 	*row = (struct rb_row){ .stack = stack, .thread = thread, .samples = c->samples_bkt,
@@ -406,6 +410,12 @@ struct rec_bucket *record_model_take(struct record_model *m, struct aggregator *
 		m->forgets++;
 	}
 	ok = b != NULL && node_cache_fit(m, t);
+	/* As many rows as last time, in one allocation (a bucket's arrays
+	 * are allocated afresh: the writer frees them). */
+	if (ok && m->rows_hint > 0) {
+		b->rows = malloc(m->rows_hint * sizeof *b->rows);
+		b->rows_cap = b->rows != NULL ? m->rows_hint : 0;
+	}
 	hashmap_clear(&m->row_by_key);
 	hashmap_clear(&m->seen_in_bucket);
 	for (size_t i = 0; ok && i < t->ncells; i++) {
@@ -419,6 +429,7 @@ struct rec_bucket *record_model_take(struct record_model *m, struct aggregator *
 		return NULL;
 	}
 	b->id = m->next_bucket++;
+	m->rows_hint = b->nrows;
 	aggregator_close_bucket(agg);
 	return b;
 }

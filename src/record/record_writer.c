@@ -354,8 +354,11 @@ bool record_writer_push(struct record_writer *w, struct rec_bucket *b)
 	ok = w->n < RECORD_QUEUE_BUCKETS && !w->stop;
 	if (ok) {
 		w->q[(w->head + w->n) % RECORD_QUEUE_BUCKETS] = b;
-		w->n++;
-		pthread_cond_signal(&w->cv);
+		/* The writer sleeps untimed only on an empty queue, and else
+		 * until its commit is due or half the queue is full: it needs
+		 * waking then only. */
+		if (w->n++ == 0 || w->n == RECORD_QUEUE_BUCKETS / 2)
+			pthread_cond_signal(&w->cv);
 	}
 	pthread_mutex_unlock(&w->mu);
 	return ok;

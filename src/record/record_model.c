@@ -125,7 +125,8 @@ static void forget_definitions(struct record_model *m)
 	hashmap_init(&m->frame_by_hash);
 	hashmap_init(&m->stack_by_key);
 	hashmap_init(&m->thread_by_key);
-	memset(m->node_stack, 0, m->node_cap * sizeof *m->node_stack);
+	if (m->node_stack != NULL)
+		memset(m->node_stack, 0, m->node_cap * sizeof *m->node_stack);
 }
 
 size_t record_model_held(const struct record_model *m)
@@ -282,7 +283,8 @@ static uint32_t stack_id(struct record_model *m, struct rec_bucket *b, uint32_t 
 static bool node_cache_fit(struct record_model *m, const struct stack_table *t)
 {
 	if (m->node_gen != t->gen) {
-		memset(m->node_stack, 0, m->node_cap * sizeof *m->node_stack);
+		if (m->node_stack != NULL)
+			memset(m->node_stack, 0, m->node_cap * sizeof *m->node_stack);
 		m->node_gen = t->gen;
 	}
 	if (t->nnodes <= m->node_cap)

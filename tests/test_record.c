@@ -357,6 +357,39 @@ Test(record, tui_records_while_you_watch, .timeout = 60)
 	free(dir);
 }
 
+/* ---- -s: the processes and what they ran --------------------------------- */
+
+Test(record, subprocesses_described, .timeout = 60)
+{
+	char *dir = h_tmpdir(), *file = h_path(dir, "family.pytop");
+	char *wl = h_workload("subprocs.py");
+	const char *py = h_need_python(H_PY_DEBIAN);
+	const char *argv[] = { h_pytop(), "record", "-s", "-o", file, "--", py, wl, "family",
+	                       "--seconds", "2", NULL };
+	struct h_proc p;
+	sqlite3 *db;
+
+	cr_assert(h_run(&p, 40, argv), "stderr: %s", p.err.data);
+	cr_assert_eq(p.status, 0, "exit %d; stderr: %s", p.status, p.err.data);
+	db = open_db(file);
+	long long sampled = q_int(db, "SELECT COUNT(DISTINCT ABS(pid)) FROM threads;");
+	long long described = q_int(db, "SELECT COUNT(*) FROM processes p JOIN strings c "
+	                            "ON c.id = p.command WHERE c.text LIKE '%subprocs.py%' AND "
+	                            "p.pid IN (SELECT ABS(pid) FROM threads);");
+	h_note("%lld processes sampled, %lld described", sampled, described);
+	/* The parent, its two pool workers and the Python child. */
+	cr_assert_geq(sampled, 4);
+	cr_assert_eq(described, sampled, "a sampled process without its command line");
+	cr_assert_eq(q_int(db, "SELECT COUNT(*) FROM processes WHERE last_bucket < first_bucket;"),
+	             0);
+	sqlite3_close(db);
+	h_proc_free(&p);
+	h_rmtree(dir);
+	free(wl);
+	free(file);
+	free(dir);
+}
+
 /* ---- a disk that fails mid-recording ------------------------------------ */
 
 /* A file size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes the writes fail

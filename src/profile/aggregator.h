@@ -132,6 +132,10 @@ const struct stack_table *aggregator_stack_table(const struct aggregator *a);
 bool aggregator_describe_frame(const struct aggregator *a, uint32_t code_id, int line,
                                struct snap_frame *out);
 void aggregator_close_bucket(struct aggregator *a);
+/* -s: what the follower reported of process pid (borrowed strings);
+ * false when nothing was. */
+bool aggregator_process_info(const struct aggregator *a, pid_t pid, pid_t *ppid,
+                             const char **command, const char **python);
 /* A thread's OS name as REC_THREAD gave it ("" unknown; borrowed). */
 const char *aggregator_thread_name(const struct aggregator *a, pid_t tid);
 

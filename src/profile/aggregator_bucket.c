@@ -7,6 +7,7 @@
 
 #include "profile/aggregator_priv.h"
 #include "profile/code_table.h"
+#include "profile/proc_table.h"
 #include "profile/stack_table.h"
 
 const struct stack_table *aggregator_stack_table(const struct aggregator *a)
@@ -39,4 +40,10 @@ const char *aggregator_thread_name(const struct aggregator *a, pid_t tid)
 
 	return tid > 0 && hashmap_get(&a->thread_names, (uint32_t)tid, &name)
 	       ? (const char *)(uintptr_t)name : "";
+}
+
+bool aggregator_process_info(const struct aggregator *a, pid_t pid, pid_t *ppid,
+                             const char **command, const char **python)
+{
+	return a->procs != NULL && proc_table_describe(a->procs, pid, ppid, command, python);
 }

@@ -43,6 +43,12 @@ struct rb_row {
 	struct snap_split split;
 };
 
+/* -s: what the follower said of a process, once it has said it. */
+struct rb_process {
+	pid_t pid, ppid;
+	uint32_t command, python; /* string ids */
+};
+
 /* A thread with rows in the bucket: its lifetime reaches it. */
 struct rb_seen {
 	uint32_t thread;
@@ -69,6 +75,7 @@ struct rec_bucket {
 	struct rb_thread *threads; size_t nthreads, threads_cap;
 	struct rb_row *rows;       size_t nrows, rows_cap;
 	struct rb_seen *seen;      size_t nseen, seen_cap;
+	struct rb_process *processes; size_t nprocesses, processes_cap;
 	struct rb_gauges gauges;
 	double rate_hz;        /* ticks per second over the bucket */
 };

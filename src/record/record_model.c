@@ -37,6 +37,7 @@ struct record_model {
 	uint32_t *chain; size_t chain_cap; /* scratch: a node's ancestors */
 	struct hashmap row_by_key;      /* this bucket: stack << 32 | thread -> row */
 	struct hashmap seen_in_bucket;  /* this bucket: thread ids with rows */
+	struct hashmap described;       /* pids whose process row has its command */
 	uint32_t next_bucket;
 	size_t rows_hint;               /* the last bucket's rows */
 };
@@ -95,6 +96,7 @@ struct record_model *record_model_new_capped(size_t cap)
 		return NULL;
 	m->cap = cap;
 	hashmap_init(&m->seen_in_bucket);
+	hashmap_init(&m->described);
 	hashmap_init(&m->string_by_hash);
 	hashmap_init(&m->frame_by_hash);
 	hashmap_init(&m->stack_by_key);
@@ -121,6 +123,8 @@ static void forget_definitions(struct record_model *m)
 	hashmap_destroy(&m->frame_by_hash);
 	hashmap_destroy(&m->stack_by_key);
 	hashmap_destroy(&m->thread_by_key);
+	hashmap_destroy(&m->described);
+	hashmap_init(&m->described);
 	hashmap_init(&m->string_by_hash);
 	hashmap_init(&m->frame_by_hash);
 	hashmap_init(&m->stack_by_key);
@@ -153,6 +157,7 @@ void record_model_free(struct record_model *m)
 	hashmap_destroy(&m->thread_by_key);
 	hashmap_destroy(&m->row_by_key);
 	hashmap_destroy(&m->seen_in_bucket);
+	hashmap_destroy(&m->described);
 	free(m);
 }
 
@@ -348,6 +353,29 @@ static uint32_t thread_id(struct record_model *m, struct rec_bucket *b,
 	return m->nthreads++;
 }
 
+/* -s: a process's command line and Python version, the first bucket the
+ * follower's report is in (it may come after the process's first
+ * samples).  false on OOM. */
+static bool describe_process(struct record_model *m, struct rec_bucket *b,
+                             const struct aggregator *agg, pid_t pid)
+{
+	const char *command, *python;
+	struct rb_process *def;
+	uint64_t v;
+	pid_t ppid;
+
+	if (pid <= 0 || hashmap_get(&m->described, (uint32_t)pid, &v) ||
+	    !aggregator_process_info(agg, pid, &ppid, &command, &python))
+		return true;
+	def = push((void **)&b->processes, &b->nprocesses, &b->processes_cap, sizeof *def);
+	if (def == NULL || !hashmap_put(&m->described, (uint32_t)pid, 1))
+		return false;
+	*def = (struct rb_process){ .pid = pid, .ppid = ppid,
+	                            .command = string_id(m, b, command),
+	                            .python = string_id(m, b, python) };
+	return def->command != UINT32_MAX && def->python != UINT32_MAX;
+}
+
 /* ---- buckets ------------------------------------------------------------ */
 
 /* Provisional split shares are added and taken back around each snapshot
@@ -390,6 +418,8 @@ static bool add_row(struct record_model *m, struct rec_bucket *b,
 		if (seen == NULL || !hashmap_put(&m->seen_in_bucket, thread, 1))
 			return false;
 		*seen = (struct rb_seen){ .thread = thread, .pid = c->pid };
+		if (!describe_process(m, b, agg, c->pid))
+			return false;
 	}
 	row = push((void **)&b->rows, &b->nrows, &b->rows_cap, sizeof *row);
 	if (row == NULL || !hashmap_put(&m->row_by_key, key, b->nrows - 1))
@@ -448,5 +478,6 @@ void record_bucket_free(struct rec_bucket *b)
 	free(b->threads);
 	free(b->rows);
 	free(b->seen);
+	free(b->processes);
 	free(b);
 }

@@ -25,7 +25,7 @@ static const char schema_sql[] =
 	" pid INTEGER NOT NULL, name INTEGER NOT NULL, first_bucket INTEGER NOT NULL,"
 	" last_bucket INTEGER NOT NULL);"
 	"CREATE TABLE processes(pid INTEGER PRIMARY KEY, first_bucket INTEGER NOT NULL,"
-	" last_bucket INTEGER NOT NULL);"
+	" last_bucket INTEGER NOT NULL, ppid INTEGER, command INTEGER, python INTEGER);"
 	"CREATE TABLE buckets(id INTEGER PRIMARY KEY, t_start REAL NOT NULL,"
 	" t_end REAL NOT NULL, merged INTEGER NOT NULL, rate_hz REAL NOT NULL,"
 	" ticks INTEGER NOT NULL, errors INTEGER NOT NULL, dropped INTEGER NOT NULL,"

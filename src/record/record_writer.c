@@ -19,7 +19,7 @@
 
 enum {
 	ST_STRING, ST_FRAME, ST_STACK, ST_THREAD, ST_THREAD_SEEN, ST_PROCESS,
-	ST_BUCKET, ST_SAMPLE, NSTMT
+	ST_BUCKET, ST_SAMPLE, ST_DESCRIBE, NSTMT
 };
 
 static const char *const stmt_sql[NSTMT] = {
@@ -35,6 +35,7 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_BUCKET] = "INSERT INTO buckets(id, t_start, t_end, merged, rate_hz, ticks, errors,"
 	              " dropped, gauges_valid, rss, rss_peak, minflt, majflt, cpu_user,"
 	              " cpu_system, os_threads) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);",
+	[ST_DESCRIBE] = "UPDATE processes SET ppid=?2, command=?3, python=?4 WHERE pid=?1;",
 	[ST_SAMPLE] = "INSERT INTO samples(bucket, stack, thread, samples, us, python, native,"
 	              " system, cpu_wait, gil_wait, waiting, mem_growth, mem_shrink, minflt,"
 	              " majflt) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);",
@@ -133,6 +134,15 @@ static bool threads_seen(struct record_writer *w, const struct rec_bucket *b)
 		sqlite3_bind_int64(w->st[ST_PROCESS], 1, pid > 0 ? pid : -pid);
 		sqlite3_bind_int64(w->st[ST_PROCESS], 2, b->id);
 		ok = step(w->st[ST_THREAD_SEEN]) && step(w->st[ST_PROCESS]);
+	}
+	for (size_t i = 0; ok && i < b->nprocesses; i++) {
+		const struct rb_process *p = &b->processes[i];
+
+		sqlite3_bind_int64(w->st[ST_DESCRIBE], 1, p->pid);
+		sqlite3_bind_int64(w->st[ST_DESCRIBE], 2, p->ppid);
+		sqlite3_bind_int64(w->st[ST_DESCRIBE], 3, p->command);
+		sqlite3_bind_int64(w->st[ST_DESCRIBE], 4, p->python);
+		ok = step(w->st[ST_DESCRIBE]);
 	}
 	return ok;
 }

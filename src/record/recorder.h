@@ -45,7 +45,10 @@ void recorder_tick(struct recorder *r, struct aggregator *agg, double now,
                    const struct rb_gauges *g);
 
 /* A bucket now, whatever the boundary (before the aggregator forgets
- * its counts: reset, native frames toggled). */
+ * its counts: reset, native frames toggled; at the end).  With the
+ * queue full this waits for room (up to 30 s): those counts cannot be
+ * merged into a later bucket.  The sampler never waits; the ring may
+ * fill meanwhile (drops counted). */
 void recorder_flush(struct recorder *r, struct aggregator *agg, double now,
                     const struct rb_gauges *g);
 

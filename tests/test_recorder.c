@@ -235,3 +235,71 @@ Test(recorder, model_forgets_past_its_cap_and_defines_again, .timeout = 30)
 	record_model_free(m);
 	aggregator_free(agg);
 }
+
+/* More distinct stacks than the stack table keeps: it folds the rarest
+ * into "[other stacks]" between buckets, and the samples a bucket had on
+ * them must go with them, not vanish (and no stack be counted twice). */
+Test(recorder, folded_stacks_keep_their_bucket_samples, .timeout = 60)
+{
+	enum { CODES = 400, PER_BUCKET = 70000 }; /* a fold within a bucket */
+	char dir[] = "/tmp/pytop-recorder.XXXXXX", path[64];
+	struct pytop_error err = { 0 };
+	struct options o = { .rate_hz = 1000 };
+	struct recorder_target t = { .pid = 7, .command = "python3 m.py",
+	                             .python_version = "3.11.2" };
+	struct rb_gauges g = { .ticks = 0 };
+	struct aggregator *agg = aggregator_new(false);
+	struct recorder *r;
+	sqlite3 *db = NULL;
+	long long total = 0;
+	int bucket = 0;
+
+	cr_assert(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/run.pytop", dir);
+	for (uint32_t k = 0; k < CODES; k++) {
+		char name[16];
+
+		snprintf(name, sizeof name, "f%u", k);
+		define(agg, 10 + k, name, (int)k + 10);
+	}
+	r = recorder_open(path, false, &err);
+	cr_assert(r != NULL, "%s", err.text);
+	cr_assert(recorder_start(r, &o, &t, &err), "%s", err.text);
+	/* Every (caller, leaf) pair once: CODES * CODES / 2 distinct stacks,
+	 * more than STACK_MAX_CELLS. */
+	for (uint32_t a = 0; a < CODES; a++) {
+		for (uint32_t b = 0; b < CODES / 2; b++) {
+			struct rec_sample *s = (struct rec_sample *)recbuf;
+
+			memset(s, 0, sizeof *s);
+			s->h.type = REC_SAMPLE;
+			s->h.size = (uint32_t)(sizeof *s + 2 * sizeof s->frames[0]);
+			s->interval_ns = 1000000;
+			s->tid = 7;
+			s->pid = 7;
+			s->nframes = 2;
+			s->frames[0] = (struct rec_frame){ 10 + b, 0 };
+			s->frames[1] = (struct rec_frame){ 10 + a, 0 };
+			aggregator_ingest(agg, recbuf, s->h.size);
+			if (++total % PER_BUCKET == 0) {
+				g.ticks = (uint64_t)total;
+				recorder_tick(r, agg, 0.1 * ++bucket + 0.01, &g);
+			}
+		}
+	}
+	recorder_flush(r, agg, 0.1 * ++bucket + 0.01, &g);
+	cr_assert(recorder_close(r, &(struct recorder_end){ .elapsed = 0.1 * bucket }, &err),
+	          "%s", err.text);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	long long other = q_int(db, "SELECT COALESCE(SUM(s.samples),0) FROM samples s JOIN stacks k"
+	                        " ON k.id = s.stack JOIN frames f ON f.id = k.frame"
+	                        " WHERE f.other = 1;");
+	test_note("%lld samples of %lld distinct stacks; %lld recorded under [other stacks]",
+	          total, total, other);
+	cr_assert_eq(q_int(db, "SELECT SUM(samples) FROM samples;"), total);
+	cr_assert_gt(other, 0, "no fold happened: the test does not test it");
+	sqlite3_close(db);
+	aggregator_free(agg);
+	unlink(path);
+	rmdir(dir);
+}

@@ -544,6 +544,11 @@ static bool start_recording(struct session *s, struct pytop_error *err)
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	t.started = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - session_elapsed(s);
+	/* The stack table counts per bucket only for a recording. */
+	if (!aggregator_keep_buckets(s->agg)) {
+		error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
+		return false;
+	}
 	return recorder_start(s->recorder, s->opts, &t, err);
 }
 

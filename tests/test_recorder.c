@@ -88,6 +88,8 @@ Test(recorder, full_queue_merges_buckets_and_loses_nothing, .timeout = 60)
 	                             .python_version = "3.11.2" };
 	struct rb_gauges g = { .ticks = 0 };
 	struct aggregator *agg = aggregator_new(false);
+
+	cr_assert(agg != NULL && aggregator_keep_buckets(agg));
 	struct recorder *r;
 	sqlite3 *lock = NULL, *db = NULL;
 	const int buckets = 120, per_bucket = 10;
@@ -148,6 +150,8 @@ Test(recorder, indistinguishable_codes_share_a_row, .timeout = 30)
 	                             .python_version = "3.11.2" };
 	struct rb_gauges g = { .ticks = 10 };
 	struct aggregator *agg = aggregator_new(false);
+
+	cr_assert(agg != NULL && aggregator_keep_buckets(agg));
 	struct recorder *r;
 	sqlite3 *db = NULL;
 
@@ -183,6 +187,8 @@ Test(recorder, model_forgets_past_its_cap_and_defines_again, .timeout = 30)
 {
 	enum { CAP = 8, CODES = 40, ROUNDS = 3 };
 	struct aggregator *agg = aggregator_new(false);
+
+	cr_assert(agg != NULL && aggregator_keep_buckets(agg));
 	struct record_model *m = record_model_new_capped(CAP);
 	static bool string_seen[4096], stack_known[4096];
 	uint64_t forgets = 0;
@@ -249,6 +255,8 @@ Test(recorder, folded_stacks_keep_their_bucket_samples, .timeout = 60)
 	                             .python_version = "3.11.2" };
 	struct rb_gauges g = { .ticks = 0 };
 	struct aggregator *agg = aggregator_new(false);
+
+	cr_assert(agg != NULL && aggregator_keep_buckets(agg));
 	struct recorder *r;
 	sqlite3 *db = NULL;
 	long long total = 0;

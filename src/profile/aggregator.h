@@ -124,10 +124,12 @@ void aggregator_reset(struct aggregator *a);
 
 uint64_t aggregator_bad(const struct aggregator *a);
 
-/* The recorder's bucket (src/record/, aggregator_bucket.c): the stack
- * table, whose cells carry the figures counted since the last bucket
- * (samples_bkt, ns_bkt, split_bkt); what a frame's code is (strings
- * borrowed until the next ingest or snapshot); and the bucket closed. */
+/* The recorder's bucket (src/record/, aggregator_bucket.c): keeping the
+ * stack table's per-bucket figures from now on (false on OOM); the stack
+ * table, whose bkt[] holds the figures counted since the last bucket;
+ * what a frame's code is (strings borrowed until the next ingest or
+ * snapshot); and the bucket closed. */
+bool aggregator_keep_buckets(struct aggregator *a);
 const struct stack_table *aggregator_stack_table(const struct aggregator *a);
 bool aggregator_describe_frame(const struct aggregator *a, uint32_t code_id, int line,
                                struct snap_frame *out);

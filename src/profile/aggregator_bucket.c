@@ -10,6 +10,11 @@
 #include "profile/proc_table.h"
 #include "profile/stack_table.h"
 
+bool aggregator_keep_buckets(struct aggregator *a)
+{
+	return stack_table_keep_buckets(&a->stacks);
+}
+
 const struct stack_table *aggregator_stack_table(const struct aggregator *a)
 {
 	return &a->stacks;

@@ -395,7 +395,8 @@ static bool split_moved(const struct snap_split *s)
  * twice, a code read again under a new id) are separate nodes in the
  * stack table.  Their cells add up into one row. */
 static bool add_row(struct record_model *m, struct rec_bucket *b,
-                    const struct aggregator *agg, const struct stack_cell *c)
+                    const struct aggregator *agg, const struct stack_cell *c,
+                    const struct stack_bucket *k)
 {
 	struct rb_row *row;
 	uint32_t stack = node_id(m, b, agg, c->node);
@@ -406,9 +407,9 @@ static bool add_row(struct record_model *m, struct rec_bucket *b,
 		return false;
 	if (hashmap_get(&m->row_by_key, key, &idx)) {
 		row = &b->rows[idx];
-		row->samples += c->samples_bkt;
-		row->ns += c->ns_bkt;
-		snap_split_add(&row->split, &c->split_bkt);
+		row->samples += k->samples;
+		row->ns += k->ns;
+		snap_split_add(&row->split, &k->split);
 		return true;
 	}
 	if (!hashmap_get(&m->seen_in_bucket, thread, &idx)) {
@@ -424,8 +425,8 @@ static bool add_row(struct record_model *m, struct rec_bucket *b,
 	row = push((void **)&b->rows, &b->nrows, &b->rows_cap, sizeof *row);
 	if (row == NULL || !hashmap_put(&m->row_by_key, key, b->nrows - 1))
 		return false;
-	*row = (struct rb_row){ .stack = stack, .thread = thread, .samples = c->samples_bkt,
-	                        .ns = c->ns_bkt, .split = c->split_bkt };
+	*row = (struct rb_row){ .stack = stack, .thread = thread, .samples = k->samples,
+	                        .ns = k->ns, .split = k->split };
 	return true;
 }
 
@@ -435,6 +436,10 @@ struct rec_bucket *record_model_take(struct record_model *m, struct aggregator *
 	struct rec_bucket *b = calloc(1, sizeof *b);
 	bool ok;
 
+	if (t->bkt == NULL) { /* aggregator_keep_buckets was not called */
+		free(b);
+		return NULL;
+	}
 	if (m->nstrings > m->cap || m->nframes > m->cap ||
 	    hashmap_count(&m->stack_by_key) > 2 * m->cap ||
 	    hashmap_count(&m->thread_by_key) > m->cap / 2) {
@@ -451,10 +456,10 @@ struct rec_bucket *record_model_take(struct record_model *m, struct aggregator *
 	hashmap_clear(&m->row_by_key);
 	hashmap_clear(&m->seen_in_bucket);
 	for (size_t i = 0; ok && i < t->ncells; i++) {
-		const struct stack_cell *c = &t->cells[i];
+		const struct stack_bucket *k = &t->bkt[i];
 
-		if (c->samples_bkt != 0 || split_moved(&c->split_bkt))
-			ok = add_row(m, b, agg, c);
+		if (k->samples != 0 || split_moved(&k->split))
+			ok = add_row(m, b, agg, &t->cells[i], k);
 	}
 	if (!ok) {
 		record_bucket_free(b);

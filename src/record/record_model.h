@@ -23,7 +23,8 @@ void record_model_free(struct record_model *m);
 size_t record_model_held(const struct record_model *m);
 uint64_t record_model_forgets(const struct record_model *m);
 
-/* A new bucket (owned by the caller) with the definitions it needs that
+/* A new bucket (owned by the caller; the aggregator must keep buckets:
+ * aggregator_keep_buckets) with the definitions it needs that
  * no earlier bucket carried, and every (stack, thread) whose figures
  * moved since the last bucket; the aggregator's bucket is then closed.
  * NULL on OOM: the model may then know definitions no bucket carried,

@@ -18,6 +18,7 @@
 #include "ui/app.h"
 #include "ui/export_live.h"
 #include "ui/push_live.h"
+#include "ui/record_loop.h"
 
 #define DEMO_NAME "pytop_demo.py"
 
@@ -144,8 +145,12 @@ int main(int argc, char **argv)
 	if (session_sandbox_off(session) != NULL)
 		fprintf(stderr, "pytop: warning: %s\n", session_sandbox_off(session));
 	src = push_live_source(&push, session_source(session));
-	ui_rc = opts.batch ? app_run_batch(&opts, &src, stdout, &exports)
-	                   : app_run_tui(&opts, &src, &exports);
+	if (opts.record) {
+		ui_rc = record_loop_run(&opts, &src, &exports, push_live_on(&push));
+	} else {
+		ui_rc = opts.batch ? app_run_batch(&opts, &src, stdout, &exports)
+		                   : app_run_tui(&opts, &src, &exports);
+	}
 	/* The last period, from a snapshot of everything counted; a server
 	 * that does not answer costs at most PUSH_EXIT_WAIT_S. */
 	push_live_close(&push, true);

@@ -34,6 +34,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 DEPS=(build-essential autoconf automake pkg-config libncurses-dev
       libunwind-dev libproc2-dev libelf-dev libdw-dev libjansson-dev libseccomp-dev
       libcriterion-dev python3 clang libclang-rt-14-dev tmux procps
+      libsqlite3-dev sqlite3
       libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libcurl4-openssl-dev openssl
       chromium nodejs npm golang-go)
 # The exports' consumer tests run the speedscope app, a JSON schema

@@ -108,3 +108,8 @@ void hashmap_clear(struct hashmap *m)
 	m->has_zero = false;
 	m->zero_val = 0;
 }
+
+size_t hashmap_count(const struct hashmap *m)
+{
+	return m->count;
+}

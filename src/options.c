@@ -47,7 +47,7 @@ enum {
 
 /* '+': stop at the first non-option, which starts the target's command.
  * ':': report a missing value as ':' so we can word the message. */
-static const char short_opts[] = "+:p:r:d:bn:so:hV";
+static const char short_opts[] = "+:p:r:d:bn:sho:w:V";
 
 static const struct option long_opts[] = {
 	{"pid", required_argument, NULL, 'p'},
@@ -76,6 +76,7 @@ static const struct option long_opts[] = {
 	{"push-every", required_argument, NULL, OPT_PUSH_EVERY},
 	{"app", required_argument, NULL, OPT_APP},
 	{"label", required_argument, NULL, OPT_LABEL},
+	{"record", required_argument, NULL, 'w'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -376,6 +377,7 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_PUSH_EVERY: return set_push_every(optarg, o) ? 0 : -1;
 	case OPT_APP: return set_app(optarg, o) ? 0 : -1;
 	case OPT_LABEL: return set_label(optarg, o) ? 0 : -1;
+	case 'w': o->record_path = optarg; return 0;
 	case 'h': options_print_help(stdout); return 1;
 	case 'V': printf("pytop %s\n", PACKAGE_VERSION); return 1;
 	case ':':
@@ -454,8 +456,9 @@ static bool check_tree_stacks(const struct options *o)
 /* -o and --format go together; the other export options need them. */
 static bool check_export(const struct options *o)
 {
+	/* --force also lets -w replace a recording. */
 	bool any = o->output != NULL || o->format != NULL ||
-	           o->export_every_s > 0 || o->force;
+	           o->export_every_s > 0 || (o->force && o->record_path == NULL);
 
 	if (o->dump && any) {
 		usage_error("the dump command does not export; drop -o, --format, "
@@ -464,7 +467,8 @@ static bool check_export(const struct options *o)
 	}
 	if (any && o->format == NULL) {
 		usage_error("-o/--output, --export-every and --force need --format "
-		            "FMT; add it (see pytop --help for the formats)");
+		            "FMT; add it (see pytop --help for the formats; to record "
+		            "the live view use -w FILE)");
 		return false;
 	}
 	if (any && o->output == NULL) {
@@ -492,6 +496,41 @@ static bool check_push(const struct options *o)
 		            "server to push to; add it");
 		return false;
 	}
+		return false;
+	}
+	return true;
+}
+
+/* `pytop record`: no view, so none of the view's options.  Its -o is
+ * the recording's file, unless --format makes the run a one-step export
+ * (-o is then the export's, and -w may record as well); the live view
+ * records with -w FILE. */
+static bool check_record(struct options *o)
+{
+	if (o->dump && o->record_path != NULL) {
+		usage_error("the dump command does not record; drop -w");
+		return false;
+	}
+	if (!o->record)
+		return true;
+	if (o->batch || o->json || o->iterations != 0 || o->delay_s != 1.0) {
+		usage_error("pytop record shows nothing: -b, --json, -n and -d do not "
+		            "apply to it; drop them (--duration limits the recording)");
+		return false;
+	}
+	if (o->format != NULL)
+		return true;
+	if (o->record_path != NULL) {
+		usage_error("pytop record writes to -o FILE; drop -w/--record");
+		return false;
+	}
+	if (o->output == NULL) {
+		usage_error("pytop record needs the recording's file: give -o FILE "
+		            "(e.g. -o run.pytop), or --format FMT -o FILE to export");
+		return false;
+	}
+	o->record_path = o->output; /* the recording's, not an export's */
+	o->output = NULL;
 	return true;
 }
 
@@ -500,10 +539,12 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 {
 	int c;
 	bool dump = argc > 1 && strcmp(argv[1], "dump") == 0;
+	bool record = argc > 1 && strcmp(argv[1], "record") == 0;
 
 	set_defaults(out);
-	if (dump) { /* getopt then takes "dump" for the program name */
-		out->dump = true;
+	if (dump || record) { /* getopt then takes it for the program name */
+		out->dump = dump;
+		out->record = record;
 		argc--;
 		argv++;
 	}
@@ -519,12 +560,14 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 	}
 	if (optind < argc)
 		out->command = &argv[optind]; /* borrowed; argv[argc] is NULL */
-	if (!check_dump(out) || !check_export(out) || !check_push(out))
+	if (!check_dump(out) || !check_record(out) || !check_export(out) || !check_push(out))
 		return OPTIONS_ERROR;
 	if (out->dump)
 		return OPTIONS_OK;
 	if (!check_target(out))
 		return OPTIONS_ERROR;
+	if (out->record)
+		return OPTIONS_OK;
 	if (out->json && !out->batch) {
 		usage_error("--json needs --batch (JSON goes to stdout one object "
 		            "per refresh)");
@@ -545,6 +588,8 @@ void options_print_help(FILE *out)
 "       pytop [OPTIONS] --demo\n"
 "       pytop [OPTIONS] --format FMT -o FILE (-p PID | [--] COMMAND...)\n"
 "       pytop dump [--json] [--locals] [--native] [-s] -p PID\n"
+"       pytop record -o FILE [--force] [SAMPLING OPTIONS] [--duration S]\n"
+"                    (-p PID | [--] COMMAND [ARGS...])\n"
 "\n"
 "Live sampling profiler for CPython: shows which functions and lines a\n"
 "Python process spends its time in, without stopping or changing it.\n"
@@ -603,10 +648,11 @@ void options_print_help(FILE *out)
 "      --format FMT       collapsed, speedscope, pprof or flamegraph (SVG)\n"
 "  -o, --output FILE      write the profile to FILE when pytop ends; FILE is\n"
 "                         created at start, never over an existing file or\n"
-"                         through a symlink. SIGUSR1 and the key e write it\n"
+"                         through a symlink. SIGUSR1 and the key E write it\n"
 "                         now, to FILE with a time stamp inserted\n"
 "      --export-every SECONDS  also write a time-stamped file every SECONDS\n"
-"      --force            let -o replace an existing regular file\n"
+"      --force            let -o or -w replace an existing regular file\n"
+"                         (a symlink there is never followed)\n"
 "\n"
 "Push to a continuous-profiling server (man pytop: PUSH):\n"
 "      --push URL         every period, POST the period's profile (pprof) to\n"
@@ -618,6 +664,10 @@ void options_print_help(FILE *out)
 "      --app NAME         the application name (default: the target's\n"
 "                         command name)\n"
 "      --label KEY=VALUE  a label of every pushed profile (repeatable)\n"
+"\n"
+"Recording (man pytop: RECORDINGS):\n"
+"  -w, --record FILE      also record the session into FILE (SQLite, see\n"
+"                         pytop record) while you watch\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"
@@ -635,6 +685,16 @@ void options_print_help(FILE *out)
 "      --locals           each frame's arguments and local variables, read\n"
 "                         from memory without running code in the target\n"
 "  -s                     the target's child processes too, and theirs\n"
+"\n"
+"pytop record -o FILE: record without a view until the target ends,\n"
+"--duration passes, or SIGINT/SIGTERM; the exit status is the live view's.\n"
+"FILE is a new SQLite database (WAL mode, committed twice a second, so a\n"
+"killed pytop leaves what was committed): samples per 100 ms bucket,\n"
+"stack, thread and process with their split, the gauges per bucket, the\n"
+"threads' and processes' lifetimes, the options, command line and Python\n"
+"version (man pytop: RECORDINGS has the schema).  An existing FILE is\n"
+"never replaced without --force.\n"
+"  -o, --output FILE      the recording's file (pytop record only)\n"
 "\n"
 "Keys: arrows PgUp PgDn Home End move; < > F6 sort column; l functions/lines;\n"
 "Enter on a function: its source lines (Esc or Left: back); t threads\n"

@@ -51,6 +51,11 @@ struct options {
 	const char *push_app;     /* --app; NULL = the target's command name */
 	const char *push_labels[PYTOP_MAX_PUSH_LABELS]; /* --label K=V */
 	int npush_labels;
+	/* Recordings (src/record/): `pytop record` runs without a view;
+	 * record_path is the file to record into: record's -o, or the live
+	 * view's -w/--record; NULL = none (borrowed). */
+	bool record;
+	const char *record_path;
 };
 
 enum options_result {

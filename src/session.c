@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "profile/aggregator.h"
 #include "clock.h"
 #include "target/proc_gauges.h"
+#include "target/proc_stat_fast.h"
 #include "profile/native_merge.h"
 #include "sampler/proc_follow.h"
 #include "cpython/py_runtime.h"
@@ -26,6 +28,7 @@
 #include "profile/recent.h"
 #include "profile/sample_delta.h"
 #include "profile/verdict.h"
+#include "record/recorder.h"
 
 /* 16 MiB holds more than a second of 400-frame samples at 10 kHz, so a
  * consumer that stalls for a redraw never costs samples. */
@@ -92,6 +95,8 @@ struct session {
 	                               snapshot */
 	pid_t process_filter;       /* 0 = all processes */
 	struct pytop_error sandbox; /* why the seccomp filter is off; code 0: on */
+	struct recorder *recorder;  /* owned; -w or pytop record, else NULL */
+	struct proc_stat_fast *stat_fast; /* owned, recording only: its gauges */
 };
 
 static struct window_mark take_mark(const struct session *s)
@@ -116,6 +121,62 @@ static struct window_mark take_mark(const struct session *s)
 	};
 }
 
+/* Seconds since sampling started: the recording's clock. */
+static double session_elapsed(const struct session *s)
+{
+	return (double)(clock_now_ns() - s->start_ns) / NSEC_PER_SEC;
+}
+
+/* The figures a recording keeps per bucket: the process (cumulative, as
+ * read now, on the consumer side like the snapshot's gauges: the fast
+ * ones from /proc/PID/stat; the peak and the OS threads as the last
+ * refresh read them) and the sampler's health. */
+static struct rb_gauges record_gauges(struct session *s)
+{
+	const struct sampler_stats *st = sampler_stats(s->sampler);
+	struct proc_stat_fast_read r;
+	struct rb_gauges g = {
+		.ticks = atomic_load(&st->ticks), .errors = atomic_load(&st->errors),
+		.dropped = ring_dropped(s->ring),
+	};
+
+	/* A zombie has no memory left: no figures rather than a 0 RSS. */
+	if (!s->target.exited && s->stat_fast != NULL &&
+	    proc_stat_fast_read(s->stat_fast, &r) && r.rss > 0) {
+		g.valid = true;
+		g.rss = r.rss;
+		g.rss_peak = s->gauge_prev.rss_peak > r.rss ? s->gauge_prev.rss_peak : r.rss;
+		g.minflt = r.minflt;
+		g.majflt = r.majflt;
+		g.utime_ns = r.utime_ns;
+		g.stime_ns = r.stime_ns;
+		g.threads = s->gauge_prev.threads;
+	}
+	return g;
+}
+
+static void record_tick(struct session *s)
+{
+	double now = session_elapsed(s);
+	struct rb_gauges g;
+
+	if (!recorder_due(s->recorder, now))
+		return;
+	g = record_gauges(s);
+	recorder_tick(s->recorder, s->agg, now, &g);
+}
+
+/* Before the aggregator forgets its counts, the recording takes them. */
+static void record_flush(struct session *s)
+{
+	struct rb_gauges g;
+
+	if (s->recorder == NULL)
+		return;
+	g = record_gauges(s);
+	recorder_flush(s->recorder, s->agg, session_elapsed(s), &g);
+}
+
 static bool session_poll(void *ctx)
 {
 	struct session *s = ctx;
@@ -135,6 +196,7 @@ static bool session_poll(void *ctx)
 			break;
 	}
 	target_poll_exit(&s->target);
+	record_tick(s);
 	/* Only finished once the sampler stopped producing and all it
 	 * produced has been consumed. */
 	if (!finished || ring_used(s->ring) != 0)
@@ -249,6 +311,9 @@ static void fill_header(struct session *s, struct snapshot *out, const struct wi
 	out->process_filter = s->process_filter;
 	fill_following(s, out);
 	fill_debug_packages(s, out);
+	out->recording = s->recorder != NULL;
+	out->record_merged = recorder_merged(s->recorder);
+	out->record_failed = recorder_failure(s->recorder) != NULL;
 }
 
 static double per_second(uint64_t now, uint64_t before, double seconds)
@@ -404,6 +469,7 @@ static void session_reset(void *ctx)
 	struct session *s = ctx;
 
 	session_poll(s);
+	record_flush(s);
 	aggregator_reset(s->agg);
 }
 
@@ -425,6 +491,7 @@ static void session_show_native_all(void *ctx, bool on)
 		return;
 	session_poll(s);
 	s->native_all = on;
+	record_flush(s);
 	native_merge_show_all(s->merge, on);
 	aggregator_reset(s->agg);
 }
@@ -453,7 +520,7 @@ static int start_target(struct session *s, struct pytop_error *err)
 	const struct options *o = s->opts;
 
 	if (o->command != NULL)
-		return target_launch(o->command, !o->batch, &s->target, err);
+		return target_launch(o->command, !o->batch && !o->record, &s->target, err);
 	return target_attach(o->pid, &s->target, err);
 }
 
@@ -466,10 +533,29 @@ static void free_parts(struct session *s)
 	aggregator_free(s->agg);
 	recent_free(s->recent);
 	proc_gauges_free(s->gauges);
+	proc_stat_fast_close(s->stat_fast);
 	ring_free(s->ring);
 	free(s->rec);
 	sample_delta_free(s->delta);
 	free(s);
+}
+
+static bool start_recording(struct session *s, struct pytop_error *err)
+{
+	struct timespec now;
+	struct recorder_target t = {
+		.pid = s->target.pid, .launched = s->target.launched,
+		.command = s->target.command, .python_version = s->rt.version,
+	};
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	t.started = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - session_elapsed(s);
+	/* The stack table counts per bucket only for a recording. */
+	if (!aggregator_keep_buckets(s->agg)) {
+		error_set(err, PYTOP_ERR_INTERNAL, "out of memory");
+		return false;
+	}
+	return recorder_start(s->recorder, s->opts, &t, err);
 }
 
 struct session *session_open(const struct options *o, struct pytop_error *err)
@@ -482,7 +568,15 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 		return NULL;
 	}
 	s->opts = o;
+	/* Before the target is touched: a path that cannot be recorded to
+	 * fails with nothing started. */
+	if (o->record_path != NULL &&
+	    (s->recorder = recorder_open(o->record_path, o->force, err)) == NULL) {
+		free(s);
+		return NULL;
+	}
 	if (start_target(s, err) != 0) {
+		recorder_abandon(s->recorder);
 		free(s);
 		return NULL;
 	}
@@ -546,9 +640,15 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	s->cpu_limit = proc_gauges_cpu_limit(s->target.pid);
 	if (s->gauges != NULL && proc_gauges_read(s->gauges, &s->gauge_prev))
 		s->gauge_prev_ns = clock_now_ns();
+	if (s->recorder != NULL) {
+		s->stat_fast = proc_stat_fast_open(s->target.pid);
+		if (!start_recording(s, err))
+			goto fail;
+	}
 	return s;
 fail:
 	target_terminate(&s->target);
+	recorder_abandon(s->recorder);
 	free_parts(s);
 	return NULL;
 }
@@ -558,10 +658,30 @@ const char *session_sandbox_off(const struct session *s)
 	return s->sandbox.code != PYTOP_OK ? s->sandbox.text : NULL;
 }
 
+/* The end of the run into the recording's metadata; the file closed. */
+static bool close_recording(struct session *s)
+{
+	struct pytop_error err = { 0 };
+	struct recorder_end end = {
+		.elapsed = session_elapsed(s), .exited = s->target.exited,
+		.exit_status = s->target.exited ? target_exit_code(&s->target) : -1,
+		.dropped = ring_dropped(s->ring),
+	};
+	bool ok = recorder_close(s->recorder, &end, &err);
+
+	s->recorder = NULL;
+	if (!ok)
+		fprintf(stderr, "pytop: %s\n", err.text);
+	return ok;
+}
+
 int session_close(struct session *s)
 {
 	int status = 0;
 
+	/* The last bucket holds what the views' last snapshot held (the ring
+	 * is not drained again), with the gauges while the sampler runs. */
+	record_flush(s);
 	follower_stop(s->follower);
 	s->follower = NULL;
 	sampler_stop(s->sampler);
@@ -583,6 +703,8 @@ int session_close(struct session *s)
 			fprintf(stderr, "pytop: the program's output was discarded: %s\n",
 			        s->target.output_error.text);
 	}
+	if (s->recorder != NULL && !close_recording(s))
+		status = status != 0 ? status : 1;
 	free_parts(s);
 	return status;
 }

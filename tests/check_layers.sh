@@ -39,6 +39,7 @@ room() {
 	src/sampler/*) echo sampler ;;
 	src/transport/*) echo transport ;;
 	src/profile/*) echo profile ;;
+	src/record/*) echo record ;;
 	# The session level wires the rooms together: the live session and
 	# the one-look dump.
 	src/session.[ch]|src/dump.[ch]|src/dump_out.c|src/dump_native.[ch]) echo session ;;
@@ -93,6 +94,9 @@ allowed() {
 	profile)
 		case $tr in common|transport|profile) return ;; esac
 		echo "profile/ includes only profile/, transport/ and common headers (after the ring, nothing reaches the target)" ;;
+	record)
+		case $tr in common|transport|profile|record) return ;; esac
+		echo "record/ includes only record/, profile/, transport/ and common headers (a consumer after the ring: nothing reaches the target)" ;;
 	ui)
 		case $tr in ui) return ;; esac
 		case $to in profile/snapshot.h|options.h) return ;; esac
@@ -134,7 +138,7 @@ for f in $(find src ui -name '*.[ch]' | sort) main.c; do
 done >>"$failures"
 
 n=0
-rooms='common top target cpython sampler transport profile ui session main unknown reads'
+rooms='common top target cpython sampler transport profile record ui session main unknown reads'
 set -- $rooms
 echo "1..$#"
 for r in $rooms; do

@@ -117,8 +117,8 @@ static double share_pct(uint64_t part, uint64_t rest)
 
 /* The health line's pieces, in display order. */
 enum segment {
-	SEG_SAMPLES, SEG_RATE, SEG_ERRORS, SEG_DROPPED, SEG_DEEP, SEG_THREADS, SEG_PROCESSES,
-	SEG_GIL, SEG_ACTIVE, SEG_PYTOP, NSEGMENTS
+	SEG_SAMPLES, SEG_RATE, SEG_ERRORS, SEG_DROPPED, SEG_DEEP, SEG_RECORD, SEG_THREADS,
+	SEG_PROCESSES, SEG_GIL, SEG_ACTIVE, SEG_PYTOP, NSEGMENTS
 };
 
 struct segments {
@@ -216,6 +216,15 @@ static void health_segments(const struct snapshot *s, bool short_forms,
 	text_thousands(n, sizeof n, s->deep_cut);
 	snprintf(g->text[SEG_DEEP], SEGMENT_MAX, short_forms ? "deep cut %s"
 	         : "deep stacks cut: %s", n);
+	/* -w / pytop record: buckets merged because the disk was behind, or
+	 * the recording stopped. */
+	if (s->record_failed)
+		snprintf(g->text[SEG_RECORD], SEGMENT_MAX, "REC STOPPED");
+	else if (s->record_merged > 0)
+		snprintf(g->text[SEG_RECORD], SEGMENT_MAX, "rec merged %llu",
+		         (unsigned long long)s->record_merged);
+	else
+		snprintf(g->text[SEG_RECORD], SEGMENT_MAX, "rec");
 	/* "Python threads": the gauges count OS threads. */
 	snprintf(g->text[SEG_THREADS], SEGMENT_MAX, "Py threads %d/%d",
 	         s->threads_running, s->threads_total);
@@ -265,6 +274,7 @@ static bool shrink_to_fit(const struct snapshot *s, struct segments *g,
 {
 	static const enum segment drop_order[] = {
 		SEG_PYTOP, SEG_THREADS, SEG_PROCESSES, SEG_DEEP, SEG_DROPPED, SEG_ERRORS,
+		SEG_RECORD,
 	};
 
 	if (fits(g, width, utf8))
@@ -298,6 +308,7 @@ int header_health(const struct snapshot *s, int width, bool utf8,
 	g.shown[SEG_RATE] = rate_not_held(s);
 	g.shown[SEG_PROCESSES] = s->following;
 	g.shown[SEG_DEEP] = s->deep_cut > 0; /* only where stacks were cut */
+	g.shown[SEG_RECORD] = s->recording;
 	if (shrink_to_fit(s, &g, width, utf8) || max_lines < 2) {
 		join(&g, tmp, sizeof tmp);
 		text_fit(lines[0], HEADER_LINE_MAX, tmp, width,

@@ -15,6 +15,9 @@
  *   state R), active_pct (... on a CPU), cpu_wait_pct (... waiting in the
  *   run queue for one; active + cpu_wait = runnable) (% of the last
  *   window's ticks), exited, exit_status (only when exited),
+ *   recording (-w only): {buckets_merged (100 ms buckets merged into
+ *              later ones because the writer was behind), stopped (a
+ *              write failed: the file holds what came before)}
  *   functions: [{name, file, line, own, total, own_s, total_s, kind, module}]
  *              kind: "python" or "native" (--native); module: a native
  *              function's library or program file name, else ""
@@ -563,6 +566,11 @@ static json_t *snapshot_object(const struct snapshot *s)
 	    json_object_set_new(o, "threads", thread_rows(s)) != 0 ||
 	    json_object_set_new(o, "gauges", gauges_json(s)) != 0 ||
 	    (s->push.on && json_object_set_new(o, "push", push_json(&s->push)) != 0) ||
+	    (s->recording &&
+	     json_object_set_new(o, "recording",
+	                         json_pack("{s:o, s:b}", "buckets_merged",
+	                                   jcount(s->record_merged),
+	                                   "stopped", s->record_failed)) != 0) ||
 	    add_processes(o, s) != 0) {
 		json_decref(o);
 		return NULL;

@@ -72,6 +72,8 @@
 
 #include "profile/snapshot.h"
 
+struct stack_table;
+
 struct aggregator;
 
 /* split false (--no-split): samples are counted but not split and no
@@ -121,6 +123,23 @@ void aggregator_filter_process(struct aggregator *a, pid_t pid);
 void aggregator_reset(struct aggregator *a);
 
 uint64_t aggregator_bad(const struct aggregator *a);
+
+/* The recorder's bucket (src/record/, aggregator_bucket.c): keeping the
+ * stack table's per-bucket figures from now on (false on OOM); the stack
+ * table, whose bkt[] holds the figures counted since the last bucket;
+ * what a frame's code is (strings borrowed until the next ingest or
+ * snapshot); and the bucket closed. */
+bool aggregator_keep_buckets(struct aggregator *a);
+const struct stack_table *aggregator_stack_table(const struct aggregator *a);
+bool aggregator_describe_frame(const struct aggregator *a, uint32_t code_id, int line,
+                               struct snap_frame *out);
+void aggregator_close_bucket(struct aggregator *a);
+/* -s: what the follower reported of process pid (borrowed strings);
+ * false when nothing was. */
+bool aggregator_process_info(const struct aggregator *a, pid_t pid, pid_t *ppid,
+                             const char **command, const char **python);
+/* A thread's OS name as REC_THREAD gave it ("" unknown; borrowed). */
+const char *aggregator_thread_name(const struct aggregator *a, pid_t tid);
 
 
 /* For the final figures, once the target is gone and the ring drained:

@@ -57,6 +57,19 @@ static struct proc_row *find(const struct proc_table *pt, pid_t pid)
 	return NULL;
 }
 
+bool proc_table_describe(const struct proc_table *pt, pid_t pid, pid_t *ppid,
+                         const char **command, const char **python)
+{
+	const struct proc_row *p = find(pt, pid);
+
+	if (p == NULL)
+		return false;
+	*ppid = p->ppid;
+	*command = p->command != NULL ? p->command : "";
+	*python = p->python != NULL ? p->python : "";
+	return true;
+}
+
 static struct proc_row *add(struct proc_table *pt, pid_t pid)
 {
 	if (pt->n == pt->cap) {

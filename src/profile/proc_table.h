@@ -44,6 +44,12 @@ void proc_table_py_samples(const struct proc_table *pt, pid_t pid,
  * caller.  On OOM the array is NULL with count 0. */
 void proc_table_snapshot(struct proc_table *pt, const char *empty, struct snapshot *out);
 
+/* What a REC_PROCESS said of pid: its parent, command line and Python
+ * version or why it is not sampled (strings interned, valid until the
+ * next sweep).  false when pid is not listed. */
+bool proc_table_describe(const struct proc_table *pt, pid_t pid, pid_t *ppid,
+                         const char **command, const char **python);
+
 /* Zero the counts (the `r` key) and drop exited processes. */
 void proc_table_reset(struct proc_table *pt);
 

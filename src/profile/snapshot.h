@@ -285,6 +285,12 @@ struct snapshot {
 	enum snap_verdict verdict;  /* over the last window */
 	char verdict_reason[96];    /* e.g. "user 97% of 1.0 busy thread" */
 
+	/* -w / pytop record (src/record/recorder.h) */
+	bool recording;
+	uint64_t record_merged;   /* 100 ms buckets merged into later ones
+	                             because the writer was behind */
+	bool record_failed;       /* the recording stopped (write failed) */
+
 	/* --native */
 	bool native;              /* native stacks are sampled */
 	bool native_all;          /* the interpreter's plumbing is shown */

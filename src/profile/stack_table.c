@@ -57,6 +57,7 @@ void stack_table_destroy(struct stack_table *t)
 	free(t->frames);
 	free(t->nodes);
 	free(t->cells);
+	free(t->bkt);
 	hashmap_destroy(&t->frame_by_key);
 	hashmap_destroy(&t->node_by_key);
 	hashmap_destroy(&t->cell_by_key);
@@ -200,6 +201,70 @@ void stack_memo_free(struct stack_memo *m)
 	*m = (struct stack_memo){ .raw = NULL };
 }
 
+/* The bucket figures have room for every cell the cells have. */
+static bool st_bkt_fit(struct stack_table *t)
+{
+	struct stack_bucket *b;
+
+	if (t->bkt == NULL || t->bkt_cap >= t->cells_cap)
+		return true;
+	b = realloc(t->bkt, t->cells_cap * sizeof *b);
+	if (b == NULL)
+		return false;
+	t->bkt = b;
+	t->bkt_cap = t->cells_cap;
+	return true;
+}
+
+bool stack_table_keep_buckets(struct stack_table *t)
+{
+	size_t cap = t->cells_cap ? t->cells_cap : 64;
+
+	if (t->bkt != NULL)
+		return true;
+	t->bkt = calloc(cap, sizeof *t->bkt);
+	t->bkt_cap = t->bkt != NULL ? cap : 0;
+	return t->bkt != NULL;
+}
+
+void stack_table_close_bucket(struct stack_table *t)
+{
+	if (t->bkt != NULL && t->ncells > 0)
+		memset(t->bkt, 0, t->ncells * sizeof *t->bkt);
+}
+
+/* Room for the bucket figures after a fold or a merge, taken before
+ * either changes anything (so that OOM leaves all as it was); NULL is
+ * an answer when buckets are not kept (*ok says which). */
+static struct stack_bucket *st_bkt_alloc(const struct stack_table *t, bool *ok)
+{
+	struct stack_bucket *to = NULL;
+
+	if (t->bkt != NULL)
+		to = calloc(t->bkt_cap ? t->bkt_cap : 1, sizeof *to);
+	*ok = t->bkt == NULL || to != NULL;
+	return to;
+}
+
+/* After a fold or a merge (cmap[old cell] = its new cell, n old cells):
+ * each bucket figure goes where its cell went (into `to`, from
+ * st_bkt_alloc, which the table owns from now on). */
+static void st_bkt_remap(struct stack_table *t, struct stack_bucket *to,
+                         const uint32_t *cmap, size_t n)
+{
+	if (t->bkt == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct stack_bucket *d = &to[cmap[i]];
+
+		d->samples += t->bkt[i].samples;
+		d->ns += t->bkt[i].ns;
+		snap_split_add(&d->split, &t->bkt[i].split);
+	}
+	free(t->bkt);
+	t->bkt = to;
+}
+
 static uint32_t st_cell(struct stack_table *t, uint32_t node, pid_t tid, pid_t pid)
 {
 	uint64_t key = st_key(node, (uint32_t)tid), v;
@@ -207,9 +272,11 @@ static uint32_t st_cell(struct stack_table *t, uint32_t node, pid_t tid, pid_t p
 		return (uint32_t)v;
 	if (t->ncells >= STACK_NO_CELL - 1 ||
 	    !st_reserve((void **)&t->cells, t->ncells, &t->cells_cap, sizeof *t->cells) ||
-	    !hashmap_put(&t->cell_by_key, key, t->ncells))
+	    !st_bkt_fit(t) || !hashmap_put(&t->cell_by_key, key, t->ncells))
 		return STACK_NO_CELL;
 	t->cells[t->ncells] = (struct stack_cell){ .node = node, .tid = tid, .pid = pid };
+	if (t->bkt != NULL)
+		t->bkt[t->ncells] = (struct stack_bucket){ 0 };
 	return (uint32_t)t->ncells++;
 }
 
@@ -229,6 +296,10 @@ uint32_t stack_table_count(struct stack_table *t, uint32_t node, pid_t tid,
 	cell->samples_win++;
 	cell->ns += w_ns;
 	cell->stamp = ++t->serial;
+	if (t->bkt != NULL) {
+		t->bkt[c].samples++;
+		t->bkt[c].ns += w_ns;
+	}
 	return c;
 }
 
@@ -238,6 +309,8 @@ void stack_table_split(struct stack_table *t, uint32_t cell,
 	if (cell >= t->ncells)
 		return;
 	snap_split_add(&t->cells[cell].split, d);
+	if (t->bkt != NULL)
+		snap_split_add(&t->bkt[cell].split, d);
 	if (win)
 		snap_split_add(&t->cells[cell].split_win, d);
 }
@@ -273,8 +346,12 @@ uint32_t *stack_table_merge_gone(struct stack_table *t, stack_tid_gone gone, voi
 	for (size_t i = 0; i < n && !any; i++)
 		any = t->cells[i].tid > 0 && gone(ctx, t->cells[i].tid);
 	uint32_t *cmap = any ? malloc(n * sizeof *cmap) : NULL;
-	if (cmap == NULL)
+	bool bkt_ok;
+	struct stack_bucket *bkt = cmap != NULL ? st_bkt_alloc(t, &bkt_ok) : NULL;
+	if (cmap == NULL || !bkt_ok) {
+		free(cmap);
 		return NULL;
+	}
 	hashmap_clear(&t->cell_by_key);
 	for (size_t i = 0; i < n; i++) {
 		struct stack_cell c = t->cells[i]; /* read before kept <= i is written */
@@ -293,6 +370,7 @@ uint32_t *stack_table_merge_gone(struct stack_table *t, stack_tid_gone gone, voi
 		cmap[i] = (uint32_t)kept++;
 	}
 	t->ncells = kept;
+	st_bkt_remap(t, bkt, cmap, n);
 	return cmap;
 }
 
@@ -476,7 +554,7 @@ static void st_compact_cells(struct stack_table *t, const bool *keep_cell,
 uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
                            stack_code_dead dead, void *ctx)
 {
-	size_t nc = t->ncells ? t->ncells : 1, nn = t->nnodes;
+	size_t n_old = t->ncells, nc = t->ncells ? t->ncells : 1, nn = t->nnodes;
 	uint32_t *cmap = malloc(nc * sizeof *cmap);
 	uint32_t *nmap = malloc(nn * sizeof *nmap);
 	uint32_t *fmap = malloc(t->nframes * sizeof *fmap);
@@ -485,8 +563,10 @@ uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
 	bool *dead_node = calloc(nn, 1);
 	struct stack_frame *fto = malloc(t->nframes * sizeof *fto);
 	struct st_others others = { .sum = NULL };
+	bool bkt_ok;
+	struct stack_bucket *bkt = st_bkt_alloc(t, &bkt_ok);
 	bool ok = cmap && nmap && fmap && r && keep_cell && live_node &&
-	          dead_node && fto;
+	          dead_node && fto && bkt_ok;
 	if (ok) {
 		st_mark_dead(t, dead, ctx, dead_node);
 		/* Deep stacks bring many nodes per cell: keep fewer cells
@@ -499,9 +579,11 @@ uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
 	if (ok) {
 		st_compact_nodes(t, live_node, nmap, fmap, fto);
 		st_compact_cells(t, keep_cell, nmap, cmap, &others);
+		st_bkt_remap(t, bkt, cmap, n_old);
 		t->gen++;
 	} else {
 		free(fto);
+		free(bkt);
 	}
 	free(others.sum);
 	free(others.where);

@@ -74,6 +74,14 @@ struct stack_cell {
 	struct snap_split split, split_win;
 };
 
+/* A cell's figures since the recorder's last bucket (src/record/): kept
+ * apart from the window, which the views close at their own pace, and
+ * only while recording (stack_table_keep_buckets). */
+struct stack_bucket {
+	uint64_t samples, ns;
+	struct snap_split split;
+};
+
 /* A thread's last stack, as the sampler sent it, and the node of each of
  * its suffixes (owned by the caller, zero-initialised; freed with
  * stack_memo_free). */
@@ -91,6 +99,9 @@ struct stack_table {
 	struct stack_node *nodes; size_t nnodes, nodes_cap;
 	struct hashmap node_by_key;   /* parent << 32 | frame -> node */
 	struct stack_cell *cells; size_t ncells, cells_cap;
+	struct stack_bucket *bkt;     /* NULL, or bkt[i] for cells[i] (owned;
+	                                 bkt_cap entries) */
+	size_t bkt_cap;
 	struct hashmap cell_by_key;   /* node << 32 | (uint32)tid -> cell */
 	uint64_t gen;                 /* folds and resets so far */
 	uint64_t serial;              /* samples counted so far */
@@ -144,6 +155,13 @@ void stack_table_split(struct stack_table *t, uint32_t cell,
 
 /* A snapshot closed the window. */
 void stack_table_close_window(struct stack_table *t);
+
+/* From now on count each cell's bucket figures too (bkt; folds and
+ * merges carry them like the cells').  false on OOM. */
+bool stack_table_keep_buckets(struct stack_table *t);
+
+/* The recorder wrote the cells' bucket figures: zero them. */
+void stack_table_close_bucket(struct stack_table *t);
 
 /* Over a cap (or dead codes to drop)?  Callers fold only then. */
 bool stack_table_over_cap(const struct stack_table *t);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "profile/aggregator.h"
+#include "profile/aggregator_priv.h"
 #include "tap_note.h"
 #include "transport/record.h"
 
@@ -961,6 +962,10 @@ Test(aggregator, hundred_thousand_lines, .timeout = 30)
 	enum { NCODES = 1000, NLINES = 100 };
 	static int lines[NLINES];
 	char name[32];
+	/* 100 001 rows are over the soft cap: a sweep falling due while
+	 * they are ingested (2 s; the sanitizer build takes about 2.7) would
+	 * fold the idle ones, which is the sweep's test, not this one. */
+	agg->next_sweep_ns = UINT64_MAX;
 	for (int c = 0; c < NCODES; c++) {
 		for (int i = 0; i < NLINES; i++)
 			lines[i] = 1 + c * NLINES + i;

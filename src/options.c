@@ -33,6 +33,7 @@ enum {
 	OPT_NATIVE,
 	OPT_NATIVE_ALL,
 	OPT_NATIVE_PERF,
+	OPT_NATIVE_PTRACE,
 	OPT_LOCALS,
 	OPT_TREE,
 	OPT_STACKS,
@@ -61,6 +62,7 @@ static const struct option long_opts[] = {
 	{"native", no_argument, NULL, OPT_NATIVE},
 	{"native-all", no_argument, NULL, OPT_NATIVE_ALL},
 	{"native-perf", no_argument, NULL, OPT_NATIVE_PERF},
+	{"native-ptrace", no_argument, NULL, OPT_NATIVE_PTRACE},
 	{"locals", no_argument, NULL, OPT_LOCALS},
 	{"tree", no_argument, NULL, OPT_TREE},
 	{"stacks", no_argument, NULL, OPT_STACKS},
@@ -289,7 +291,8 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_DEMO: o->demo = true; return 0;
 	case OPT_NATIVE: o->native = true; return 0;
 	case OPT_NATIVE_ALL: o->native = o->native_all = true; return 0;
-	case OPT_NATIVE_PERF: o->native = o->native_perf = true; return 0;
+	case OPT_NATIVE_PERF: o->native = true; o->native_ptrace = false; return 0;
+	case OPT_NATIVE_PTRACE: o->native = o->native_ptrace = true; return 0;
 	case OPT_LOCALS: o->locals = true; return 0;
 	case OPT_TREE: o->tree = true; return 0;
 	case OPT_STACKS: o->stacks = true; return 0;
@@ -472,21 +475,22 @@ void options_print_help(FILE *out)
 "                         wait/GIL wait or charge memory growth and faults\n"
 "                         to lines (their columns are hidden, their JSON\n"
 "                         fields 0; for measuring what they cost)\n"
-"      --native           also sample native (C) stacks: each sampled thread\n"
-"                         is stopped for a moment (ptrace) and unwound; C\n"
+"      --native           also sample native (C) stacks, without stopping\n"
+"                         the target: unwound from the registers and stack\n"
+"                         top the kernel copies at a perf event's sample,\n"
+"                         taken at most 3/8 of a sampling period of the\n"
+"                         thread's CPU time before its Python stack; C\n"
 "                         functions appear under the Python line that\n"
 "                         called them. Works on non-Python processes too.\n"
-"                         Stop pytop with Ctrl-Z or kill -TSTP, not -STOP:\n"
-"                         a SIGSTOP may hold one sample's threads until\n"
-"                         SIGCONT\n"
+"                         Where perf events are refused, by ptrace (the\n"
+"                         header says which)\n"
 "      --native-all       --native, showing the interpreter's own frames too\n"
 "                         (key n toggles them)\n"
-"      --native-perf      --native without stopping anything: unwound from\n"
-"                         the registers and stack top the kernel copies at\n"
-"                         a perf event's sample, up to two periods of the\n"
-"                         thread's CPU time before its Python stack (short C\n"
-"                         calls are under-counted at their edges); ptrace\n"
-"                         where perf events are refused (the header says)\n"
+"      --native-perf      the same as --native (kept for scripts)\n"
+"      --native-ptrace    --native by stopping each sampled thread for a\n"
+"                         moment (ptrace). Stop pytop with Ctrl-Z or kill\n"
+"                         -TSTP, not -STOP: a SIGSTOP may hold one sample's\n"
+"                         threads until SIGCONT\n"
 "  -s, --subprocesses     also follow the target's child processes and their\n"
 "                         children as they start and exit; Python ones are\n"
 "                         sampled, others listed\n"

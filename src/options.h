@@ -28,9 +28,9 @@ struct options {
 	                       memory attribution (for measuring their cost) */
 	bool subprocesses;  /* -s: follow the target's descendants */
 	bool no_color;      /* NO_COLOR set or --no-color */
-	bool native;        /* --native: native stacks too (ptrace) */
+	bool native;        /* --native: native stacks too */
 	bool native_all;    /* --native-all: and the interpreter's plumbing */
-	bool native_perf;   /* --native-perf: by perf events where permitted */
+	bool native_ptrace; /* --native-ptrace: by ptrace, not perf events */
 	bool dump;          /* `pytop dump`: every thread's stack once, then exit */
 	bool locals;        /* --locals (dump): each frame's arguments and locals */
 	/* Exports (ui/export.h): the format's name as given (checked by

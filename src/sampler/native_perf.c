@@ -30,6 +30,9 @@
  * kernel's newest samples: the pairing rule then finds the kept ones too
  * old, never pairs a stale one. */
 #define RING_PAGES 32
+/* Over the locked-memory allowance (perf_event_mlock_kb, not root): this
+ * many, three samples, rather than no ring for the thread at all. */
+#define RING_PAGES_MIN 16
 /* Perf samples per sampling period: the newest is then at most a
  * SPLIT-th of a period of CPU older than the Python stack, so a short C
  * call's edges lose that much, not a whole period (issue 14: zlib's share
@@ -54,7 +57,8 @@ static const int sampled_regs[] = {
 struct watched {
 	pid_t tid;
 	int fd;
-	uint8_t *ring;       /* control page + RING_PAGES, mapped */
+	uint8_t *ring;       /* control page + pages, mapped */
+	size_t pages;        /* data pages: RING_PAGES or RING_PAGES_MIN */
 	bool listed;         /* in this tick's list */
 	bool have;           /* sample holds one */
 	struct native_perf_sample sample;
@@ -87,7 +91,7 @@ struct native_perf *native_perf_new(pid_t pid, uint64_t period_ns)
 static void unwatch(struct watched *w)
 {
 	if (w->ring != NULL)
-		munmap(w->ring, (RING_PAGES + 1) * PAGE);
+		munmap(w->ring, (w->pages + 1) * PAGE);
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w->sample.stack);
@@ -150,7 +154,12 @@ static int watch_open(struct native_perf *np, struct watched *w)
 	}
 	if (w->fd < 0)
 		return -1;
-	w->ring = mmap(NULL, (RING_PAGES + 1) * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, 0);
+	for (w->pages = RING_PAGES;; w->pages /= 2) {
+		w->ring = mmap(NULL, (w->pages + 1) * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		               w->fd, 0);
+		if (w->ring != MAP_FAILED || errno != EPERM || w->pages == RING_PAGES_MIN)
+			break;
+	}
 	if (w->ring == MAP_FAILED) {
 		w->ring = NULL;
 		return -1; /* EPERM: over perf_event_mlock_kb (not root) */
@@ -337,7 +346,7 @@ static void drain_one(struct watched *w)
 {
 	struct perf_event_mmap_page *pg = (struct perf_event_mmap_page *)w->ring;
 	const uint8_t *data = w->ring + PAGE;
-	uint64_t size = (uint64_t)RING_PAGES * PAGE;
+	uint64_t size = (uint64_t)w->pages * PAGE;
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = pg->data_tail, newest = head;
 	size_t newest_size = 0;

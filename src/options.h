@@ -30,7 +30,7 @@ struct options {
 	                       memory attribution (for measuring their cost) */
 	bool subprocesses;  /* -s: follow the target's descendants */
 	bool no_color;      /* NO_COLOR set or --no-color */
-	bool native;        /* --native: native stacks too (ptrace) */
+	bool native;        /* --native: native stacks too */
 	bool native_all;    /* --native-all: and the interpreter's plumbing */
 	bool native_perf;   /* --native-perf: by perf events where permitted */
 	bool dump;          /* `pytop dump`: every thread's stack once, then exit */

@@ -6,8 +6,8 @@
  *   target with busy, half-busy and sleeping threads, a watcher reads
  *   every target thread's /proc state as fast as it can; the ptrace path
  *   shows 't' (ptrace stop) there within milliseconds, the perf path never.
- * - ptrace_when_asked / ptrace_when_perf_refused: --native (the default
- *   path), and a --native-perf pytop whose perf_event_open fails with EACCES (a seccomp filter put
+ * - ptrace_when_asked / ptrace_when_perf_refused: --native (ptrace), and a
+ *   --native-perf pytop whose perf_event_open fails with EACCES (a seccomp filter put
  *   around it by this test, as a container's would), say "ptrace" and
  *   still find the zlib and OpenSSL code under their Python lines.
  * - idle_threads_unwound_in_place: with --idle, threads off CPU (which

@@ -25,12 +25,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RING_PAGES 16 /* data pages per thread: three samples and change */
-/* A sample may be paired while the thread ran at most this many periods
- * since: one, and as much again for the sampling timer's own lateness
- * (the next sample is due one period after the last, and a loaded
- * machine's timer interrupts come late). */
-#define PAIR_PERIODS 2
+/* Data pages per thread (a power of two): up to seven samples, where a
+ * tick brings SPLIT and a late tick a few more.  A full ring drops the
+ * kernel's newest samples: the pairing rule then finds the kept ones too
+ * old, never pairs a stale one. */
+#define RING_PAGES 32
+/* Over the locked-memory allowance (perf_event_mlock_kb, not root): this
+ * many, three samples, rather than no ring for the thread at all. */
+#define RING_PAGES_MIN 16
+/* Perf samples per sampling period: the newest is then at most a
+ * SPLIT-th of a period of CPU older than the Python stack, so a short C
+ * call's edges lose that much, not a whole period (issue 14: zlib's share
+ * under-counted by a fifth at one sample per period). */
+#define SPLIT 4
+/* ...but not more often than this (10 kHz: one per period), as each
+ * sample costs the target an interrupt and a copy of its stack top. */
+#define MIN_SAMPLE_NS 100000u
 #define PAGE 4096u
 
 /* The registers the unwinder reads (native_unwind.c's reg_value), in
@@ -47,7 +57,8 @@ static const int sampled_regs[] = {
 struct watched {
 	pid_t tid;
 	int fd;
-	uint8_t *ring;       /* control page + RING_PAGES, mapped */
+	uint8_t *ring;       /* control page + pages, mapped */
+	size_t pages;        /* data pages: RING_PAGES or RING_PAGES_MIN */
 	bool listed;         /* in this tick's list */
 	bool have;           /* sample holds one */
 	struct native_perf_sample sample;
@@ -55,7 +66,8 @@ struct watched {
 
 struct native_perf {
 	pid_t pid;
-	uint64_t period_ns;
+	uint64_t sample_ns;  /* the events' period: CPU time between samples */
+	uint64_t pair_ns;    /* pairing bound: CPU run since the sample */
 	bool user_only;      /* kernel-mode samples refused to us: skip them */
 	struct watched *w;   /* owned */
 	size_t n, cap;
@@ -68,14 +80,18 @@ struct native_perf *native_perf_new(pid_t pid, uint64_t period_ns)
 	if (np == NULL)
 		return NULL;
 	np->pid = pid;
-	np->period_ns = period_ns;
+	np->sample_ns = period_ns / SPLIT > MIN_SAMPLE_NS ? period_ns / SPLIT : MIN_SAMPLE_NS;
+	/* One sample period, and half as much again: the task-clock timer
+	 * fires a little late, and the count read after the Python stack's
+	 * includes the time that read took. */
+	np->pair_ns = np->sample_ns + np->sample_ns / 2;
 	return np;
 }
 
 static void unwatch(struct watched *w)
 {
 	if (w->ring != NULL)
-		munmap(w->ring, (RING_PAGES + 1) * PAGE);
+		munmap(w->ring, (w->pages + 1) * PAGE);
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w->sample.stack);
@@ -129,16 +145,21 @@ static int open_event(pid_t tid, uint64_t period, bool user_only)
 /* The task-clock event of tid, its ring mapped.  -1 with errno on failure. */
 static int watch_open(struct native_perf *np, struct watched *w)
 {
-	w->fd = open_event(w->tid, np->period_ns, np->user_only);
+	w->fd = open_event(w->tid, np->sample_ns, np->user_only);
 	if (w->fd < 0 && (errno == EACCES || errno == EPERM) && !np->user_only) {
 		/* perf_event_paranoid 2: user-mode samples only.  A sample
 		 * that falls in a system call is then lost, not wrong. */
 		np->user_only = true;
-		w->fd = open_event(w->tid, np->period_ns, true);
+		w->fd = open_event(w->tid, np->sample_ns, true);
 	}
 	if (w->fd < 0)
 		return -1;
-	w->ring = mmap(NULL, (RING_PAGES + 1) * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, 0);
+	for (w->pages = RING_PAGES;; w->pages /= 2) {
+		w->ring = mmap(NULL, (w->pages + 1) * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		               w->fd, 0);
+		if (w->ring != MAP_FAILED || errno != EPERM || w->pages == RING_PAGES_MIN)
+			break;
+	}
 	if (w->ring == MAP_FAILED) {
 		w->ring = NULL;
 		return -1; /* EPERM: over perf_event_mlock_kb (not root) */
@@ -325,7 +346,7 @@ static void drain_one(struct watched *w)
 {
 	struct perf_event_mmap_page *pg = (struct perf_event_mmap_page *)w->ring;
 	const uint8_t *data = w->ring + PAGE;
-	uint64_t size = (uint64_t)RING_PAGES * PAGE;
+	uint64_t size = (uint64_t)w->pages * PAGE;
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = pg->data_tail, newest = head;
 	size_t newest_size = 0;
@@ -357,7 +378,7 @@ void native_perf_drain(struct native_perf *np)
 }
 
 const struct native_perf_sample *native_perf_pair(const struct native_perf *np, pid_t tid,
-                                                  uint64_t now_ns)
+                                                  uint64_t read_ns)
 {
 	const struct watched *w = find(np, tid);
 	uint64_t count;
@@ -365,7 +386,7 @@ const struct native_perf_sample *native_perf_pair(const struct native_perf *np, 
 	if (w == NULL || !w->have)
 		return NULL;
 	/* Young enough by the wall clock: it cannot have run longer. */
-	if (w->sample.time_ns + PAIR_PERIODS * np->period_ns >= now_ns)
+	if (w->sample.time_ns + np->pair_ns >= read_ns)
 		return &w->sample;
 	/* Older: most likely it has been waiting for a CPU since (a thread
 	 * on one is sampled every period), so reading its count costs no
@@ -373,5 +394,5 @@ const struct native_perf_sample *native_perf_pair(const struct native_perf *np, 
 	 * lags a running thread by up to a scheduler tick. */
 	if (read(w->fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
 		return NULL;
-	return count - w->sample.cpu_ns <= PAIR_PERIODS * np->period_ns ? &w->sample : NULL;
+	return count - w->sample.cpu_ns <= np->pair_ns ? &w->sample : NULL;
 }

@@ -3,21 +3,25 @@
  * is ever stopped.  Used only by the sampler thread.
  *
  * One software event per sampled target thread (task-clock: it fires only
- * while the thread runs, once per `period_ns` of its CPU time), each with
- * its own ring buffer mapped read-write (the reader moves data_tail; a
- * full ring drops the kernel's newest records, never overwrites what is
- * being read).  A thread off CPU (--idle) has no fresh sample: the sampler
+ * while the thread runs, once per sample period of its CPU time: a
+ * quarter of the sampling period, not under 100 us), each with its own
+ * ring buffer mapped read-write (the reader moves data_tail; a full ring
+ * drops the kernel's newest records, never overwrites what is being
+ * read).  A thread off CPU (--idle) has no fresh sample: the sampler
  * unwinds it from where /proc says it is blocked (sampler.c).
  *
  * Pairing with the Python stack read at a tick: the newest sample of the
  * thread.  A runnable thread (state R: on a CPU or waiting for one) takes
- * it only if it ran at most two periods of CPU time since (one, and one
- * for the sampling timer's lateness): the sample is at most that old by
- * the wall clock, or else the thread's task-clock count now (one read) is
- * at most that far past the count in the sample.  The native stack is then at most that far behind the
+ * it only if it ran at most one and a half sample periods of CPU time
+ * between the sample and the end of the Python stack's read (one, and
+ * half as much for the task-clock timer's lateness and the read itself):
+ * the sample is at most that old by the wall clock, or else the thread's
+ * task-clock count now (one read) is at most that far past the count in
+ * the sample.  The native stack is then at most that far behind the
  * Python one, whether the thread ran all along or sat in the run queue
- * since it was preempted.  Anything else is no native stack this tick
- * (native_missed): never a stale one.
+ * since it was preempted; a short C call loses that much at its start,
+ * not a whole sampling period.  Anything else is no native stack this
+ * tick (native_missed): never a stale one.
  */
 #ifndef PYTOP_NATIVE_PERF_H
 #define PYTOP_NATIVE_PERF_H
@@ -51,6 +55,7 @@ struct native_perf_sample {
 struct native_perf;
 
 /* NULL on OOM. */
+/* period_ns: the sampling period (the events sample a fraction of it). */
 struct native_perf *native_perf_new(pid_t pid, uint64_t period_ns);
 void native_perf_free(struct native_perf *np);
 
@@ -75,9 +80,9 @@ void native_perf_close_all(struct native_perf *np);
 /* Read every watched thread's ring, keeping its newest sample. */
 void native_perf_drain(struct native_perf *np);
 
-/* The sample of runnable thread tid to pair with a Python stack read at
- * now_ns (see the pairing rule above), or NULL. */
+/* The sample of runnable thread tid to pair with a Python stack whose
+ * read ended at read_ns (see the pairing rule above), or NULL. */
 const struct native_perf_sample *native_perf_pair(const struct native_perf *np, pid_t tid,
-                                                  uint64_t now_ns);
+                                                  uint64_t read_ns);
 
 #endif

@@ -465,8 +465,12 @@ static void blocked_stack(struct sampler *s, struct sampler_proc *p, int i, pid_
 /* The perf path: every listed thread keeps an event open; each thread
  * to sample is unwound from its newest perf sample, if that one may be
  * paired with this tick's Python stack (native_perf.h). */
-static void perf_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64_t now)
+static void perf_stacks(struct sampler *s, struct sampler_proc *p, int n)
 {
+	/* The Python stacks were read just now, not at the tick's start: the
+	 * pairing bound is counted from here. */
+	uint64_t read_ns = clock_now_ns();
+
 	native_perf_begin(s->perf);
 	for (int i = 0; i < n; i++) {
 		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
@@ -487,7 +491,7 @@ static void perf_stacks(struct sampler *s, struct sampler_proc *p, int n, uint64
 			blocked_stack(s, p, i, t->tid);
 			continue;
 		}
-		ps = native_perf_pair(s->perf, t->tid, now);
+		ps = native_perf_pair(s->perf, t->tid, read_ns);
 		if (ps != NULL)
 			s->nat_n[i] = native_unwind_copy(s->unwind, t->tid, &ps->regs, ps->stack_base,
 			                                 ps->stack, ps->stack_len,
@@ -521,7 +525,7 @@ static void native_stacks(struct sampler *s, struct sampler_proc *p, int n, uint
 		s->nat_tid[i] = sampler_proc_thread_at(p, (size_t)i)->tid;
 	}
 	if (s->perf != NULL)
-		perf_stacks(s, p, n, now);
+		perf_stacks(s, p, n);
 	else
 		ptrace_stacks(s, p, n, now);
 	native_unwind_announce_modules(s->unwind, announce_module, s);

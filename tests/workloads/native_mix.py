@@ -23,6 +23,9 @@ Truth (JSON, see workload_common.write_truth):
   python_lines: its lines
   loop_cpu:  CPU seconds spent in the measured rounds
   loop_wall: wall-clock seconds spent in the measured rounds
+  rounds:    how many rounds ran (a round is fixed work: CPU per round
+             against an unprofiled run's is what profiling cost the
+             thread)
 """
 import time
 
@@ -82,11 +85,13 @@ def main():
     start, start_cpu = perf_counter(), cpu_clock()
     end = start + args.seconds
     reason = "deadline"
+    rounds = 0
     try:
         while perf_counter() < end:
             squeeze(spent, wall)
             digest(spent, wall)
             spin(spent, 30000)  # ~2 ms
+            rounds += 1
     except wc.Stop:
         reason = "sigterm"
     loop_end, loop_end_cpu = perf_counter(), cpu_clock()
@@ -100,6 +105,7 @@ def main():
         "python_lines": loop_lines("python"),
         "loop_cpu": loop_end_cpu - start_cpu,
         "loop_wall": loop_end - start,
+        "rounds": rounds,
     })
     wc.finish(args)
 

@@ -1,0 +1,202 @@
+/* test_native_perf_accuracy.c - --native-perf's native shares against the
+ * truth the workload measures itself (issue 14: the perf path must be as
+ * accurate as ptrace's before it may become --native's default).
+ *
+ * - mix_*: test_native's mix check run with --native-perf: zlib.compress
+ *   and hashlib.sha256 calls (tests/workloads/native_mix.py, which times
+ *   each call's CPU), their Python lines' shares and the shares of the
+ *   native code under those lines within SHARE_PP of the truth, the same
+ *   tolerance as test_native's --native (ptrace) check.  A native stack
+ *   paired with a Python stack of another instant shows at the edges of
+ *   the calls: the native code under a line is then under-counted.  So,
+ *   for zlib (one call per round, whose start is an edge), the share of
+ *   its line's samples that have no native code under it: their native
+ *   stack was taken before the call began.  perf samples every quarter
+ *   of a sampling period of the thread's CPU (PERF_SAMPLE_NS at 500 Hz),
+ *   so a native stack lags its Python one by half that on average, and
+ *   this share is expected to be at most that half over a call's CPU time
+ *   (the truth's zlib seconds per round; less, as the call's first
+ *   microseconds are native code too): no more than two standard errors
+ *   (of a share of the line's samples) above it.  With one perf sample a
+ *   period, as before issue 14's fix, it is two to four times that.  The
+ *   test also fails if pytop did not use perf events (it says which
+ *   method it used in its JSON). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define TIMEOUT_S 40
+#define SHARE_PP 5.0 /* as test_native: issue 4, within 5 percentage points */
+#define RATE "500"
+#define PERF_SAMPLE_NS (1e9 / 500 / 4) /* native_perf.c: a quarter period */
+
+/* The native row of a snapshot's callees: own samples under a line in
+ * all, and in `module`; the hottest callee's module (borrowed). */
+struct callees {
+	double all, in_module;
+	const char *top_module;
+};
+
+static struct callees callees_of(json_t *line, const char *module)
+{
+	struct callees sum = {0};
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(line, "native_callees"), i, c) {
+		const char *mod = json_string_value(json_object_get(c, "module"));
+
+		if (i == 0)
+			sum.top_module = mod;
+		sum.all += h_num(c, "own");
+		if (mod != NULL && strstr(mod, module) != NULL)
+			sum.in_module += h_num(c, "own");
+	}
+	return sum;
+}
+
+/* pytop --native-perf attached to pid for `seconds` at `rate`; the last
+ * JSON snapshot (owned by *lines). */
+static json_t *profile(pid_t pid, const char *seconds, const char *rate, json_t **lines)
+{
+	char pidarg[16];
+	struct h_proc p;
+	int bad = 0;
+	json_t *last;
+
+	snprintf(pidarg, sizeof pidarg, "%d", (int)pid);
+	const char *argv[] = { h_pytop(), "--native-perf", "-b", "--json", "-r", rate, "-d", "1",
+	                       "--duration", seconds, "-p", pidarg, NULL };
+	cr_assert(h_run(&p, TIMEOUT_S, argv), "pytop --native-perf did not finish: %s", p.err.data);
+	cr_assert_eq(p.status, 0, "pytop --native-perf exited with %d: %s", p.status, p.err.data);
+	*lines = h_json_lines(p.out.data, &bad);
+	cr_assert_not_null(*lines, "line %d is not JSON", bad);
+	cr_assert_gt(json_array_size(*lines), 0);
+	last = json_array_get(*lines, json_array_size(*lines) - 1);
+	h_proc_free(&p);
+	return last;
+}
+
+/* Samples on the measured lines (the pure-Python loop's and both calls'),
+ * and the CPU seconds the truth gives them. */
+static double measured_samples(json_t *snap, json_t *truth, double *seconds)
+{
+	json_t *calls = json_object_get(truth, "calls"), *py_line, *c;
+	double samples = 0;
+	const char *name;
+	size_t k;
+
+	*seconds = h_num(truth, "python");
+	json_array_foreach(json_object_get(truth, "python_lines"), k, py_line) {
+		json_t *row = h_line_row(snap, "native_mix.py", (int)json_number_value(py_line));
+		samples += row ? h_num(row, "total") : 0;
+	}
+	json_object_foreach(calls, name, c) {
+		json_t *row = h_line_row(snap, "native_mix.py", (int)h_num(c, "line"));
+
+		*seconds += h_num(c, "seconds");
+		samples += row ? h_num(row, "total") : 0;
+	}
+	return samples;
+}
+
+/* The share of the zlib line's samples without native code under it,
+ * against the lag allowed (see the top of this file). */
+static void check_edge(const char *slot, json_t *truth, json_t *line, struct callees under)
+{
+	json_t *c = json_object_get(json_object_get(truth, "calls"), "zlib");
+	double rounds = h_num(truth, "rounds"), total = h_num(line, "total");
+	double call_ns = rounds > 0 ? 1e9 * h_num(c, "seconds") / rounds : 0;
+	double bare = total > 0 ? (total - under.all) / total : 1, expect, limit;
+
+	cr_assert_gt(call_ns, 0, "%s: the truth gives no zlib call time", slot);
+	cr_assert_gt(total, 0, "%s: no samples on the zlib line", slot);
+	expect = PERF_SAMPLE_NS / 2 / call_ns;
+	limit = expect + 2 * sqrt(expect * (1 - expect) / total);
+	h_note("%s: zlib: %.0f us of CPU per call; %.1f%% of its line's samples without "
+	       "native code under it (expected <= %.1f%%, at most %.1f%%)", slot, call_ns / 1e3,
+	       100 * bare, 100 * expect, 100 * limit);
+	cr_expect(bare <= limit,
+	          "%s: %.1f%% of the zlib line's samples have no native code under them: "
+	          "native stacks older than the Python ones (at most %.1f%%)", slot, 100 * bare,
+	          100 * limit);
+}
+
+static void check_call(const char *slot, json_t *snap, json_t *truth, double measured,
+                       double samples, const char *call, const char *module)
+{
+	json_t *c = json_object_get(json_object_get(truth, "calls"), call);
+	json_t *line = h_line_row(snap, "native_mix.py", (int)h_num(c, "line"));
+	double share = 100.0 * h_num(c, "seconds") / measured;
+
+	cr_assert_not_null(line, "%s: no row for the %s line", slot, call);
+	struct callees under = callees_of(line, module);
+	double line_pct = 100.0 * h_num(line, "total") / samples;
+	double native_pct = 100.0 * under.all / samples;
+
+	h_note("%s: %s truth %.1f%% (CPU); caller line %.1f%%, native code under it %.1f%% "
+	       "(%s %.1f%%)", slot, call, share, line_pct, native_pct, module,
+	       100.0 * under.in_module / samples);
+	cr_expect(fabs(line_pct - share) <= SHARE_PP, "%s: %s line %.1f%%, truth %.1f%%", slot,
+	          call, line_pct, share);
+	cr_expect(fabs(native_pct - share) <= SHARE_PP,
+	          "%s: %s line's native callees %.1f%%, truth %.1f%%", slot, call, native_pct,
+	          share);
+	cr_expect(under.top_module != NULL && strstr(under.top_module, module) != NULL,
+	          "%s: %s line's hottest callee is in %s", slot, call,
+	          under.top_module ? under.top_module : "nothing");
+	if (strcmp(call, "zlib") == 0)
+		check_edge(slot, truth, line, under);
+}
+
+static void mix(const char *slot)
+{
+	char *python = h_need_python_slot(slot), *dir = h_tmpdir();
+	char *wl = h_workload("native_mix.py"), *truth_path = h_path(dir, "truth.json");
+	struct h_proc w;
+	json_t *lines, *snap, *truth;
+	const char *wargv[] = { python, wl, "--seconds", "4", "--truth", truth_path, NULL };
+	double measured, samples, missed;
+
+	cr_assert(h_proc_start(&w, wargv));
+	cr_assert(h_proc_wait_stdout(&w, "ready", 15), "%s: workload not ready", slot);
+	/* 500 Hz as test_native: ~1200 samples, a 20 % share's standard error
+	 * about 1.2 points. */
+	snap = profile(w.pid, "2.5", RATE, &lines);
+	cr_assert(h_proc_finish(&w, 15), "%s: workload did not finish", slot);
+	truth = h_json_file(truth_path);
+	cr_assert_not_null(truth, "%s: no truth", slot);
+	cr_assert_str_eq(json_string_value(json_object_get(snap, "native_method")), "perf",
+	                 "%s: pytop --native-perf did not use perf events", slot);
+	samples = measured_samples(snap, truth, &measured);
+	missed = h_num(snap, "native_missed");
+	h_note("%s: %.0f samples, %.0f on the measured lines, %.0f without a native stack "
+	       "(%.1f%%); truth %.2f s of CPU in the measured parts", slot, h_num(snap, "samples"),
+	       samples, missed, 100.0 * missed / (missed + h_num(snap, "samples")), measured);
+	cr_assert_gt(measured, 0, "%s: the truth measured nothing", slot);
+	cr_assert_gt(samples, 200, "%s: too few samples", slot);
+	check_call(slot, snap, truth, measured, samples, "zlib", "libz");
+	check_call(slot, snap, truth, measured, samples, "sha256", "crypto");
+	json_decref(lines);
+	json_decref(truth);
+	h_proc_free(&w);
+	h_rmtree(dir);
+	free(python), free(dir), free(wl), free(truth_path);
+}
+
+Test(native_perf_accuracy, mix_py311_debian, .timeout = TIMEOUT_S) { mix("py311_debian"); }
+Test(native_perf_accuracy, mix_py311_pyenv, .timeout = TIMEOUT_S) { mix("py311_pyenv"); }
+Test(native_perf_accuracy, mix_py312_pyenv, .timeout = TIMEOUT_S) { mix("py312_pyenv"); }
+
+int main(int argc, char *argv[])
+{
+	return h_main_one_at_a_time(argc, argv);
+}

@@ -496,8 +496,6 @@ static bool check_push(const struct options *o)
 		            "server to push to; add it");
 		return false;
 	}
-		return false;
-	}
 	return true;
 }
 

@@ -6,6 +6,7 @@
 #endif
 
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +14,12 @@
 #include <unistd.h>
 
 #include "dump.h"
+#include "record/record_read.h"
 #include "options.h"
 #include "session.h"
 #include "ui/app.h"
+#include "ui/export.h"
+#include "ui/export_file.h"
 #include "ui/export_live.h"
 #include "ui/push_live.h"
 #include "ui/record_loop.h"
@@ -80,6 +84,74 @@ static int run_dump(const struct options *o)
 	return rc != 0;
 }
 
+/* `pytop export FILE`: a window of a recording, written by the same
+ * writers as a live export.  The recording is checked whole before the
+ * output is created, so a bad one leaves nothing behind. */
+static int write_recording(const struct options *o, enum export_format f,
+                           const struct snapshot *s, const struct record_info *info)
+{
+	struct export_meta m = {
+		.command = info->command, .python_version = info->python_version,
+		.rate_hz = info->rate_hz, .duration_s = s->elapsed_s,
+		.start_time = info->started + (o->from_s > 0 ? o->from_s : 0),
+	};
+	char msg[512];
+	FILE *out = o->output != NULL ? export_file_create(o->output, o->force, msg, sizeof msg)
+	                              : stdout;
+	int rc;
+
+	if (out == NULL) {
+		fprintf(stderr, "pytop: %s\n", msg);
+		return 1;
+	}
+	rc = export_write(out, f, s, &m);
+	if (o->output != NULL) {
+		if (export_file_close(out, o->output, rc != 0, msg, sizeof msg) != 0) {
+			fprintf(stderr, "pytop: %s\n", msg);
+			return 1;
+		}
+		return 0;
+	}
+	if (rc != 0 || fflush(stdout) != 0) {
+		fprintf(stderr, "pytop: could not write the export to stdout; check where "
+		        "it goes (a full disk, a closed pipe)\n");
+		return 1;
+	}
+	return 0;
+}
+
+static int run_export(const struct options *o)
+{
+	enum export_format f = export_format_named(o->format);
+	struct pytop_error err = { 0 };
+	struct record_reader *r;
+	struct snapshot s;
+	int rc;
+
+	if (f == EXPORT_NONE) {
+		fprintf(stderr, "pytop: unknown export format '%s'; give one of %s\n",
+		        o->format, export_format_list());
+		return 2;
+	}
+	if (f == EXPORT_PPROF && o->output == NULL && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "pytop: pprof is binary (gzipped protobuf), not for a terminal; "
+		        "give -o FILE\n");
+		return 2;
+	}
+	r = record_read_open(o->export_input, &err);
+	if (r == NULL ||
+	    record_read_window(r, o->from_s > 0 ? o->from_s : 0,
+	                       o->to_s >= 0 ? o->to_s : INFINITY, &s, &err) != 0) {
+		fprintf(stderr, "pytop: %s\n", err.text);
+		record_read_close(r);
+		return 1;
+	}
+	rc = write_recording(o, f, &s, record_read_info(r));
+	snapshot_free(&s);
+	record_read_close(r);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts;
@@ -115,6 +187,8 @@ int main(int argc, char **argv)
 	}
 	if (opts.dump)
 		return run_dump(&opts);
+	if (opts.export_recording)
+		return run_export(&opts);
 	if (opts.demo) {
 		if (!find_demo(demo_path, sizeof(demo_path))) {
 			fprintf(stderr, "pytop: the demo program %s is not installed in %s; "

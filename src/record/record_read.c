@@ -100,10 +100,15 @@ static bool check_intact(struct record_reader *r, struct pytop_error *err)
 	bool ok = st != NULL && sqlite3_step(st) == SQLITE_ROW &&
 	          strcmp((const char *)sqlite3_column_text(st, 0), "ok") == 0;
 
-	if (!ok && st != NULL && sqlite3_column_text(st, 0) != NULL)
+	if (!ok && st != NULL && sqlite3_column_text(st, 0) != NULL) {
+		/* "*** in database main ***\nOn tree page 3 ...": the last line
+		 * says what is wrong, on the one line an error gets. */
+		const char *why = (const char *)sqlite3_column_text(st, 0);
+		const char *nl = strrchr(why, '\n');
+
 		error_set(err, PYTOP_ERR_FILE, "the recording %s is damaged (%s); it cannot be "
-		          "exported: record the session again", r->path,
-		          (const char *)sqlite3_column_text(st, 0));
+		          "exported: record the session again", r->path, nl ? nl + 1 : why);
+	}
 	else if (!ok)
 		damaged(r, err);
 	sqlite3_finalize(st);

@@ -19,6 +19,7 @@
 #include "session.h"
 #include "ui/app.h"
 #include "ui/export.h"
+#include "ui/export_chrome.h"
 #include "ui/export_file.h"
 #include "ui/export_live.h"
 #include "ui/push_live.h"
@@ -87,8 +88,15 @@ static int run_dump(const struct options *o)
 /* `pytop export FILE`: a window of a recording, written by the same
  * writers as a live export.  The recording is checked whole before the
  * output is created, so a bad one leaves nothing behind. */
+/* The chrome format's timeline (empty for the others). */
+struct timeline {
+	struct chrome_slice *v;
+	size_t n;
+};
+
 static int write_recording(const struct options *o, enum export_format f,
-                           const struct snapshot *s, const struct record_info *info)
+                           const struct snapshot *s, const struct record_info *info,
+                           const struct timeline *t)
 {
 	struct export_meta m = {
 		.command = info->command, .python_version = info->python_version,
@@ -104,7 +112,8 @@ static int write_recording(const struct options *o, enum export_format f,
 		fprintf(stderr, "pytop: %s\n", msg);
 		return 1;
 	}
-	rc = export_write(out, f, s, &m);
+	rc = f == EXPORT_CHROME ? export_chrome(out, s, &m, t->v, t->n)
+	                        : export_write(out, f, s, &m);
 	if (o->output != NULL) {
 		if (export_file_close(out, o->output, rc != 0, msg, sizeof msg) != 0) {
 			fprintf(stderr, "pytop: %s\n", msg);
@@ -120,12 +129,41 @@ static int write_recording(const struct options *o, enum export_format f,
 	return 0;
 }
 
+/* Each thread's dominant stack per bucket, as the chrome writer takes it. */
+static int read_timeline(struct record_reader *r, const struct options *o,
+                         struct timeline *t, struct pytop_error *err)
+{
+	struct record_slice *sl = NULL;
+	size_t n = 0;
+
+	if (record_read_slices(r, o->from_s > 0 ? o->from_s : 0,
+	                       o->to_s >= 0 ? o->to_s : INFINITY, &sl, &n, err) != 0)
+		return -1;
+	t->v = calloc(n ? n : 1, sizeof *t->v);
+	if (t->v == NULL) {
+		free(sl);
+		error_set(err, PYTOP_ERR_INTERNAL, "out of memory reading the recording's "
+		          "timeline; export a shorter window (--from, --to)");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		t->v[i] = (struct chrome_slice){
+			.t_start = sl[i].t_start, .t_end = sl[i].t_end, .pid = sl[i].pid,
+			.tid = sl[i].tid, .node = sl[i].node, .samples = sl[i].samples,
+			.thread_name = sl[i].thread_name,
+		};
+	t->n = n;
+	free(sl);
+	return 0;
+}
+
 static int run_export(const struct options *o)
 {
 	enum export_format f = export_format_named(o->format);
 	struct pytop_error err = { 0 };
 	struct record_reader *r;
 	struct snapshot s;
+	struct timeline t = { 0 };
 	int rc;
 
 	if (f == EXPORT_NONE) {
@@ -146,7 +184,13 @@ static int run_export(const struct options *o)
 		record_read_close(r);
 		return 1;
 	}
-	rc = write_recording(o, f, &s, record_read_info(r));
+	if (f == EXPORT_CHROME && read_timeline(r, o, &t, &err) != 0) {
+		fprintf(stderr, "pytop: %s\n", err.text);
+		rc = 1;
+	} else {
+		rc = write_recording(o, f, &s, record_read_info(r), &t);
+	}
+	free(t.v);
 	snapshot_free(&s);
 	record_read_close(r);
 	return rc;

@@ -29,6 +29,7 @@ struct record_reader {
 	struct record_info info;
 	struct id_map strings;
 	char **text;                /* per strings entry, owned */
+	struct id_map nodes;        /* the last window's: node k's stack id */
 };
 
 static long id_find(const struct id_map *m, int64_t id)
@@ -251,6 +252,7 @@ void record_read_close(struct record_reader *r)
 		free(r->text[i]);
 	free(r->text);
 	free(r->strings.ids);
+	free(r->nodes.ids);
 	sqlite3_close(r->db);
 	record_copy_remove(&r->copy);
 	free(r);
@@ -439,7 +441,8 @@ int record_read_window(struct record_reader *r, double from, double to,
 	ok = load_frames(r, out, &fm) && load_nodes(r, out, &fm, &nm) &&
 	     load_stacks(r, out, &nm, from, to) && snapshot_own_strings(out);
 	free(fm.ids);
-	free(nm.ids);
+	free(r->nodes.ids);
+	r->nodes = nm;
 	if (!ok) {
 		damaged(r, err);
 		snapshot_free(out);
@@ -451,5 +454,67 @@ int record_read_window(struct record_reader *r, double from, double to,
 	out->elapsed_s = out->window_s = fmin(to, r->info.end_s) - from;
 	snprintf(out->command, sizeof out->command, "%s", r->info.command);
 	snprintf(out->python_version, sizeof out->python_version, "%s", r->info.python_version);
+	return 0;
+}
+
+/* ---- a window's timeline: each thread's dominant stack per bucket ---------- */
+
+/* SQLite gives a bare column the row of the one MAX() in the query: the
+ * stack of the (bucket, thread) row with most samples. */
+static const char SLICES_SQL[] =
+	"SELECT b.t_start, b.t_end, t.pid, t.tid, s.stack, MAX(s.samples), SUM(s.samples), "
+	"t.name FROM samples s JOIN buckets b ON b.id = s.bucket "
+	"LEFT JOIN threads t ON t.id = s.thread "
+	"WHERE b.t_start >= ?1 AND b.t_start < ?2 GROUP BY s.bucket, s.thread "
+	"ORDER BY t.pid, t.tid, b.t_start;";
+
+static void row_to_slice(struct record_reader *r, sqlite3_stmt *st, struct record_slice *sl)
+{
+	long n = id_find(&r->nodes, sqlite3_column_int64(st, 4));
+
+	sl->t_start = sqlite3_column_double(st, 0);
+	sl->t_end = sqlite3_column_double(st, 1);
+	sl->pid = (pid_t)sqlite3_column_int64(st, 2);
+	sl->tid = (pid_t)sqlite3_column_int64(st, 3);
+	sl->node = n > 0 ? (uint32_t)n : 0;
+	sl->samples = (unsigned long long)sqlite3_column_int64(st, 6);
+	sl->thread_name = string_of(r, sqlite3_column_int64(st, 7));
+}
+
+int record_read_slices(struct record_reader *r, double from, double to,
+                       struct record_slice **out, size_t *n, struct pytop_error *err)
+{
+	sqlite3_stmt *st = prep(r, SLICES_SQL);
+	struct record_slice *v = NULL;
+	size_t cap = 0;
+	int rc = SQLITE_ERROR;
+
+	*n = 0;
+	if (st != NULL) {
+		sqlite3_bind_double(st, 1, from);
+		sqlite3_bind_double(st, 2, to);
+	}
+	while (st != NULL && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			size_t ncap = cap ? 2 * cap : 1024;
+			struct record_slice *g = realloc(v, ncap * sizeof *g);
+
+			if (g == NULL) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			v = g;
+			cap = ncap;
+		}
+		row_to_slice(r, st, &v[(*n)++]);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		damaged(r, err);
+		free(v);
+		*n = 0;
+		return -1;
+	}
+	*out = v;
 	return 0;
 }

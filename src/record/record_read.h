@@ -11,6 +11,9 @@
 #define PYTOP_RECORD_READ_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include "errors.h"
 #include "profile/snapshot.h"
@@ -38,6 +41,23 @@ const struct record_info *record_read_info(const struct record_reader *r);
  * recording or a read failure. */
 int record_read_window(struct record_reader *r, double from, double to,
                        struct snapshot *out, struct pytop_error *err);
+
+/* One thread's figures in one bucket: its dominant stack (the one with
+ * most samples) as a node of the last record_read_window's snapshot (0:
+ * a stack that snapshot does not have), and all its samples there. */
+struct record_slice {
+	double t_start, t_end;  /* seconds from the recording's start */
+	pid_t pid, tid;
+	uint32_t node;
+	unsigned long long samples;
+	const char *thread_name; /* the reader's, "" unknown */
+};
+
+/* The window's slices, by process, thread, then time (malloc'd, caller
+ * frees *out; the names live until record_read_close).  Call after
+ * record_read_window with the same window.  -1 and *err on failure. */
+int record_read_slices(struct record_reader *r, double from, double to,
+                       struct record_slice **out, size_t *n, struct pytop_error *err);
 
 /* Closes the database and removes the private copy. */
 void record_read_close(struct record_reader *r);

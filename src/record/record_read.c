@@ -448,6 +448,13 @@ int record_read_window(struct record_reader *r, double from, double to,
 		snapshot_free(out);
 		return -1;
 	}
+	if (out->samples == 0) {
+		error_set(err, PYTOP_ERR_FILE, "no bucket of the recording %s with samples starts "
+		          "at or after --from %g and before --to %g; widen the window", r->path,
+		          from, to);
+		snapshot_free(out);
+		return -1;
+	}
 	out->samples_win = out->samples;
 	out->requested_hz = r->info.rate_hz;
 	out->target_started = r->info.started;

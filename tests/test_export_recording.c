@@ -417,6 +417,16 @@ Test(export_recording, bad_input_refused, .timeout = 60)
 	sql(newer, "PRAGMA user_version=2;");
 	write_bytes(empty, data, len);
 	sql(empty, "DELETE FROM samples; DELETE FROM buckets;");
+	/* Hand-edited files: their samples' stacks cannot be walked. */
+	char *orphan = h_path(dir, "orphan.pytop"), *loop = h_path(dir, "loop.pytop");
+	char *undef = h_path(dir, "undef.pytop");
+	write_bytes(orphan, data, len);
+	sql(orphan, "UPDATE stacks SET parent = 987654 WHERE id = (SELECT stack FROM samples "
+	    "ORDER BY samples DESC LIMIT 1);");
+	write_bytes(loop, data, len);
+	sql(loop, "UPDATE stacks SET parent = id WHERE parent != 0;");
+	write_bytes(undef, data, len);
+	sql(undef, "UPDATE samples SET stack = stack + 987654;");
 	write_bytes(out, "keep me\n", 8);
 	cr_assert_eq(symlink(victim, link), 0);
 
@@ -451,11 +461,21 @@ Test(export_recording, bad_input_refused, .timeout = 60)
 	const char *a13[] = { file, "--format", "collapsed", "--from", from, "--to", to, NULL };
 	expect_refused("an empty window", a13, "widen the window");
 
+	const char *a14[] = { orphan, "--format", "collapsed", NULL };
+	expect_refused("a stack whose parent is not in the file", a14, "damaged");
+	const char *a15[] = { loop, "--format", "pprof", "-o", out, "--force", NULL };
+	expect_refused("stacks that are their own parents", a15, "damaged");
+	const char *a16[] = { undef, "--format", "chrome", NULL };
+	expect_refused("samples on an undefined stack", a16, "damaged");
+
 	cr_assert(same_bytes(out, "keep me\n", 8), "the existing output was changed");
 	cr_assert_neq(lstat(victim, &st), 0, "a file was made through the planted symlink");
 	cr_assert(same_bytes(file, data, len), "the recording was changed by being read");
 	free(bad);
 	free(data);
+	free(orphan);
+	free(loop);
+	free(undef);
 	h_proc_free(&p);
 	h_rmtree(dir);
 	free(busy);

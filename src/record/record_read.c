@@ -302,9 +302,17 @@ static bool load_frames(struct record_reader *r, struct snapshot *s, struct id_m
 	return st != NULL && fm->n == cap + 1;
 }
 
+/* A node that cannot be walked to the root: its own parent (see below)
+ * or no frame. */
+static bool node_bad(const struct snapshot *s, uint32_t k)
+{
+	return k != 0 && (s->stack_nodes[k].parent == k ||
+	                  s->stack_nodes[k].frame == UINT32_MAX);
+}
+
 /* Node 0 is the root; recorded stack k (ascending ids) is node k + 1.  A
- * parent that is not an earlier node leaves the node its own parent,
- * which export_node_ok refuses. */
+ * parent that is not an earlier good node leaves the node its own parent,
+ * which node_bad and export_node_ok refuse. */
 static bool load_nodes(struct record_reader *r, struct snapshot *s, const struct id_map *fm,
                        struct id_map *nm)
 {
@@ -332,7 +340,8 @@ static bool load_nodes(struct record_reader *r, struct snapshot *s, const struct
 		struct snap_stack_node *node = &s->stack_nodes[n];
 
 		nm->ids[nm->n++] = sqlite3_column_int64(st, 0);
-		node->parent = p >= 0 && (uint32_t)p < n ? (uint32_t)p : n;
+		node->parent = p >= 0 && (uint32_t)p < n && !node_bad(s, (uint32_t)p)
+		               ? (uint32_t)p : n;
 		node->frame = f > 0 ? (uint32_t)f : UINT32_MAX;
 		node->depth = node->parent < n ? s->stack_nodes[node->parent].depth + 1 : 0;
 	}
@@ -371,8 +380,22 @@ static void row_to_stack(sqlite3_stmt *st, struct snap_stack *k)
 	k->split_win = k->split;
 }
 
+/* Samples on a stack that was never defined, or cannot be walked to the
+ * root, would vanish from every export: the file is refused instead. */
+static bool stack_ok(struct record_reader *r, const struct snapshot *s, long n, int64_t id,
+                     struct pytop_error *err)
+{
+	if (n > 0 && !node_bad(s, (uint32_t)n))
+		return true;
+	error_set(err, PYTOP_ERR_FILE, "the recording %s is damaged (samples on stack %lld, "
+	          "%s); it cannot be exported: record the session again", r->path,
+	          (long long)id, n > 0 ? "whose frames or parents are not in the file"
+	                               : "which is not defined");
+	return false;
+}
+
 static bool load_stacks(struct record_reader *r, struct snapshot *s, const struct id_map *nm,
-                        double from, double to)
+                        double from, double to, struct pytop_error *err)
 {
 	sqlite3_stmt *st = prep(r, WINDOW_SQL);
 	size_t cap = 0;
@@ -385,8 +408,12 @@ static bool load_stacks(struct record_reader *r, struct snapshot *s, const struc
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		long n = id_find(nm, sqlite3_column_int64(st, 0));
 
-		if (n <= 0 || sqlite3_column_int64(st, 3) <= 0)
-			continue; /* an undefined stack: nothing to hang it on */
+		if (sqlite3_column_int64(st, 3) <= 0)
+			continue;
+		if (!stack_ok(r, s, n, sqlite3_column_int64(st, 0), err)) {
+			sqlite3_finalize(st);
+			return false;
+		}
 		if (s->nstacks == cap) {
 			size_t ncap = cap ? 2 * cap : 256;
 			struct snap_stack *g = realloc(s->stacks, ncap * sizeof *g);
@@ -438,13 +465,15 @@ int record_read_window(struct record_reader *r, double from, double to,
 	memset(out, 0, sizeof *out);
 	if (!window_ok(r, from, to, err))
 		return -1;
+	err->text[0] = '\0';
 	ok = load_frames(r, out, &fm) && load_nodes(r, out, &fm, &nm) &&
-	     load_stacks(r, out, &nm, from, to) && snapshot_own_strings(out);
+	     load_stacks(r, out, &nm, from, to, err) && snapshot_own_strings(out);
 	free(fm.ids);
 	free(r->nodes.ids);
 	r->nodes = nm;
 	if (!ok) {
-		damaged(r, err);
+		if (err->text[0] == '\0')
+			damaged(r, err);
 		snapshot_free(out);
 		return -1;
 	}

@@ -490,3 +490,10 @@ Test(export_recording, bad_input_refused, .timeout = 60)
 	free(victim);
 	free(dir);
 }
+
+/* One case at a time: each runs a CPU-bound workload under pytop, and
+ * Criterion's parallel runner leaks under ASan (seen in test_cli too). */
+int main(int argc, char *argv[])
+{
+	return h_main_one_at_a_time(argc, argv);
+}

@@ -6,6 +6,7 @@
 #endif
 
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +14,13 @@
 #include <unistd.h>
 
 #include "dump.h"
+#include "record/record_read.h"
 #include "options.h"
 #include "session.h"
 #include "ui/app.h"
+#include "ui/export.h"
+#include "ui/export_chrome.h"
+#include "ui/export_file.h"
 #include "ui/export_live.h"
 #include "ui/push_live.h"
 #include "ui/record_loop.h"
@@ -80,6 +85,117 @@ static int run_dump(const struct options *o)
 	return rc != 0;
 }
 
+/* `pytop export FILE`: a window of a recording, written by the same
+ * writers as a live export.  The recording is checked whole before the
+ * output is created, so a bad one leaves nothing behind. */
+/* The chrome format's timeline (empty for the others). */
+struct timeline {
+	struct chrome_slice *v;
+	size_t n;
+};
+
+static int write_recording(const struct options *o, enum export_format f,
+                           const struct snapshot *s, const struct record_info *info,
+                           const struct timeline *t)
+{
+	struct export_meta m = {
+		.command = info->command, .python_version = info->python_version,
+		.rate_hz = info->rate_hz, .duration_s = s->elapsed_s,
+		.start_time = info->started + (o->from_s > 0 ? o->from_s : 0),
+	};
+	char msg[512];
+	FILE *out = o->output != NULL ? export_file_create(o->output, o->force, msg, sizeof msg)
+	                              : stdout;
+	int rc;
+
+	if (out == NULL) {
+		fprintf(stderr, "pytop: %s\n", msg);
+		return 1;
+	}
+	rc = f == EXPORT_CHROME ? export_chrome(out, s, &m, t->v, t->n)
+	                        : export_write(out, f, s, &m);
+	if (o->output != NULL) {
+		if (export_file_close(out, o->output, rc != 0, msg, sizeof msg) != 0) {
+			fprintf(stderr, "pytop: %s\n", msg);
+			return 1;
+		}
+		return 0;
+	}
+	if (rc != 0 || fflush(stdout) != 0) {
+		fprintf(stderr, "pytop: could not write the export to stdout; check where "
+		        "it goes (a full disk, a closed pipe)\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* Each thread's dominant stack per bucket, as the chrome writer takes it. */
+static int read_timeline(struct record_reader *r, const struct options *o,
+                         struct timeline *t, struct pytop_error *err)
+{
+	struct record_slice *sl = NULL;
+	size_t n = 0;
+
+	if (record_read_slices(r, o->from_s > 0 ? o->from_s : 0,
+	                       o->to_s >= 0 ? o->to_s : INFINITY, &sl, &n, err) != 0)
+		return -1;
+	t->v = calloc(n ? n : 1, sizeof *t->v);
+	if (t->v == NULL) {
+		free(sl);
+		error_set(err, PYTOP_ERR_INTERNAL, "out of memory reading the recording's "
+		          "timeline; export a shorter window (--from, --to)");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		t->v[i] = (struct chrome_slice){
+			.t_start = sl[i].t_start, .t_end = sl[i].t_end, .pid = sl[i].pid,
+			.tid = sl[i].tid, .node = sl[i].node, .samples = sl[i].samples,
+			.thread_name = sl[i].thread_name,
+		};
+	t->n = n;
+	free(sl);
+	return 0;
+}
+
+static int run_export(const struct options *o)
+{
+	enum export_format f = export_format_named(o->format);
+	struct pytop_error err = { 0 };
+	struct record_reader *r;
+	struct snapshot s;
+	struct timeline t = { 0 };
+	int rc;
+
+	if (f == EXPORT_NONE) {
+		fprintf(stderr, "pytop: unknown export format '%s'; give one of %s\n",
+		        o->format, export_format_list());
+		return 2;
+	}
+	if (f == EXPORT_PPROF && o->output == NULL && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "pytop: pprof is binary (gzipped protobuf), not for a terminal; "
+		        "give -o FILE\n");
+		return 2;
+	}
+	r = record_read_open(o->export_input, &err);
+	if (r == NULL ||
+	    record_read_window(r, o->from_s > 0 ? o->from_s : 0,
+	                       o->to_s >= 0 ? o->to_s : INFINITY, &s, &err) != 0) {
+		fprintf(stderr, "pytop: %s\n", err.text);
+		record_read_close(r);
+		return 1;
+	}
+	if (f == EXPORT_CHROME && read_timeline(r, o, &t, &err) != 0) {
+		fprintf(stderr, "pytop: %s\n", err.text);
+		rc = 1;
+	} else {
+		rc = write_recording(o, f, &s, record_read_info(r), &t);
+	}
+	free(t.v);
+	snapshot_free(&s);
+	record_read_close(r);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts;
@@ -115,6 +231,8 @@ int main(int argc, char **argv)
 	}
 	if (opts.dump)
 		return run_dump(&opts);
+	if (opts.export_recording)
+		return run_export(&opts);
 	if (opts.demo) {
 		if (!find_demo(demo_path, sizeof(demo_path))) {
 			fprintf(stderr, "pytop: the demo program %s is not installed in %s; "

@@ -39,6 +39,8 @@ enum {
 	OPT_FORMAT,
 	OPT_EXPORT_EVERY,
 	OPT_FORCE,
+	OPT_FROM,
+	OPT_TO,
 	OPT_PUSH,
 	OPT_PUSH_EVERY,
 	OPT_APP,
@@ -72,6 +74,8 @@ static const struct option long_opts[] = {
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"export-every", required_argument, NULL, OPT_EXPORT_EVERY},
 	{"force", no_argument, NULL, OPT_FORCE},
+	{"from", required_argument, NULL, OPT_FROM},
+	{"to", required_argument, NULL, OPT_TO},
 	{"push", required_argument, NULL, OPT_PUSH},
 	{"push-every", required_argument, NULL, OPT_PUSH_EVERY},
 	{"app", required_argument, NULL, OPT_APP},
@@ -125,6 +129,24 @@ static bool parse_seconds(const char *s, double max, double *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* --from / --to: seconds from a recording's start, 0 or more, fractions
+ * allowed. */
+static int set_time(const char *opt, const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = ((*arg >= '0' && *arg <= '9') || *arg == '.') ? strtod(arg, &end) : -1.0;
+	if (v < 0 || errno != 0 || *end != '\0' || !isfinite(v)) {
+		usage_error("invalid %s '%s': give seconds from the recording's start, "
+		            "0 or more (e.g. %s 1.5)", opt, arg, opt);
+		return -1;
+	}
+	*out = v;
+	return 0;
 }
 
 static bool set_pid(const char *arg, struct options *o)
@@ -340,6 +362,8 @@ static void set_defaults(struct options *o)
 	o->rate_hz = PYTOP_DEFAULT_RATE_HZ;
 	o->delay_s = 1.0;
 	o->push_every_s = PYTOP_DEFAULT_PUSH_EVERY_S;
+	o->from_s = -1.0;
+	o->to_s = -1.0;
 	/* https://no-color.org: set and non-empty disables colour. */
 	o->no_color = no_color != NULL && no_color[0] != '\0';
 }
@@ -373,6 +397,8 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_FORMAT: o->format = optarg; return 0;
 	case OPT_EXPORT_EVERY: return set_export_every(optarg, o) ? 0 : -1;
 	case OPT_FORCE: o->force = true; return 0;
+	case OPT_FROM: return set_time("--from", optarg, &o->from_s);
+	case OPT_TO: return set_time("--to", optarg, &o->to_s);
 	case OPT_PUSH: o->push_url = optarg; return 0;
 	case OPT_PUSH_EVERY: return set_push_every(optarg, o) ? 0 : -1;
 	case OPT_APP: return set_app(optarg, o) ? 0 : -1;
@@ -532,23 +558,68 @@ static bool check_record(struct options *o)
 	return true;
 }
 
+/* pytop export FILE --format FMT [-o OUT] [--from T] [--to T] [--force]:
+ * the one argument is the recording; nothing is sampled. */
+static bool check_export_recording(struct options *o)
+{
+	bool sampling = o->pid != 0 || o->batch || o->json || o->record_path != NULL ||
+	                o->export_every_s > 0 || o->push_url != NULL || o->demo;
+
+	if (!o->export_recording) {
+		if (o->from_s >= 0 || o->to_s >= 0) {
+			usage_error("--from and --to select a window of a recording: use them "
+			            "with pytop export FILE");
+			return false;
+		}
+		return true;
+	}
+	if (o->command == NULL || o->command[0] == NULL || o->command[1] != NULL) {
+		usage_error("pytop export needs exactly one recording: pytop export FILE "
+		            "--format FMT [-o OUT]");
+		return false;
+	}
+	if (sampling) {
+		usage_error("pytop export reads a recording and samples nothing: only "
+		            "--format, -o, --from, --to and --force apply; drop the others");
+		return false;
+	}
+	if (o->format == NULL) {
+		usage_error("pytop export needs --format FMT; add it (see pytop --help "
+		            "for the formats)");
+		return false;
+	}
+	if (o->from_s >= 0 && o->to_s >= 0 && o->from_s >= o->to_s) {
+		usage_error("--from %g is not before --to %g; give a window with --from "
+		            "< --to", o->from_s, o->to_s);
+		return false;
+	}
+	o->export_input = o->command[0];
+	o->command = NULL;
+	return true;
+}
+
 enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
                                   struct options *out)
 {
 	int c;
 	bool dump = argc > 1 && strcmp(argv[1], "dump") == 0;
 	bool record = argc > 1 && strcmp(argv[1], "record") == 0;
+	bool export_rec = argc > 1 && strcmp(argv[1], "export") == 0;
 
 	set_defaults(out);
-	if (dump || record) { /* getopt then takes it for the program name */
+	if (dump || record || export_rec) { /* getopt then takes it for the program name */
 		out->dump = dump;
 		out->record = record;
+		out->export_recording = export_rec;
 		argc--;
 		argv++;
 	}
 	opterr = 0;  /* we print our own one-line errors */
 	optind = 0;  /* full re-initialisation, so a second call works (tests) */
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+	/* export's options may follow its FILE (no command to protect from
+	 * them): without the leading '+', getopt permutes. */
+	while ((c = getopt_long(argc, argv, export_rec ? short_opts + 1 : short_opts,
+	                        long_opts, NULL)) != -1) {
 		int r = apply_option(c, argv, out);
 
 		if (r < 0)
@@ -558,6 +629,10 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 	}
 	if (optind < argc)
 		out->command = &argv[optind]; /* borrowed; argv[argc] is NULL */
+	if (!check_export_recording(out))
+		return OPTIONS_ERROR;
+	if (out->export_recording)
+		return OPTIONS_OK;
 	if (!check_dump(out) || !check_record(out) || !check_export(out) || !check_push(out))
 		return OPTIONS_ERROR;
 	if (out->dump)
@@ -588,6 +663,7 @@ void options_print_help(FILE *out)
 "       pytop dump [--json] [--locals] [--native] [-s] -p PID\n"
 "       pytop record -o FILE [--force] [SAMPLING OPTIONS] [--duration S]\n"
 "                    (-p PID | [--] COMMAND [ARGS...])\n"
+"       pytop export FILE --format FMT [-o OUT] [--from T] [--to T] [--force]\n"
 "\n"
 "Live sampling profiler for CPython: shows which functions and lines a\n"
 "Python process spends its time in, without stopping or changing it.\n"
@@ -643,7 +719,8 @@ void options_print_help(FILE *out)
 "      --no-color         no colours (default: colour unless NO_COLOR is set)\n"
 "\n"
 "Exports (man pytop: EXPORTS):\n"
-"      --format FMT       collapsed, speedscope, pprof or flamegraph (SVG)\n"
+"      --format FMT       collapsed, speedscope, pprof or flamegraph (SVG);\n"
+"                         chrome (trace events) from a recording only\n"
 "  -o, --output FILE      write the profile to FILE when pytop ends; FILE is\n"
 "                         created at start, never over an existing file or\n"
 "                         through a symlink. SIGUSR1 and the key E write it\n"
@@ -693,6 +770,16 @@ void options_print_help(FILE *out)
 "version (man pytop: RECORDINGS has the schema).  An existing FILE is\n"
 "never replaced without --force.\n"
 "  -o, --output FILE      the recording's file (pytop record only)\n"
+"\n"
+"pytop export FILE --format FMT: write a recording (or a window of it) in an\n"
+"export format (see Exports); FILE is read from a private copy, never\n"
+"changed, and a recording whose pytop was killed is read whole.\n"
+"  -o, --output OUT       the export's file, created as above (default:\n"
+"                         stdout; pprof, which is binary, not to a terminal)\n"
+"      --from T, --to T   only the 100 ms buckets that start at or after\n"
+"                         --from and before --to, in seconds from the\n"
+"                         recording's start, fractions allowed (default:\n"
+"                         all of it)\n"
 "\n"
 "Keys: arrows PgUp PgDn Home End move; < > F6 sort column; l functions/lines;\n"
 "Enter on a function: its source lines (Esc or Left: back); t threads\n"

@@ -56,6 +56,12 @@ struct options {
 	 * view's -w/--record; NULL = none (borrowed). */
 	bool record;
 	const char *record_path;
+	/* `pytop export FILE`: export_input is the recording (borrowed);
+	 * from_s / to_s its window in seconds from its start, -1 = its start
+	 * / its end.  The output is output and format above. */
+	bool export_recording;
+	const char *export_input;
+	double from_s, to_s;
 };
 
 enum options_result {

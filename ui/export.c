@@ -21,6 +21,7 @@ static const struct {
 	{ "speedscope", EXPORT_SPEEDSCOPE, export_speedscope },
 	{ "pprof", EXPORT_PPROF, export_pprof },
 	{ "flamegraph", EXPORT_FLAMEGRAPH, export_flamegraph },
+	{ "chrome", EXPORT_CHROME, NULL }, /* export_chrome.h */
 };
 
 #define NFORMATS (sizeof formats / sizeof formats[0])
@@ -43,7 +44,8 @@ const char *export_format_name(enum export_format f)
 
 const char *export_format_list(void)
 {
-	return "collapsed, speedscope, pprof, flamegraph";
+	return "collapsed, speedscope, pprof, flamegraph, chrome (from a recording: "
+	       "pytop export)";
 }
 
 void export_meta_of(const struct snapshot *s, struct export_meta *m)
@@ -64,6 +66,8 @@ int export_write(FILE *out, enum export_format f, const struct snapshot *s,
 	for (size_t i = 0; i < NFORMATS; i++) {
 		if (formats[i].format != f)
 			continue;
+		if (formats[i].write == NULL)
+			return -1;
 		if (formats[i].write(out, s, m) != 0)
 			return -1;
 		return fflush(out) == 0 && !ferror(out) ? 0 : -1;

@@ -29,12 +29,16 @@ enum export_format {
 	EXPORT_SPEEDSCOPE,
 	EXPORT_PPROF,
 	EXPORT_FLAMEGRAPH,
+	/* Needs a recording's time buckets: export_chrome.h, not
+	 * export_write (which fails on it); `pytop export FILE` only. */
+	EXPORT_CHROME,
 };
 
 /* "collapsed" -> EXPORT_COLLAPSED ...; EXPORT_NONE for any other name. */
 enum export_format export_format_named(const char *name);
 const char *export_format_name(enum export_format f);
-/* "collapsed, speedscope, pprof, flamegraph": for help and errors. */
+/* "collapsed, speedscope, pprof, flamegraph, chrome (...)": for help
+ * and errors. */
 const char *export_format_list(void);
 
 /* The metadata of a live snapshot: its command and version, the

@@ -44,6 +44,13 @@ int export_live_open(struct export_live *el, const struct options *o,
 		         o->format, export_format_list());
 		return -1;
 	}
+	if (el->format == EXPORT_CHROME) {
+		el->format = EXPORT_NONE;
+		snprintf(err, errlen, "the chrome format is a timeline of a recording's 100 ms "
+		         "buckets, not of a live profile; record with -w FILE (or pytop record "
+		         "-o FILE), then run pytop export FILE --format chrome");
+		return -1;
+	}
 	el->output = o->output;
 	el->final = export_file_create(o->output, o->force, err, errlen);
 	if (el->final == NULL) {

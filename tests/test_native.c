@@ -320,13 +320,20 @@ static double threads_wall(const char *python, bool profiled, const char *dir)
 	return wall;
 }
 
-Test(native, threads32_slowdown, .timeout = TIMEOUT_S)
+/* Wall times on a shared machine swing with whatever else runs (a
+ * package install beside the sanitizer run once made one profiled run
+ * x2.24): each side is the best of two runs, taken alternately, so a
+ * burst of other work slows at most one of each. */
+Test(native, threads32_slowdown, .timeout = 2 * TIMEOUT_S)
 {
 	char *python = h_need_python_slot("py311_debian"), *dir = h_tmpdir();
 	double base = threads_wall(python, false, dir);
 	double prof = threads_wall(python, true, dir);
 
-	h_note("threads32: %.2f s alone, %.2f s under --native -r 100: x%.2f", base, prof,
+	base = fmin(base, threads_wall(python, false, dir));
+	prof = fmin(prof, threads_wall(python, true, dir));
+
+	h_note("threads32: best of two %.2f s alone, %.2f s under --native -r 100: x%.2f", base, prof,
 	       prof / base);
 	cr_expect_leq(prof / base, MAX_SLOWDOWN, "slowdown x%.2f (%.2f s -> %.2f s)",
 	              prof / base, base, prof);

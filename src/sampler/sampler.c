@@ -39,9 +39,12 @@ _Static_assert(PY_READER_MAX_FRAMES == REC_MAX_PY_FRAMES,
 #define THREADS_EVERY_NS 100000000ull /* REC_THREADS period */
 /* Pausing: how long the sampler waits for requested threads to stop so
  * that it can release them, and how long a pause request waits for the
- * sampler (longer: it includes that wait). */
-#define PAUSE_RELEASE_NS 500000000ull
-#define PAUSE_ACK_NS NSEC_PER_SEC
+ * sampler (longer: it includes that wait).  A thread asked to stop must
+ * get a CPU to do so: on a loaded machine 0.5 s was too short (a target
+ * thread stayed stopped with pytop in 2 of 10 SIGTTINs), and pytop
+ * stopping a little later is the lesser harm. */
+#define PAUSE_RELEASE_NS (2 * NSEC_PER_SEC)
+#define PAUSE_ACK_NS (3 * NSEC_PER_SEC)
 #define PAUSE_POLL_NS 100000
 #define FAMILY_END_GRACE_NS (2 * NSEC_PER_SEC)
 #define FAMILY_END_POLL_NS 10000000ull

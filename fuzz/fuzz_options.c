@@ -40,6 +40,15 @@ static void check(const struct options *o)
 {
 	int targets = (o->pid > 0) + (o->command != NULL) + o->demo;
 
+	/* `pytop export FILE` reads a recording, not a process. */
+	if (o->export_recording) {
+		if (targets != 0 || o->export_input == NULL || o->format == NULL ||
+		    (o->from_s >= 0 && o->to_s >= 0 && o->from_s > o->to_s)) {
+			fprintf(stderr, "options_parse accepted an inconsistent export\n");
+			abort();
+		}
+		return;
+	}
 	if (targets != 1 || o->pid < 0 || o->rate_hz < 1 ||
 	    o->rate_hz > PYTOP_MAX_RATE_HZ || !(o->delay_s > 0) ||
 	    o->iterations < 0 || !(o->duration_s >= 0) ||

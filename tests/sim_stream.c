@@ -58,6 +58,17 @@ void sim_thread_start(struct sim_thread *t, int *next_tid, int slot)
 	                          .alive = true };
 }
 
+void sim_thread_churn(uint64_t *rng, struct sim_thread *t, size_t n,
+                      int *next_tid)
+{
+	int i = (int)sim_below(rng, (uint32_t)n);
+
+	if (t[i].alive)
+		t[i].alive = false;
+	else
+		sim_thread_start(&t[i], next_tid, i);
+}
+
 void sim_thread_advance(uint64_t *rng, struct sim_thread *t)
 {
 	uint32_t r = sim_below(rng, 10);

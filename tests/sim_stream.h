@@ -33,6 +33,11 @@ struct sim_thread {
 /* A new thread in slot (of process 100 + slot % 2), the next TID. */
 void sim_thread_start(struct sim_thread *t, int *next_tid, int slot);
 
+/* One of the threads t[0, n) ends (its process's next report leaves it
+ * out), or a new one takes the slot of one that ended. */
+void sim_thread_churn(uint64_t *rng, struct sim_thread *t, size_t n,
+                      int *next_tid);
+
 /* Counters move (most of the time), stall, or go backwards (the TID now
  * names another thread). */
 void sim_thread_advance(uint64_t *rng, struct sim_thread *t);

@@ -141,13 +141,7 @@ static void run_stream(uint64_t seed, int steps)
 		} else if (ev < 86) {
 			sim_report(s.a, s.t, MAX_THREADS, s.now);
 		} else if (ev < 90) {
-			/* A thread ends (its next report leaves it out); a new
-			 * one takes its slot a little later. */
-			int i = (int)sim_below(&s.rng, MAX_THREADS);
-			if (s.t[i].alive)
-				s.t[i].alive = false;
-			else
-				sim_thread_start(&s.t[i], &s.next_tid, i);
+			sim_thread_churn(&s.rng, s.t, MAX_THREADS, &s.next_tid);
 		} else if (ev < 97) {
 			check_snapshot(&s, seed, step);
 		} else if (ev < 98) {

@@ -7,7 +7,6 @@
 #endif
 
 #include <criterion/criterion.h>
-#include <libgen.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,22 +14,12 @@
 #include <string.h>
 
 #include "harness.h"
+#include "native_target_path.h"
 #include "native_mix.h"
 
 #define TIMEOUT_S NATIVE_MIX_TIMEOUT_S
 #define SHARE_PP 5.0      /* issue 4: within 5 percentage points */
 #define MAX_SLOWDOWN 2.0  /* issue 4: 32 threads at 100 Hz */
-
-/* tests/native_target next to pytop in the build tree. */
-static char *native_target(void)
-{
-	char *bin = strdup(h_pytop()), *path;
-
-	cr_assert_not_null(bin);
-	path = h_path(dirname(bin), "tests/native_target");
-	free(bin);
-	return path;
-}
 
 static double pct(json_t *snap, json_t *row, const char *key)
 {
@@ -142,7 +131,7 @@ Test(native, mix_py312_pyenv, .timeout = TIMEOUT_S) { mix("py312_pyenv"); }
 
 Test(native, c_program, .timeout = TIMEOUT_S)
 {
-	char *target = native_target(), *dir = h_tmpdir(), *truth_path = h_path(dir, "truth");
+	char *target = native_target_path(), *dir = h_tmpdir(), *truth_path = h_path(dir, "truth");
 	const char *argv[] = { target, "4", truth_path, NULL };
 	struct h_proc w;
 	json_t *lines, *snap;

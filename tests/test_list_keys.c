@@ -65,51 +65,53 @@ static void start(struct tui_state *st, size_t nrows)
 	st->view = &probe_ops;
 }
 
-static void expect_at(size_t sel, size_t top, int moved)
+/* A table key, and where the bar and the page's first row are after it:
+ * the screen told once more each time. */
+struct step {
+	int key;
+	size_t sel, top;
+};
+
+static void run_steps(struct tui_state *st, const struct step *steps,
+                      size_t n, size_t nrows)
 {
-	cr_expect_eq(probe.pos.sel, sel, "bar on %zu, not %zu", probe.pos.sel,
-	             sel);
-	cr_expect_eq(probe.pos.top, top, "page from %zu, not %zu",
-	             probe.pos.top, top);
-	cr_expect_eq(probe.moved, moved, "told %d times, not %d", probe.moved,
-	             moved);
+	for (size_t i = 0; i < n; i++) {
+		keys_handle(st, K(steps[i].key));
+		cr_expect_eq(probe.pos.sel, steps[i].sel, "step %zu: bar on %zu, "
+		             "not %zu", i, probe.pos.sel, steps[i].sel);
+		cr_expect_eq(probe.pos.top, steps[i].top, "step %zu: page from "
+		             "%zu, not %zu", i, probe.pos.top, steps[i].top);
+		cr_expect_eq(probe.moved, nrows > 0 ? (int)i + 1 : 0,
+		             "step %zu: told %d times", i, probe.moved);
+	}
 }
 
 TestSuite(list_keys, .init = headless_up, .fini = headless_down);
 
 Test(list_keys, every_table_key_moves_the_bar_over_the_rows)
 {
+	static const struct step steps[] = {
+		{ KEY_DOWN, 1, 0 }, { KEY_DOWN, 2, 0 }, { KEY_UP, 1, 0 },
+		/* 9 rows a page: one of overlap */
+		{ KEY_NPAGE, 10, 1 }, { KEY_NPAGE, 19, 10 }, { KEY_PPAGE, 10, 10 },
+		{ KEY_END, 29, 20 }, { KEY_DOWN, 29, 20 }, { KEY_HOME, 0, 0 },
+	};
 	struct tui_state st;
 
 	start(&st, 30);
-	keys_handle(&st, K(KEY_DOWN));
-	keys_handle(&st, K(KEY_DOWN));
-	keys_handle(&st, K(KEY_UP));
-	expect_at(1, 0, 3);
-	keys_handle(&st, K(KEY_NPAGE));
-	expect_at(10, 1, 4); /* 9 rows: one of overlap */
-	keys_handle(&st, K(KEY_NPAGE));
-	expect_at(19, 10, 5);
-	keys_handle(&st, K(KEY_PPAGE));
-	expect_at(10, 10, 6);
-	keys_handle(&st, K(KEY_END));
-	expect_at(29, 20, 7);
-	keys_handle(&st, K(KEY_DOWN)); /* the last row already */
-	expect_at(29, 20, 8);
-	keys_handle(&st, K(KEY_HOME));
-	expect_at(0, 0, 9);
+	run_steps(&st, steps, sizeof steps / sizeof steps[0], 30);
 	headless_stop(&st);
 }
 
 Test(list_keys, no_rows_nothing_moves_and_nobody_is_told)
 {
+	static const struct step steps[] = {
+		{ KEY_DOWN, 0, 0 }, { KEY_NPAGE, 0, 0 }, { KEY_END, 0, 0 },
+		{ KEY_HOME, 0, 0 },
+	};
 	struct tui_state st;
 
 	start(&st, 0);
-	keys_handle(&st, K(KEY_DOWN));
-	keys_handle(&st, K(KEY_NPAGE));
-	keys_handle(&st, K(KEY_END));
-	keys_handle(&st, K(KEY_HOME));
-	expect_at(0, 0, 0);
+	run_steps(&st, steps, sizeof steps / sizeof steps[0], 0);
 	headless_stop(&st);
 }

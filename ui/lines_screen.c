@@ -583,8 +583,8 @@ static void draw_note(const struct lines_screen *ls, const struct crt *crt,
 void lscreen_draw(struct lines_screen *ls, const struct crt *crt, int y,
                   int h, const char *status)
 {
-	/* The file's order: nothing to sort, nothing said of no rows (the
-	 * note says what is wrong with the source). */
+	/* The file's order: nothing to sort; without rows the page stays
+	 * blank. */
 	struct table_body body = {
 		.table = &ls->table, .order = ls->order, .n = ls->nrows,
 		.sort_col = -1, .draw_row = draw_row, .screen = ls,

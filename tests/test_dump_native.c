@@ -15,26 +15,16 @@
 #endif
 
 #include <criterion/criterion.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "native_target_path.h"
 
 #define TIMEOUT_S 30.0
 #define TRIES 10
-
-static char *native_target(void)
-{
-	char *bin = strdup(h_pytop()), *path;
-
-	cr_assert_not_null(bin);
-	path = h_path(dirname(bin), "tests/native_target");
-	free(bin);
-	return path;
-}
 
 /* One dump of pid (JSON or text) with --native; the target must be left
  * running, untraced. */
@@ -92,7 +82,7 @@ static long find_frame(json_t *t, size_t from, const char *name, const char *mod
 
 Test(dump_native, c_program, .timeout = TIMEOUT_S * 2)
 {
-	char *target = native_target(), *dir = h_tmpdir(), *truth = h_path(dir, "truth");
+	char *target = native_target_path(), *dir = h_tmpdir(), *truth = h_path(dir, "truth");
 	const char *argv[] = { target, "20", truth, NULL };
 	struct h_proc w;
 	bool hot = false;

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch_run.h"
 #include "harness.h"
 
 /* Three hot functions of distinct names, for `seconds`. */
@@ -99,33 +100,16 @@ static int64_t collapsed_sum(const char *path)
  * arguments; the last JSON block, owned. */
 static json_t *run_batch(const char *seconds, const char *const extra[])
 {
-	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *argv[24];
 	struct h_proc p;
-	size_t n = 0;
-	json_t *blocks, *last;
-	int bad = 0;
+	json_t *last;
 
-	argv[n++] = h_pytop();
-	argv[n++] = "-b";
-	argv[n++] = "--json";
-	argv[n++] = "-d";
-	argv[n++] = "0.25";
-	for (size_t i = 0; extra[i] != NULL; i++)
-		argv[n++] = extra[i];
-	argv[n++] = "--";
-	argv[n++] = py;
-	argv[n++] = script;
-	argv[n++] = seconds;
-	argv[n] = NULL;
+	batch_argv(argv, 24, true, NULL, extra, script, seconds);
 	cr_assert(h_run(&p, 60, argv), "pytop did not finish: %s", p.err.data);
 	cr_assert_eq(p.status, 0, "pytop exited %d: %s", p.status, p.err.data);
 	cr_expect_not_null(strstr(p.err.data, "pytop: wrote "), "no word of the "
 	                   "export on stderr: %s", p.err.data);
-	blocks = h_json_lines(p.out.data, &bad);
-	cr_assert_not_null(blocks, "bad JSON line %d", bad);
-	last = json_incref(json_array_get(blocks, json_array_size(blocks) - 1));
-	json_decref(blocks);
+	last = batch_last_json(p.out.data);
 	h_proc_free(&p);
 	return last;
 }
@@ -231,21 +215,9 @@ Test(export_live, pprof_top_is_the_functions_table)
 static void start_batch(struct h_proc *p, const char *seconds,
                         const char *const extra[])
 {
-	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *argv[24];
-	size_t n = 0;
 
-	argv[n++] = h_pytop();
-	argv[n++] = "-b";
-	argv[n++] = "-d";
-	argv[n++] = "0.25";
-	for (size_t i = 0; extra[i] != NULL; i++)
-		argv[n++] = extra[i];
-	argv[n++] = "--";
-	argv[n++] = py;
-	argv[n++] = script;
-	argv[n++] = seconds;
-	argv[n] = NULL;
+	batch_argv(argv, 24, false, NULL, extra, script, seconds);
 	cr_assert(h_proc_start(p, argv));
 }
 

@@ -19,37 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "busy_program.h"
 #include "harness.h"
-
-static const char BUSY_FMT[] =
-	"import time\n"
-	"def leaf(n):\n"
-	"    s = 0\n"
-	"    for i in range(n):\n"
-	"        s += i\n"
-	"    return s\n"
-	"def mid(k):\n"
-	"    return leaf(2000 + k)\n"
-	"def other(k):\n"
-	"    return sum(range(3000 + k))\n"
-	"def top(secs):\n"
-	"    end = time.time() + secs\n"
-	"    while time.time() < end:\n"
-	"        for k in range(5):\n"
-	"            mid(k)\n"
-	"            other(k)\n"
-	"top(%g)\n";
-
-static char *write_busy(const char *dir, double secs)
-{
-	char *path = h_path(dir, "busy.py");
-	FILE *f = fopen(path, "w");
-
-	cr_assert(f != NULL, "cannot write %s", path);
-	fprintf(f, BUSY_FMT, secs);
-	fclose(f);
-	return path;
-}
 
 /* pytop export args...: stdout, stderr and status in *p. */
 static void export_run(struct h_proc *p, const char *const args[])
@@ -137,7 +108,7 @@ static long long export_sum(const char *file, const char *from, const char *to)
 
 Test(export_recording, collapsed_windows_and_pprof_are_the_runs, .timeout = 90)
 {
-	char *dir = h_tmpdir(), *busy = write_busy(dir, 2.0), *file = h_path(dir, "run.pytop");
+	char *dir = h_tmpdir(), *busy = busy_program_write(dir, 2.0, false), *file = h_path(dir, "run.pytop");
 	char *pb = h_path(dir, "run.pb.gz");
 	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *argv[] = { h_pytop(), "-b", "--json", "-d", "0.5", "-w", file, "--",
@@ -261,7 +232,7 @@ static bool same_bytes(const char *path, const char *data, size_t len)
 
 Test(export_recording, killed_recording_exports_its_wal, .timeout = 60)
 {
-	char *dir = h_tmpdir(), *busy = write_busy(dir, 30.0), *file = h_path(dir, "run.pytop");
+	char *dir = h_tmpdir(), *busy = busy_program_write(dir, 30.0, false), *file = h_path(dir, "run.pytop");
 	char *wal = h_path(dir, "run.pytop-wal"), *shm = h_path(dir, "run.pytop-shm");
 	char *copy = h_path(dir, "copy.pytop"), *copy_wal = h_path(dir, "copy.pytop-wal");
 	const char *py = h_need_python(H_PY_DEBIAN);
@@ -387,7 +358,7 @@ static void between_buckets(const char *copy, char *from, char *to)
 
 Test(export_recording, bad_input_refused, .timeout = 60)
 {
-	char *dir = h_tmpdir(), *busy = write_busy(dir, 1.0), *file = h_path(dir, "run.pytop");
+	char *dir = h_tmpdir(), *busy = busy_program_write(dir, 1.0, false), *file = h_path(dir, "run.pytop");
 	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *argv[] = { h_pytop(), "record", "-o", file, "--", py, busy, NULL };
 	char *trunc = h_path(dir, "trunc.pytop"), *corrupt = h_path(dir, "corrupt.pytop");

@@ -7,7 +7,6 @@
 #endif
 
 #include <criterion/criterion.h>
-#include <libgen.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,21 +14,12 @@
 #include <string.h>
 
 #include "harness.h"
+#include "native_target_path.h"
+#include "native_mix.h"
 
-#define TIMEOUT_S 40
+#define TIMEOUT_S NATIVE_MIX_TIMEOUT_S
 #define SHARE_PP 5.0      /* issue 4: within 5 percentage points */
 #define MAX_SLOWDOWN 2.0  /* issue 4: 32 threads at 100 Hz */
-
-/* tests/native_target next to pytop in the build tree. */
-static char *native_target(void)
-{
-	char *bin = strdup(h_pytop()), *path;
-
-	cr_assert_not_null(bin);
-	path = h_path(dirname(bin), "tests/native_target");
-	free(bin);
-	return path;
-}
 
 static double pct(json_t *snap, json_t *row, const char *key)
 {
@@ -60,72 +50,19 @@ static json_t *top_native(json_t *snap, const char *module, const char *name)
 	return best;
 }
 
-/* A Python line's native callees (its samples' native leaf functions, the
- * lines view's rows under it): own samples in all, and in `module`. */
-struct callees {
-	double all, in_module;
-	const char *top_module; /* borrowed: the hottest callee's, or NULL */
-};
-
-static struct callees callees_of(json_t *line, const char *module)
-{
-	struct callees sum = {0};
-	json_t *c;
-	size_t i;
-
-	json_array_foreach(json_object_get(line, "native_callees"), i, c) {
-		const char *mod = json_string_value(json_object_get(c, "module"));
-
-		if (i == 0)
-			sum.top_module = mod;
-		sum.all += h_num(c, "own");
-		if (mod != NULL && strstr(mod, module) != NULL)
-			sum.in_module += h_num(c, "own");
-	}
-	return sum;
-}
-
-/* Attach pytop --native to a started workload for `seconds`; returns the
- * last JSON snapshot (owned by *lines). */
-static json_t *profile(pid_t pid, const char *seconds, const char *rate, json_t **lines)
-{
-	char pidarg[16];
-	struct h_proc p;
-	int bad = 0;
-	json_t *last;
-
-	snprintf(pidarg, sizeof pidarg, "%d", (int)pid);
-	const char *argv[] = { h_pytop(), "--native", "-b", "--json", "-r", rate, "-d", "1",
-	                       "--duration", seconds, "-p", pidarg, NULL };
-	cr_assert(h_run(&p, TIMEOUT_S, argv), "pytop --native did not finish: %s", p.err.data);
-	cr_assert_eq(p.status, 0, "pytop --native exited with %d: %s", p.status, p.err.data);
-	*lines = h_json_lines(p.out.data, &bad);
-	cr_assert_not_null(*lines, "line %d is not JSON", bad);
-	cr_assert_gt(json_array_size(*lines), 0);
-	last = json_array_get(*lines, json_array_size(*lines) - 1);
-	h_proc_free(&p);
-	return last;
-}
-
 /* ---- zlib and SHA-256 under their Python lines ------------------------- */
 
 static void mix(const char *slot)
 {
-	char *python = h_need_python_slot(slot), *dir = h_tmpdir();
-	char *wl = h_workload("native_mix.py"), *truth_path = h_path(dir, "truth.json");
-	struct h_proc w;
-	json_t *lines, *snap, *truth;
-	const char *wargv[] = { python, wl, "--seconds", "4", "--truth", truth_path, NULL };
+	struct native_mix m;
+	json_t *snap, *truth;
 
-	cr_assert(h_proc_start(&w, wargv));
-	cr_assert(h_proc_wait_stdout(&w, "ready", 15), "%s: workload not ready", slot);
 	/* 500 Hz: ~1200 samples, so that a 70 % share has a standard error
 	 * of 1.3 points and SHARE_PP is ~4 of them (at 200 Hz, 2 points: a
 	 * false failure in about 1 % of checks from chance alone). */
-	snap = profile(w.pid, "2.5", "500", &lines);
-	cr_assert(h_proc_finish(&w, 15), "%s: workload did not finish", slot);
-	truth = h_json_file(truth_path);
-	cr_assert_not_null(truth, "%s: no truth", slot);
+	native_mix_run(&m, slot, "--native", "500");
+	snap = m.snap;
+	truth = m.truth;
 
 	/* Shares of the measured parts of the loop (the two calls and the
 	 * pure-Python loop) on both sides: their CPU time in the truth, their
@@ -140,19 +77,7 @@ static void mix(const char *slot)
 		{ "zlib", "libz", "deflate" },
 		{ "sha256", "crypto", "sha256" },
 	};
-	double measured = h_num(truth, "python"), samples = 0;
-	json_t *py_line;
-	size_t k;
-	json_array_foreach(json_object_get(truth, "python_lines"), k, py_line) {
-		json_t *row = h_line_row(snap, "native_mix.py", (int)json_number_value(py_line));
-		samples += row ? h_num(row, "total") : 0;
-	}
-	for (size_t i = 0; i < 2; i++) {
-		json_t *c = json_object_get(calls, want[i].call);
-		json_t *row = h_line_row(snap, "native_mix.py", (int)h_num(c, "line"));
-		measured += h_num(c, "seconds");
-		samples += row ? h_num(row, "total") : 0;
-	}
+	double measured, samples = native_mix_measured(snap, truth, &measured);
 	h_note("%s: %.0f samples, %.0f on the measured lines; truth %.2f s of CPU in the loop, "
 	       "%.2f s in its measured parts", slot, h_num(snap, "samples"), samples,
 	       h_num(truth, "loop_cpu"), measured);
@@ -166,7 +91,7 @@ static void mix(const char *slot)
 
 		cr_assert_not_null(nat, "%s: no native %s frames", slot, want[i].call);
 		cr_assert_not_null(line, "%s: no row for the %s line", slot, want[i].call);
-		struct callees under = callees_of(line, want[i].module);
+		struct native_callees under = native_callees_of(line, want[i].module);
 		double line_pct = 100.0 * h_num(line, "total") / samples;
 		double native_pct = 100.0 * under.all / samples;
 		double lib_pct = 100.0 * under.in_module / samples;
@@ -195,11 +120,7 @@ static void mix(const char *slot)
 		          "%s: %s line's hottest callee is in %s", slot, want[i].call,
 		          under.top_module ? under.top_module : "nothing");
 	}
-	json_decref(lines);
-	json_decref(truth);
-	h_proc_free(&w);
-	h_rmtree(dir);
-	free(python), free(dir), free(wl), free(truth_path);
+	native_mix_free(&m);
 }
 
 Test(native, mix_py311_debian, .timeout = TIMEOUT_S) { mix("py311_debian"); }
@@ -210,7 +131,7 @@ Test(native, mix_py312_pyenv, .timeout = TIMEOUT_S) { mix("py312_pyenv"); }
 
 Test(native, c_program, .timeout = TIMEOUT_S)
 {
-	char *target = native_target(), *dir = h_tmpdir(), *truth_path = h_path(dir, "truth");
+	char *target = native_target_path(), *dir = h_tmpdir(), *truth_path = h_path(dir, "truth");
 	const char *argv[] = { target, "4", truth_path, NULL };
 	struct h_proc w;
 	json_t *lines, *snap;
@@ -220,7 +141,7 @@ Test(native, c_program, .timeout = TIMEOUT_S)
 
 	cr_assert(h_proc_start(&w, argv));
 	cr_assert(h_proc_wait_stdout(&w, "ready", 10));
-	snap = profile(w.pid, "2.5", "500", &lines);
+	snap = native_profile(w.pid, "--native", "2.5", "500", &lines);
 	cr_assert(h_proc_finish(&w, 10));
 	char *truth = h_read_file(truth_path);
 	cr_assert_not_null(truth);

@@ -32,85 +32,16 @@
 #include <string.h>
 
 #include "harness.h"
+#include "native_mix.h"
 
-#define TIMEOUT_S 40
+#define TIMEOUT_S NATIVE_MIX_TIMEOUT_S
 #define SHARE_PP 5.0 /* as test_native: issue 4, within 5 percentage points */
 #define RATE "500"
 #define PERF_SAMPLE_NS (1e9 / 500 / 4) /* native_perf.c: a quarter period */
 
-/* The native row of a snapshot's callees: own samples under a line in
- * all, and in `module`; the hottest callee's module (borrowed). */
-struct callees {
-	double all, in_module;
-	const char *top_module;
-};
-
-static struct callees callees_of(json_t *line, const char *module)
-{
-	struct callees sum = {0};
-	json_t *c;
-	size_t i;
-
-	json_array_foreach(json_object_get(line, "native_callees"), i, c) {
-		const char *mod = json_string_value(json_object_get(c, "module"));
-
-		if (i == 0)
-			sum.top_module = mod;
-		sum.all += h_num(c, "own");
-		if (mod != NULL && strstr(mod, module) != NULL)
-			sum.in_module += h_num(c, "own");
-	}
-	return sum;
-}
-
-/* pytop --native-perf attached to pid for `seconds` at `rate`; the last
- * JSON snapshot (owned by *lines). */
-static json_t *profile(pid_t pid, const char *seconds, const char *rate, json_t **lines)
-{
-	char pidarg[16];
-	struct h_proc p;
-	int bad = 0;
-	json_t *last;
-
-	snprintf(pidarg, sizeof pidarg, "%d", (int)pid);
-	const char *argv[] = { h_pytop(), "--native-perf", "-b", "--json", "-r", rate, "-d", "1",
-	                       "--duration", seconds, "-p", pidarg, NULL };
-	cr_assert(h_run(&p, TIMEOUT_S, argv), "pytop --native-perf did not finish: %s", p.err.data);
-	cr_assert_eq(p.status, 0, "pytop --native-perf exited with %d: %s", p.status, p.err.data);
-	*lines = h_json_lines(p.out.data, &bad);
-	cr_assert_not_null(*lines, "line %d is not JSON", bad);
-	cr_assert_gt(json_array_size(*lines), 0);
-	last = json_array_get(*lines, json_array_size(*lines) - 1);
-	h_proc_free(&p);
-	return last;
-}
-
-/* Samples on the measured lines (the pure-Python loop's and both calls'),
- * and the CPU seconds the truth gives them. */
-static double measured_samples(json_t *snap, json_t *truth, double *seconds)
-{
-	json_t *calls = json_object_get(truth, "calls"), *py_line, *c;
-	double samples = 0;
-	const char *name;
-	size_t k;
-
-	*seconds = h_num(truth, "python");
-	json_array_foreach(json_object_get(truth, "python_lines"), k, py_line) {
-		json_t *row = h_line_row(snap, "native_mix.py", (int)json_number_value(py_line));
-		samples += row ? h_num(row, "total") : 0;
-	}
-	json_object_foreach(calls, name, c) {
-		json_t *row = h_line_row(snap, "native_mix.py", (int)h_num(c, "line"));
-
-		*seconds += h_num(c, "seconds");
-		samples += row ? h_num(row, "total") : 0;
-	}
-	return samples;
-}
-
 /* The share of the zlib line's samples without native code under it,
  * against the lag allowed (see the top of this file). */
-static void check_edge(const char *slot, json_t *truth, json_t *line, struct callees under)
+static void check_edge(const char *slot, json_t *truth, json_t *line, struct native_callees under)
 {
 	json_t *c = json_object_get(json_object_get(truth, "calls"), "zlib");
 	double rounds = h_num(truth, "rounds"), total = h_num(line, "total");
@@ -138,7 +69,7 @@ static void check_call(const char *slot, json_t *snap, json_t *truth, double mea
 	double share = 100.0 * h_num(c, "seconds") / measured;
 
 	cr_assert_not_null(line, "%s: no row for the %s line", slot, call);
-	struct callees under = callees_of(line, module);
+	struct native_callees under = native_callees_of(line, module);
 	double line_pct = 100.0 * h_num(line, "total") / samples;
 	double native_pct = 100.0 * under.all / samples;
 
@@ -159,24 +90,18 @@ static void check_call(const char *slot, json_t *snap, json_t *truth, double mea
 
 static void mix(const char *slot)
 {
-	char *python = h_need_python_slot(slot), *dir = h_tmpdir();
-	char *wl = h_workload("native_mix.py"), *truth_path = h_path(dir, "truth.json");
-	struct h_proc w;
-	json_t *lines, *snap, *truth;
-	const char *wargv[] = { python, wl, "--seconds", "4", "--truth", truth_path, NULL };
+	struct native_mix m;
+	json_t *snap, *truth;
 	double measured, samples, missed;
 
-	cr_assert(h_proc_start(&w, wargv));
-	cr_assert(h_proc_wait_stdout(&w, "ready", 15), "%s: workload not ready", slot);
 	/* 500 Hz as test_native: ~1200 samples, a 20 % share's standard error
 	 * about 1.2 points. */
-	snap = profile(w.pid, "2.5", RATE, &lines);
-	cr_assert(h_proc_finish(&w, 15), "%s: workload did not finish", slot);
-	truth = h_json_file(truth_path);
-	cr_assert_not_null(truth, "%s: no truth", slot);
+	native_mix_run(&m, slot, "--native-perf", RATE);
+	snap = m.snap;
+	truth = m.truth;
 	cr_assert_str_eq(json_string_value(json_object_get(snap, "native_method")), "perf",
 	                 "%s: pytop --native-perf did not use perf events", slot);
-	samples = measured_samples(snap, truth, &measured);
+	samples = native_mix_measured(snap, truth, &measured);
 	missed = h_num(snap, "native_missed");
 	h_note("%s: %.0f samples, %.0f on the measured lines, %.0f without a native stack "
 	       "(%.1f%%); truth %.2f s of CPU in the measured parts", slot, h_num(snap, "samples"),
@@ -185,11 +110,7 @@ static void mix(const char *slot)
 	cr_assert_gt(samples, 200, "%s: too few samples", slot);
 	check_call(slot, snap, truth, measured, samples, "zlib", "libz");
 	check_call(slot, snap, truth, measured, samples, "sha256", "crypto");
-	json_decref(lines);
-	json_decref(truth);
-	h_proc_free(&w);
-	h_rmtree(dir);
-	free(python), free(dir), free(wl), free(truth_path);
+	native_mix_free(&m);
 }
 
 Test(native_perf_accuracy, mix_py311_debian, .timeout = TIMEOUT_S) { mix("py311_debian"); }

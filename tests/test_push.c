@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch_run.h"
 #include "harness.h"
 
 /* Two hot functions for argv[1] seconds. */
@@ -171,37 +172,17 @@ static int64_t pprof_samples(const char *body)
 static json_t *run_pushing(const char *url, const char *seconds,
                            const char *const extra[], int *status, char **err)
 {
-	const char *py = h_need_python(H_PY_DEBIAN);
+	const char *push[] = { "--push", url, "--push-every", "1", NULL };
 	const char *argv[32];
 	struct h_proc p;
-	size_t n = 0;
-	json_t *blocks, *last;
-	int bad = 0;
+	json_t *last;
 
-	argv[n++] = h_pytop();
-	argv[n++] = "-b";
-	argv[n++] = "--json";
-	argv[n++] = "-d";
-	argv[n++] = "0.25";
-	argv[n++] = "--push";
-	argv[n++] = url;
-	argv[n++] = "--push-every";
-	argv[n++] = "1";
-	for (size_t i = 0; extra[i] != NULL; i++)
-		argv[n++] = extra[i];
-	argv[n++] = "--";
-	argv[n++] = py;
-	argv[n++] = script;
-	argv[n++] = seconds;
-	argv[n] = NULL;
+	batch_argv(argv, 32, true, push, extra, script, seconds);
 	cr_assert(h_run(&p, 60, argv), "pytop did not finish: %s", p.err.data);
 	*status = p.status;
 	*err = strdup(p.err.data ? p.err.data : "");
-	blocks = h_json_lines(p.out.data, &bad);
-	cr_assert_not_null(blocks, "bad JSON line %d", bad);
-	cr_assert_gt(json_array_size(blocks), 0, "no JSON block: %s", *err);
-	last = json_incref(json_array_get(blocks, json_array_size(blocks) - 1));
-	json_decref(blocks);
+	last = batch_last_json(p.out.data);
+	cr_assert_not_null(last, "no JSON block: %s", *err);
 	h_proc_free(&p);
 	return last;
 }

@@ -18,39 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "busy_program.h"
 #include "harness.h"
-
-/* Busy for `secs` seconds in a few functions, then exits. */
-static const char BUSY_FMT[] =
-	"import time\n"
-	"def leaf(n):\n"
-	"    s = 0\n"
-	"    for i in range(n):\n"
-	"        s += i\n"
-	"    return s\n"
-	"def mid(k):\n"
-	"    return leaf(2000 + k)\n"
-	"def other(k):\n"
-	"    return sum(range(3000 + k))\n"
-	"def top(secs):\n"
-	"    end = time.time() + secs\n"
-	"    while time.time() < end:\n"
-	"        for k in range(5):\n"
-	"            mid(k)\n"
-	"            other(k)\n"
-	"print('ready', flush=True)\n"
-	"top(%g)\n";
-
-static char *write_busy(const char *dir, double secs)
-{
-	char *path = h_path(dir, "busy.py");
-	FILE *f = fopen(path, "w");
-
-	cr_assert(f != NULL, "cannot write %s", path);
-	fprintf(f, BUSY_FMT, secs);
-	fclose(f);
-	return path;
-}
 
 /* Read-write, never created: after a crash the first connection rebuilds
  * the WAL's index, which a read-only one cannot (it would see only what
@@ -132,7 +101,7 @@ static void recorded_counts(sqlite3 *db, const char *name, const char *file, int
 
 Test(record, totals_match_last_snapshot, .timeout = 60)
 {
-	char *dir = h_tmpdir(), *busy = write_busy(dir, 2.0), *file = h_path(dir, "run.pytop");
+	char *dir = h_tmpdir(), *busy = busy_program_write(dir, 2.0, true), *file = h_path(dir, "run.pytop");
 	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *argv[] = { h_pytop(), "-b", "--json", "-d", "0.5", "-w", file, "--",
 	                       py, busy, NULL };
@@ -224,7 +193,7 @@ static double realtime_s(void)
 
 Test(record, sigkill_leaves_committed_buckets, .timeout = 60)
 {
-	char *dir = h_tmpdir(), *busy = write_busy(dir, 30.0), *file = h_path(dir, "run.pytop");
+	char *dir = h_tmpdir(), *busy = busy_program_write(dir, 30.0, true), *file = h_path(dir, "run.pytop");
 	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *argv[] = { h_pytop(), "record", "-o", file, "--", py, busy, NULL };
 	struct h_proc p;
@@ -282,7 +251,7 @@ static void expect_complete(const char *file, double min_elapsed, double max_ela
 
 Test(record, duration_and_sigint_finish_the_file, .timeout = 60)
 {
-	char *dir = h_tmpdir(), *busy = write_busy(dir, 30.0);
+	char *dir = h_tmpdir(), *busy = busy_program_write(dir, 30.0, true);
 	char *f1 = h_path(dir, "dur.pytop"), *f2 = h_path(dir, "int.pytop");
 	char *wal = h_path(dir, "int.pytop-wal");
 	const char *py = h_need_python(H_PY_DEBIAN);
@@ -320,7 +289,7 @@ Test(record, duration_and_sigint_finish_the_file, .timeout = 60)
  * samples (both come from the one stack table). */
 Test(record, format_exports_in_one_step, .timeout = 60)
 {
-	char *dir = h_tmpdir(), *busy = write_busy(dir, 30.0);
+	char *dir = h_tmpdir(), *busy = busy_program_write(dir, 30.0, true);
 	char *out = h_path(dir, "prof.folded"), *rec = h_path(dir, "both.pytop");
 	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *argv[] = { h_pytop(), "record", "--format", "collapsed", "-o", out,
@@ -356,7 +325,7 @@ Test(record, format_exports_in_one_step, .timeout = 60)
 
 Test(record, tui_records_while_you_watch, .timeout = 60)
 {
-	char *dir = h_tmpdir(), *busy = write_busy(dir, 30.0), *file = h_path(dir, "tui.pytop");
+	char *dir = h_tmpdir(), *busy = busy_program_write(dir, 30.0, true), *file = h_path(dir, "tui.pytop");
 	char *script = h_path(dir, "run.sh"), *status_path = h_path(dir, "exit_status");
 	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *quit[] = { "q", NULL };
@@ -436,7 +405,7 @@ Test(record, subprocesses_described, .timeout = 60)
  * without -w; 1 when that was 0). */
 Test(record, failed_disk_stops_recording_not_profiling, .timeout = 60)
 {
-	char *dir = h_tmpdir(), *busy = write_busy(dir, 30.0), *file = h_path(dir, "full.pytop");
+	char *dir = h_tmpdir(), *busy = busy_program_write(dir, 30.0, true), *file = h_path(dir, "full.pytop");
 	const char *py = h_need_python(H_PY_DEBIAN);
 	char cmd[2048];
 	const char *argv[] = { "sh", "-c", cmd, NULL };
@@ -593,7 +562,7 @@ Test(record, unwritable_directory, .timeout = 30)
 
 Test(record, force_replaces_file_and_link, .timeout = 60)
 {
-	char *dir = h_tmpdir(), *busy = write_busy(dir, 0.5);
+	char *dir = h_tmpdir(), *busy = busy_program_write(dir, 0.5, true);
 	char *file = h_path(dir, "old.pytop"), *victim = h_path(dir, "victim"), *text;
 	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *rec[] = { h_pytop(), "record", "--force", "-o", file, "--", py, busy, NULL };

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "profile/aggregator.h"
+#include "sim_stream.h"
 #include "transport/record.h"
 
 #define NCODES 12        /* Python codes 1..NCODES */
@@ -32,46 +33,6 @@
 
 static uint64_t buf[4096];
 
-/* One random generator per stream (xorshift: the same on every libc). */
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-static uint32_t below(uint64_t *s, uint32_t n)
-{
-	return (uint32_t)(rng_next(s) % n);
-}
-
-static void def_code(struct aggregator *a, uint32_t id)
-{
-	struct rec_code_def *c = (struct rec_code_def *)buf;
-	char name[16], file[16];
-	snprintf(name, sizeof name, "f%u", id);
-	snprintf(file, sizeof file, "m%u.py", id % 3);
-	size_t ql = strlen(name), fl = strlen(file);
-	memset(buf, 0, sizeof buf);
-	memcpy(c->data, name, ql);
-	memcpy(c->data + ql, file, fl);
-	c->h = (struct rec_header){ REC_CODE_DEF,
-	                            REC_ALIGN((uint32_t)(sizeof *c + ql + fl)) };
-	c->code_id = id;
-	c->firstlineno = 10 * (int)id;
-	c->qualname_len = (uint16_t)ql;
-	c->filename_len = (uint16_t)fl;
-	aggregator_ingest(a, c, c->h.size);
-}
-
-/* What the stream remembers of one thread. */
-struct sim_thread {
-	int tid, pid;
-	bool alive;
-	uint64_t user, sys, run, delay; /* cumulative counters, ns */
-};
-
 struct sim {
 	uint64_t rng;
 	struct aggregator *a;
@@ -81,89 +42,30 @@ struct sim {
 	bool filtered; /* a thread or process filter is set */
 };
 
-static void sim_thread_start(struct sim *s, int i)
-{
-	s->t[i] = (struct sim_thread){ .tid = s->next_tid++,
-	                               .pid = 100 + i % 2, .alive = true };
-}
-
-/* Counters move (most of the time), stall, or go backwards (the TID now
- * names another thread). */
-static void advance(struct sim *s, struct sim_thread *t)
-{
-	uint32_t r = below(&s->rng, 10);
-	if (r < 5) {
-		t->user += below(&s->rng, 3) * 10 * MS;
-		t->sys += below(&s->rng, 2) * 10 * MS;
-		t->run += below(&s->rng, 2000) * 1000;
-		t->delay += below(&s->rng, 3) == 0 ? below(&s->rng, 5000) * 1000 : 0;
-	} else if (r == 9) {
-		t->user /= 2;
-		t->run /= 3;
-	}
-}
-
-static uint16_t random_flags(struct sim *s)
-{
-	static const uint16_t bits[] = { SAMPLE_RUNNING, SAMPLE_HAS_GIL,
-	                                 SAMPLE_GIL_WAIT, SAMPLE_IN_CALL,
-	                                 SAMPLE_GIL_KNOWN, SAMPLE_TRUNCATED };
-	uint16_t f = 0;
-	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
-		if (below(&s->rng, 2))
-			f |= bits[i];
-	return f;
-}
-
 static void sim_sample(struct sim *s, struct sim_thread *t)
 {
 	struct rec_sample *r = (struct rec_sample *)buf;
-	uint16_t n = (uint16_t)(1 + below(&s->rng, 4));
+	uint16_t n = (uint16_t)(1 + sim_below(&s->rng, 4));
 	memset(buf, 0, sizeof buf);
-	advance(s, t);
+	sim_thread_advance(&s->rng, t);
 	*r = (struct rec_sample){
 		.h = { REC_SAMPLE, (uint32_t)(sizeof *r + n * sizeof(struct rec_frame)) },
 		.time_ns = s->now, .interval_ns = 1000000, .tid = t->tid,
-		.nframes = n, .flags = random_flags(s), .pid = t->pid,
+		.nframes = n, .flags = sim_random_flags(&s->rng), .pid = t->pid,
 		.cpu_user_ns = t->user, .cpu_sys_ns = t->sys,
-		.minflt = below(&s->rng, 3), .mem_growth = below(&s->rng, 2) * 4096,
-		.run_ns = below(&s->rng, 8) ? t->run : 0,
+		.minflt = sim_below(&s->rng, 3), .mem_growth = sim_below(&s->rng, 2) * 4096,
+		.run_ns = sim_below(&s->rng, 8) ? t->run : 0,
 		.delay_ns = t->delay,
 	};
 	for (uint16_t i = 0; i < n; i++) {
 		/* A native leaf (--native) now and then, under Python frames. */
-		bool native = i == 0 && below(&s->rng, 4) == 0;
+		bool native = i == 0 && sim_below(&s->rng, 4) == 0;
 		r->frames[i] = (struct rec_frame){
-			.code_id = native ? NATIVE_BASE + below(&s->rng, NNATIVE)
-			                  : 1 + below(&s->rng, NCODES),
-			.instr_offset = (int32_t)(2 * below(&s->rng, 4)) };
+			.code_id = native ? NATIVE_BASE + sim_below(&s->rng, NNATIVE)
+			                  : 1 + sim_below(&s->rng, NCODES),
+			.instr_offset = (int32_t)(2 * sim_below(&s->rng, 4)) };
 	}
 	aggregator_ingest(s->a, r, r->h.size);
-}
-
-/* Each process reports its live threads; a thread that ended is left
- * out, so the aggregator sees it gone. */
-static void sim_report(struct sim *s)
-{
-	for (int pid = 100; pid <= 101; pid++) {
-		struct rec_threads *r = (struct rec_threads *)buf;
-		uint32_t n = 0;
-		memset(buf, 0, sizeof buf);
-		for (int i = 0; i < MAX_THREADS; i++) {
-			const struct sim_thread *t = &s->t[i];
-			if (!t->alive || t->pid != pid)
-				continue;
-			r->threads[n++] = (struct rec_thread_state){
-				.tid = t->tid, .state = 'R', .utime_ns = t->user,
-				.stime_ns = t->sys };
-		}
-		r->h = (struct rec_header){ REC_THREADS,
-		        (uint32_t)(sizeof *r + n * sizeof(struct rec_thread_state)) };
-		r->time_ns = s->now;
-		r->nthreads = n;
-		r->pid = pid;
-		aggregator_ingest(s->a, r, r->h.size);
-	}
 }
 
 static double kinds(const struct snap_split *x)
@@ -220,7 +122,7 @@ static void run_stream(uint64_t seed, int steps)
 	s.a = aggregator_new(true);
 	cr_assert_not_null(s.a);
 	for (uint32_t id = 1; id <= NCODES; id++)
-		def_code(s.a, id);
+		sim_def_code(s.a, id, id);
 	for (uint32_t i = 0; i < NNATIVE; i++) {
 		char name[16];
 		snprintf(name, sizeof name, "nat%u", i);
@@ -228,31 +130,25 @@ static void run_stream(uint64_t seed, int steps)
 		                                   "lib.c", 0, "lib.so"));
 	}
 	for (int i = 0; i < MAX_THREADS; i++)
-		sim_thread_start(&s, i);
+		sim_thread_start(&s.t[i], &s.next_tid, i);
 	for (int step = 0; step < steps; step++) {
-		uint32_t ev = below(&s.rng, 100);
+		uint32_t ev = sim_below(&s.rng, 100);
 		s.now += MS;
 		if (ev < 80) {
-			struct sim_thread *t = &s.t[below(&s.rng, MAX_THREADS)];
+			struct sim_thread *t = &s.t[sim_below(&s.rng, MAX_THREADS)];
 			if (t->alive)
 				sim_sample(&s, t);
 		} else if (ev < 86) {
-			sim_report(&s);
+			sim_report(s.a, s.t, MAX_THREADS, s.now);
 		} else if (ev < 90) {
-			/* A thread ends (its next report leaves it out); a new
-			 * one takes its slot a little later. */
-			int i = (int)below(&s.rng, MAX_THREADS);
-			if (s.t[i].alive)
-				s.t[i].alive = false;
-			else
-				sim_thread_start(&s, i);
+			sim_thread_churn(&s.rng, s.t, MAX_THREADS, &s.next_tid);
 		} else if (ev < 97) {
 			check_snapshot(&s, seed, step);
 		} else if (ev < 98) {
 			aggregator_reset(s.a);
 		} else {
 			/* The thread and process screens' filters. */
-			uint32_t f = below(&s.rng, 3);
+			uint32_t f = sim_below(&s.rng, 3);
 			aggregator_filter_thread(s.a, f == 0 ? s.t[0].tid : 0);
 			aggregator_filter_process(s.a, f == 1 ? 101 : 0);
 			s.filtered = f != 2;
@@ -280,10 +176,10 @@ Test(split_adds_up, thread_that_ends_before_its_counters_move)
 {
 	struct sim s = { .rng = 7, .next_tid = 1000 };
 	s.a = aggregator_new(true);
-	def_code(s.a, 1);
-	sim_thread_start(&s, 0);
-	sim_thread_start(&s, 1);
-	sim_report(&s);
+	sim_def_code(s.a, 1, 1);
+	sim_thread_start(&s.t[0], &s.next_tid, 0);
+	sim_thread_start(&s.t[1], &s.next_tid, 1);
+	sim_report(s.a, s.t, MAX_THREADS, s.now);
 	for (int i = 0; i < 20; i++) {
 		struct rec_sample *r = (struct rec_sample *)buf;
 		memset(buf, 0, sizeof buf);
@@ -297,7 +193,7 @@ Test(split_adds_up, thread_that_ends_before_its_counters_move)
 		aggregator_ingest(s.a, r, r->h.size);
 	}
 	s.t[1].alive = false;
-	sim_report(&s);
+	sim_report(s.a, s.t, MAX_THREADS, s.now);
 	struct snapshot snap;
 	memset(&snap, 0, sizeof snap);
 	aggregator_snapshot(s.a, &snap);
@@ -323,7 +219,7 @@ Test(split_adds_up, cpu_wait_follows_the_life_ratio_when_waits_book_late)
 	struct aggregator *a = aggregator_new(true);
 	struct rec_sample *r = (struct rec_sample *)buf;
 	uint64_t user = 0, run = 1000, delay = 0;
-	def_code(a, 1);
+	sim_def_code(a, 1, 1);
 	for (int i = 0; i < 400; i++) {
 		if (i % 10 == 3)
 			user += 10 * MS; /* the tick that settles the queue */

@@ -22,6 +22,7 @@
 
 #include "profile/aggregator.h"
 #include "profile/stack_derive.h"
+#include "sim_stream.h"
 #include "transport/record.h"
 
 #define NCODES 12        /* Python codes 1..NCODES; 12 shares 11's row */
@@ -31,44 +32,6 @@
 #define MS 1000000ull
 
 static uint64_t buf[4096];
-
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-static uint32_t below(uint64_t *s, uint32_t n)
-{
-	return (uint32_t)(rng_next(s) % n);
-}
-
-static void def_code(struct aggregator *a, uint32_t id)
-{
-	struct rec_code_def *c = (struct rec_code_def *)buf;
-	char name[16], file[16];
-	/* Two codes with one name and file share a function row. */
-	snprintf(name, sizeof name, "f%u", id == NCODES ? NCODES - 1 : id);
-	snprintf(file, sizeof file, "m%u.py", id == NCODES ? (NCODES - 1) % 3 : id % 3);
-	size_t ql = strlen(name), fl = strlen(file);
-	memset(buf, 0, sizeof buf);
-	memcpy(c->data, name, ql);
-	memcpy(c->data + ql, file, fl);
-	c->h = (struct rec_header){ REC_CODE_DEF, REC_ALIGN((uint32_t)(sizeof *c + ql + fl)) };
-	c->code_id = id;
-	c->firstlineno = 10 * (int)id;
-	c->qualname_len = (uint16_t)ql;
-	c->filename_len = (uint16_t)fl;
-	aggregator_ingest(a, c, c->h.size);
-}
-
-struct sim_thread {
-	int tid, pid;
-	bool alive;
-	uint64_t user, sys, run, delay;
-};
 
 struct sim {
 	uint64_t rng, seed;
@@ -82,96 +45,41 @@ struct sim {
 	                   across resets; the stacks start again */
 };
 
-static void sim_thread_start(struct sim *s, int i)
-{
-	s->t[i] = (struct sim_thread){ .tid = s->next_tid++, .pid = 100 + i % 2,
-	                               .alive = true };
-}
-
-static void advance(struct sim *s, struct sim_thread *t)
-{
-	uint32_t r = below(&s->rng, 10);
-	if (r < 5) {
-		t->user += below(&s->rng, 3) * 10 * MS;
-		t->sys += below(&s->rng, 2) * 10 * MS;
-		t->run += below(&s->rng, 2000) * 1000;
-		t->delay += below(&s->rng, 3) == 0 ? below(&s->rng, 5000) * 1000 : 0;
-	} else if (r == 9) {
-		t->user /= 2;
-		t->run /= 3;
-	}
-}
-
-static uint16_t random_flags(struct sim *s)
-{
-	static const uint16_t bits[] = { SAMPLE_RUNNING, SAMPLE_HAS_GIL,
-	                                 SAMPLE_GIL_WAIT, SAMPLE_IN_CALL,
-	                                 SAMPLE_GIL_KNOWN, SAMPLE_TRUNCATED };
-	uint16_t f = 0;
-	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
-		if (below(&s->rng, 2))
-			f |= bits[i];
-	return f;
-}
-
 /* A frame: native ones carry their source line as the offset (0:
  * unknown, no line row). */
 static struct rec_frame random_frame(struct sim *s, bool leaf)
 {
-	if (below(&s->rng, leaf ? 3 : 8) == 0)
-		return (struct rec_frame){ NATIVE_BASE + below(&s->rng, NNATIVE),
-		                           (int32_t)(below(&s->rng, 3) * 7) };
-	return (struct rec_frame){ 1 + below(&s->rng, NCODES),
-	                           (int32_t)(2 * below(&s->rng, 4)) };
+	if (sim_below(&s->rng, leaf ? 3 : 8) == 0)
+		return (struct rec_frame){ NATIVE_BASE + sim_below(&s->rng, NNATIVE),
+		                           (int32_t)(sim_below(&s->rng, 3) * 7) };
+	return (struct rec_frame){ 1 + sim_below(&s->rng, NCODES),
+	                           (int32_t)(2 * sim_below(&s->rng, 4)) };
 }
 
 static void sim_sample(struct sim *s, struct sim_thread *t)
 {
 	struct rec_sample *r = (struct rec_sample *)buf;
-	uint16_t n = (uint16_t)below(&s->rng, 9); /* 0: no Python stack */
+	uint16_t n = (uint16_t)sim_below(&s->rng, 9); /* 0: no Python stack */
 	memset(buf, 0, sizeof buf);
-	advance(s, t);
+	sim_thread_advance(&s->rng, t);
 	*r = (struct rec_sample){
 		.h = { REC_SAMPLE, (uint32_t)(sizeof *r + n * sizeof(struct rec_frame)) },
-		.time_ns = s->now, .interval_ns = (uint32_t)(MS / 2 + below(&s->rng, MS)),
-		.tid = t->tid, .nframes = n, .flags = random_flags(s), .pid = t->pid,
+		.time_ns = s->now, .interval_ns = (uint32_t)(MS / 2 + sim_below(&s->rng, MS)),
+		.tid = t->tid, .nframes = n, .flags = sim_random_flags(&s->rng), .pid = t->pid,
 		.cpu_user_ns = t->user, .cpu_sys_ns = t->sys,
-		.minflt = below(&s->rng, 3), .majflt = below(&s->rng, 5) == 0,
-		.mem_growth = below(&s->rng, 2) * 4096,
-		.mem_shrink = below(&s->rng, 4) == 0 ? 8192 : 0,
-		.run_ns = below(&s->rng, 8) ? t->run : 0, .delay_ns = t->delay,
+		.minflt = sim_below(&s->rng, 3), .majflt = sim_below(&s->rng, 5) == 0,
+		.mem_growth = sim_below(&s->rng, 2) * 4096,
+		.mem_shrink = sim_below(&s->rng, 4) == 0 ? 8192 : 0,
+		.run_ns = sim_below(&s->rng, 8) ? t->run : 0, .delay_ns = t->delay,
 	};
 	for (uint16_t i = 0; i < n; i++)
 		/* Recursion now and then: the frame below again. */
-		r->frames[i] = i > 0 && below(&s->rng, 5) == 0 ? r->frames[i - 1]
+		r->frames[i] = i > 0 && sim_below(&s->rng, 5) == 0 ? r->frames[i - 1]
 		               : random_frame(s, i == 0);
 	/* The same stack again, as a thread busy in one place sends it. */
-	int repeat = below(&s->rng, 3) == 0 ? 3 : 1;
+	int repeat = sim_below(&s->rng, 3) == 0 ? 3 : 1;
 	for (int k = 0; k < repeat; k++) {
 		r->time_ns = s->now + (uint64_t)k;
-		aggregator_ingest(s->a, r, r->h.size);
-	}
-}
-
-static void sim_report(struct sim *s)
-{
-	for (int pid = 100; pid <= 101; pid++) {
-		struct rec_threads *r = (struct rec_threads *)buf;
-		uint32_t n = 0;
-		memset(buf, 0, sizeof buf);
-		for (int i = 0; i < MAX_THREADS; i++) {
-			const struct sim_thread *t = &s->t[i];
-			if (!t->alive || t->pid != pid)
-				continue;
-			r->threads[n++] = (struct rec_thread_state){
-				.tid = t->tid, .state = 'R', .utime_ns = t->user,
-				.stime_ns = t->sys };
-		}
-		r->h = (struct rec_header){ REC_THREADS,
-		        (uint32_t)(sizeof *r + n * sizeof(struct rec_thread_state)) };
-		r->time_ns = s->now;
-		r->nthreads = n;
-		r->pid = pid;
 		aggregator_ingest(s->a, r, r->h.size);
 	}
 }
@@ -302,7 +210,8 @@ static void run_stream(uint64_t seed, int steps, bool split)
 	s.a = aggregator_new(split);
 	cr_assert_not_null(s.a);
 	for (uint32_t id = 1; id <= NCODES; id++)
-		def_code(s.a, id);
+		/* Two codes with one name and file share a function row. */
+		sim_def_code(s.a, id, id == NCODES ? NCODES - 1 : id);
 	for (uint32_t i = 0; i < NNATIVE; i++) {
 		char name[16];
 		snprintf(name, sizeof name, "nat%u", i);
@@ -310,30 +219,26 @@ static void run_stream(uint64_t seed, int steps, bool split)
 		                                   i % 2 ? "lib.c" : "", 0, "lib.so"));
 	}
 	for (int i = 0; i < MAX_THREADS; i++)
-		sim_thread_start(&s, i);
+		sim_thread_start(&s.t[i], &s.next_tid, i);
 	sim_processes(&s);
 	for (s.step = 0; s.step < steps; s.step++) {
-		uint32_t ev = below(&s.rng, 100);
+		uint32_t ev = sim_below(&s.rng, 100);
 		s.now += MS;
 		if (ev < 80) {
-			struct sim_thread *t = &s.t[below(&s.rng, MAX_THREADS)];
+			struct sim_thread *t = &s.t[sim_below(&s.rng, MAX_THREADS)];
 			if (t->alive)
 				sim_sample(&s, t);
 		} else if (ev < 86) {
-			sim_report(&s);
+			sim_report(s.a, s.t, MAX_THREADS, s.now);
 		} else if (ev < 89) {
-			int i = (int)below(&s.rng, MAX_THREADS);
-			if (s.t[i].alive)
-				s.t[i].alive = false;
-			else
-				sim_thread_start(&s, i);
+			sim_thread_churn(&s.rng, s.t, MAX_THREADS, &s.next_tid);
 		} else if (ev < 97) {
 			check_snapshot(&s);
 		} else if (ev < 98) {
 			aggregator_reset(s.a);
 			s.was_reset = true;
 		} else {
-			uint32_t f = below(&s.rng, 3);
+			uint32_t f = sim_below(&s.rng, 3);
 			s.tid_filter = f == 0 ? s.t[0].tid : 0;
 			s.pid_filter = f == 1 ? 101 : 0;
 			aggregator_filter_thread(s.a, s.tid_filter);

@@ -20,26 +20,16 @@
 #endif
 
 #include <criterion/criterion.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "native_target_path.h"
 
 /* How long pytop may run on after its target ended: the sampler looks a
  * few times a second, the batch loop polls every 50 ms. */
 #define END_SLACK_S 3.0
-
-/* tests/native_target next to pytop in the build tree (owned). */
-static char *native_target(void)
-{
-	char *bin = strdup(h_pytop());
-	char *path = h_path(dirname(bin), "tests/native_target");
-
-	free(bin);
-	return path;
-}
 
 /* Busy in Python for 1.5 s (pytop attaches meanwhile, even on a loaded
  * machine), then replaced by sleep (not Python). */
@@ -140,7 +130,7 @@ static void python_exec(bool json, bool native)
 
 static void native_c(bool json)
 {
-	char *target = native_target(), *dir = h_tmpdir();
+	char *target = native_target_path(), *dir = h_tmpdir();
 	char *truth = h_path(dir, "truth");
 	const char *cmd[] = {target, "1.5", truth, NULL};
 

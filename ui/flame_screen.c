@@ -17,19 +17,6 @@
 #define KEY_ESCAPE 27
 #define LABEL_MIN_COLS 3 /* a block this wide shows its name's start */
 
-void flamescr_init(struct flame_screen *fs, bool utf8)
-{
-	memset(fs, 0, sizeof *fs);
-	fs->utf8 = utf8;
-}
-
-void flamescr_free(struct flame_screen *fs)
-{
-	flame_layout_free(&fs->layout);
-	call_tree_free(&fs->tree);
-	fs->snap = NULL;
-}
-
 /* ---- state ------------------------------------------------------------- */
 
 static uint32_t node_of_path(const struct call_tree *t, uint64_t path)
@@ -57,10 +44,8 @@ static void select_node(struct flame_screen *fs, uint32_t n)
 void flamescr_sync(struct flame_screen *fs, const struct snapshot *s,
                    unsigned long shown)
 {
-	if (s == fs->snap && shown == fs->synced)
+	if (!table_view_resync(&fs->snap, &fs->synced, s, shown))
 		return;
-	fs->snap = s;
-	fs->synced = shown;
 	flame_layout_free(&fs->layout);
 	call_tree_free(&fs->tree);
 	if (s == NULL)
@@ -271,12 +256,15 @@ static const char *const column_help[] = {
 
 static void op_init(struct tui_state *st, bool utf8)
 {
-	flamescr_init(&st->fg, utf8);
+	memset(&st->fg, 0, sizeof st->fg);
+	st->fg.utf8 = utf8;
 }
 
 static void op_free(struct tui_state *st)
 {
-	flamescr_free(&st->fg);
+	flame_layout_free(&st->fg.layout);
+	call_tree_free(&st->fg.tree);
+	st->fg.snap = NULL;
 }
 
 static void op_sync(struct tui_state *st)

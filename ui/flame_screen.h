@@ -34,8 +34,6 @@ struct flame_screen {
 
 extern const struct screen_ops flame_screen_ops;
 
-void flamescr_init(struct flame_screen *fs, bool utf8);
-void flamescr_free(struct flame_screen *fs);
 void flamescr_sync(struct flame_screen *fs, const struct snapshot *s,
                    unsigned long shown);
 

@@ -1,4 +1,5 @@
-/* functions_screen.c - state and drawing of the function / line table. */
+/* functions_screen.c - the function / line table's state and rows, as a
+ * screen. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -13,27 +14,11 @@
 #include "keys.h"
 #include "tui_state.h"
 
-void fscreen_init(struct functions_screen *fs, bool utf8)
-{
-	memset(fs, 0, sizeof *fs);
-	fs->mode = PROFILE_FUNCTIONS;
-	fs->sort = COUNT_OWN;
-	fs->utf8 = utf8;
-	fs->pos.page = 1;
-}
-
 static void row_id_clear(struct row_id *id)
 {
 	free(id->name);
 	free(id->file);
 	*id = (struct row_id){ NULL, NULL, 0 };
-}
-
-void fscreen_free(struct functions_screen *fs)
-{
-	profile_table_free(&fs->table);
-	fs->snap = NULL;
-	row_id_clear(&fs->sel_id);
 }
 
 /* ---- selection --------------------------------------------------------- */
@@ -103,45 +88,6 @@ static void rebuild(struct functions_screen *fs)
 	 * choice only when the user moves. */
 }
 
-void fscreen_sync(struct functions_screen *fs, const struct snapshot *s,
-                  unsigned long shown)
-{
-	if (s == fs->snap && shown == fs->synced)
-		return;
-	fs->snap = s;
-	fs->synced = shown;
-	rebuild(fs);
-}
-
-void fscreen_move(struct functions_screen *fs, long delta)
-{
-	if (list_pos_move(&fs->pos, fs->table.n, delta))
-		remember_selection(fs);
-}
-
-void fscreen_page(struct functions_screen *fs, int dir)
-{
-	fscreen_move(fs, dir * list_pos_page_rows(&fs->pos));
-}
-
-void fscreen_home(struct functions_screen *fs)
-{
-	fscreen_move(fs, -(long)fs->table.n);
-}
-
-void fscreen_end(struct functions_screen *fs)
-{
-	fscreen_move(fs, (long)fs->table.n);
-}
-
-void fscreen_cycle_sort(struct functions_screen *fs, int dir)
-{
-	fs->sort = profile_col_step(fs->table.sort, dir,
-	                            fs->snap != NULL ? count_hidden(fs->snap)
-	                                          : 1UL << COUNT_WAIT);
-	rebuild(fs);
-}
-
 void fscreen_toggle_mode(struct functions_screen *fs)
 {
 	fs->mode = fs->mode == PROFILE_FUNCTIONS ? PROFILE_LINES
@@ -161,25 +107,7 @@ void fscreen_toggle_libraries(struct functions_screen *fs)
 	rebuild(fs);
 }
 
-void fscreen_set_filter(struct functions_screen *fs, const char *filter)
-{
-	snprintf(fs->filter, sizeof fs->filter, "%s",
-	         filter != NULL ? filter : "");
-	fs->pos.sel = fs->pos.top = 0;
-	rebuild(fs);
-}
-
 /* ---- drawing ----------------------------------------------------------- */
-
-static void draw_description(const struct functions_screen *fs,
-                             const struct crt *crt, int y,
-                             const char *status)
-{
-	char left[512];
-
-	profile_table_describe(&fs->table, fs->since_reset, left, sizeof left);
-	table_view_filtered_description(crt, y, left, fs->filter, status);
-}
 
 /* The last " (" of the Function cell starts the file part. */
 static size_t file_part_start(const char *line, const struct table_span *s)
@@ -192,16 +120,19 @@ static size_t file_part_start(const char *line, const struct table_span *s)
 	return found;
 }
 
-static void draw_row(const struct functions_screen *fs,
-                     const struct crt *crt, int y, size_t i)
+/* A row with the file part of its Function cell dimmed, unless under
+ * the bar. */
+static void draw_row(const void *screen, const struct crt *crt, int y,
+                     size_t i, bool selected)
 {
+	const struct functions_screen *fs = screen;
 	struct table_span spans[PROFILE_NCOLS];
 	char line[TABLE_VIEW_LINE];
 	const struct table_span *fn = &spans[PROFILE_COL_NAME];
 
 	table_format_row(&fs->table.table, profile_table_row(&fs->table, i),
 	                 COLS, line, sizeof line, spans);
-	if (i == fs->pos.sel) {
+	if (selected) {
 		table_view_selected(crt, y, line);
 		return;
 	}
@@ -210,81 +141,67 @@ static void draw_row(const struct functions_screen *fs,
 	                CRT_FILE);
 }
 
-static void draw_empty(const struct functions_screen *fs,
-                       const struct crt *crt, int y)
-{
-	const char *why = "  (no samples yet)";
-
-	if (fs->filter[0] != '\0')
-		why = "  (no rows match the filter; / then Enter on an empty "
-		      "line clears it)";
-	crt_put(crt, y, 0, CRT_NORMAL, why);
-}
-
-void fscreen_draw(struct functions_screen *fs, const struct crt *crt,
-                  int y, int h, const char *status)
-{
-	if (h <= 0)
-		return;
-	draw_description(fs, crt, y, status);
-	if (h <= 1)
-		return;
-	table_view_titles(crt, y + 1, &fs->table.table, (int)fs->sort);
-	fs->pos.page = h - 2 > 0 ? h - 2 : 1;
-	list_pos_clamp(&fs->pos, fs->table.n);
-	if (fs->table.n == 0 && h > 2)
-		draw_empty(fs, crt, y + 2);
-	for (int r = 0; r < h - 2 && fs->pos.top + (size_t)r < fs->table.n;
-	     r++)
-		draw_row(fs, crt, y + 2 + r, fs->pos.top + (size_t)r);
-}
-
 /* ---- as a screen (screen.h) -------------------------------------------- */
 
 static void op_init(struct tui_state *st, bool utf8)
 {
-	fscreen_init(&st->fs, utf8);
+	memset(&st->fs, 0, sizeof st->fs);
+	st->fs.mode = PROFILE_FUNCTIONS;
+	st->fs.sort = COUNT_OWN;
+	st->fs.utf8 = utf8;
+	st->fs.pos.page = 1;
 }
 
 static void op_free(struct tui_state *st)
 {
-	fscreen_free(&st->fs);
+	profile_table_free(&st->fs.table);
+	st->fs.snap = NULL;
+	row_id_clear(&st->fs.sel_id);
 }
 
 static void op_sync(struct tui_state *st)
 {
-	fscreen_sync(&st->fs, tui_snapshot(st), st->shown);
+	if (table_view_resync(&st->fs.snap, &st->fs.synced, tui_snapshot(st),
+	                      st->shown))
+		rebuild(&st->fs);
 }
 
 static void op_draw(struct tui_state *st, const struct crt *crt, int y,
                     int h, const char *status)
 {
-	fscreen_draw(&st->fs, crt, y, h, status);
+	struct functions_screen *fs = &st->fs;
+	struct table_body body = {
+		.table = &fs->table.table, .order = fs->table.order,
+		.n = fs->table.n, .sort_col = (int)fs->sort,
+		.no_rows = "no samples yet",
+		.no_match = "no rows match the filter", .filter = fs->filter,
+		.draw_row = draw_row, .screen = fs,
+	};
+	char left[512];
+
+	profile_table_describe(&fs->table, fs->since_reset, left, sizeof left);
+	table_view_draw(crt, y, h, left, status, &fs->pos, &body);
 }
 
-static void op_move(struct tui_state *st, long delta)
+static struct list_pos *op_list(struct tui_state *st, size_t *nrows)
 {
-	fscreen_move(&st->fs, delta);
+	*nrows = st->fs.table.n;
+	return &st->fs.pos;
 }
 
-static void op_page(struct tui_state *st, int dir)
+static void op_moved(struct tui_state *st)
 {
-	fscreen_page(&st->fs, dir);
-}
-
-static void op_home(struct tui_state *st)
-{
-	fscreen_home(&st->fs);
-}
-
-static void op_end(struct tui_state *st)
-{
-	fscreen_end(&st->fs);
+	remember_selection(&st->fs);
 }
 
 static void op_sort(struct tui_state *st, int dir)
 {
-	fscreen_cycle_sort(&st->fs, dir);
+	struct functions_screen *fs = &st->fs;
+
+	fs->sort = profile_col_step(fs->table.sort, dir,
+	                            fs->snap != NULL ? count_hidden(fs->snap)
+	                                          : 1UL << COUNT_WAIT);
+	rebuild(fs);
 }
 
 /* Enter on a function: its source.  On a line of the line table: the
@@ -308,9 +225,13 @@ static const char *op_filter(const struct tui_state *st)
 	return st->fs.filter;
 }
 
+/* The bar goes to the first row; it becomes the choice only when the
+ * user moves. */
 static void op_set_filter(struct tui_state *st, const char *text)
 {
-	fscreen_set_filter(&st->fs, text);
+	table_view_set_filter(st->fs.filter, sizeof st->fs.filter,
+	                      &st->fs.pos, text);
+	rebuild(&st->fs);
 }
 
 static size_t op_legend(const struct tui_state *st, struct legend_item *out,
@@ -334,10 +255,8 @@ const struct screen_ops functions_screen_ops = {
 	.free = op_free,
 	.sync = op_sync,
 	.draw = op_draw,
-	.move_by = op_move,
-	.page = op_page,
-	.home = op_home,
-	.end = op_end,
+	.list = op_list,
+	.moved = op_moved,
 	.sort = op_sort,
 	.select = op_select,
 	.filter = op_filter,

@@ -3,9 +3,9 @@
  * scroll position.  It draws itself into a band of rows; the header above
  * and the legend below belong to the frame (tui_draw.c).
  *
- * It borrows the snapshot the TUI state owns: call fscreen_sync with that
- * snapshot and its `shown` count before using the screen, so that a new
- * snapshot rebuilds the rows before any of them is read. */
+ * It borrows the snapshot the TUI state owns: its sync operation
+ * rebuilds the rows from a new snapshot before any of them is read, the
+ * selection following the selected row's identity. */
 #ifndef PYTOP_UI_FUNCTIONS_SCREEN_H
 #define PYTOP_UI_FUNCTIONS_SCREEN_H
 
@@ -46,32 +46,12 @@ struct functions_screen {
 /* Its operations (screen.h). */
 extern const struct screen_ops functions_screen_ops;
 
-void fscreen_init(struct functions_screen *fs, bool utf8);
-void fscreen_free(struct functions_screen *fs);
-
-/* Rebuild the rows when shown differs from the last call (s may be NULL
- * before the first snapshot).  The selection follows the selected row's
- * identity. */
-void fscreen_sync(struct functions_screen *fs, const struct snapshot *s,
-                  unsigned long shown);
-
-void fscreen_move(struct functions_screen *fs, long delta);
-void fscreen_page(struct functions_screen *fs, int dir); /* -1 up, +1 down */
-void fscreen_home(struct functions_screen *fs);
-void fscreen_end(struct functions_screen *fs);
-void fscreen_cycle_sort(struct functions_screen *fs, int dir);
+/* l: line rows or function rows. */
 void fscreen_toggle_mode(struct functions_screen *fs);
 /* F: whole names and paths (the other figure columns give way) or the
  * names fitted to the screen. */
 void fscreen_toggle_full_names(struct functions_screen *fs);
 /* g (--native): every library's native rows as one row, or each. */
 void fscreen_toggle_libraries(struct functions_screen *fs);
-void fscreen_set_filter(struct functions_screen *fs, const char *filter);
-
-/* Draw into rows [y, y + h): a line naming what the percentages mean
- * (with status, e.g. "[paused]", at its right), the column titles, then
- * the rows. */
-void fscreen_draw(struct functions_screen *fs, const struct crt *crt,
-                  int y, int h, const char *status);
 
 #endif

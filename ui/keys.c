@@ -12,6 +12,7 @@
 #include "crt.h"
 #include "header.h"
 #include "help_screen.h"
+#include "table_view.h"
 
 #define K(k) CRT_KEYCODE(k)
 #define KEY_ESCAPE 27
@@ -37,52 +38,60 @@ static unsigned act_help(struct tui_state *st)
 	return REACT_REDRAW;
 }
 
-static unsigned move_by(struct tui_state *st, long delta)
+/* A key that moves the selection: on a list screen as on every list,
+ * the screen told after the bar moved; on any other through its own
+ * operation. */
+static unsigned step_selection(struct tui_state *st, enum list_step step,
+                               long count)
 {
-	if (st->view->move_by != NULL)
-		st->view->move_by(st, delta);
+	const struct screen_ops *v = st->view;
+
+	if (v->list != NULL) {
+		size_t n = 0;
+		struct list_pos *pos = v->list(st, &n);
+
+		if (list_pos_step(pos, n, step, count) && v->moved != NULL)
+			v->moved(st);
+	} else if (step == LIST_ROWS && v->move_by != NULL) {
+		v->move_by(st, count);
+	} else if (step == LIST_PAGES && v->page != NULL) {
+		v->page(st, (int)count);
+	} else if (step == LIST_FIRST && v->home != NULL) {
+		v->home(st);
+	} else if (step == LIST_LAST && v->end != NULL) {
+		v->end(st);
+	}
 	return REACT_REDRAW;
 }
 
 static unsigned act_up(struct tui_state *st)
 {
-	return move_by(st, -1);
+	return step_selection(st, LIST_ROWS, -1);
 }
 
 static unsigned act_down(struct tui_state *st)
 {
-	return move_by(st, 1);
-}
-
-static unsigned page(struct tui_state *st, int dir)
-{
-	if (st->view->page != NULL)
-		st->view->page(st, dir);
-	return REACT_REDRAW;
+	return step_selection(st, LIST_ROWS, 1);
 }
 
 static unsigned act_page_up(struct tui_state *st)
 {
-	return page(st, -1);
+	return step_selection(st, LIST_PAGES, -1);
 }
 
 static unsigned act_page_down(struct tui_state *st)
 {
-	return page(st, 1);
+	return step_selection(st, LIST_PAGES, 1);
 }
 
 static unsigned act_home(struct tui_state *st)
 {
-	if (st->view->home != NULL)
-		st->view->home(st);
-	return REACT_REDRAW;
+	return step_selection(st, LIST_FIRST, 0);
 }
 
 static unsigned act_end(struct tui_state *st)
 {
-	if (st->view->end != NULL)
-		st->view->end(st);
-	return REACT_REDRAW;
+	return step_selection(st, LIST_LAST, 0);
 }
 
 static unsigned sort(struct tui_state *st, int dir)

@@ -260,10 +260,9 @@ bool lscreen_open(struct lines_screen *ls, const struct snapshot *s,
 	find_extent(ls);
 	ls->sel_line = line;
 	ls->follow_hottest = line <= 0;
-	ls->center = true;
 	ls->hscroll = 0;
 	source_title(ls);
-	ls->pos = (struct list_pos){ 0, 0, ls->pos.page };
+	ls->pos = (struct list_pos){ .page = ls->pos.page, .center = true };
 	ls->synced = shown - 1; /* anything but shown */
 	lscreen_sync(ls, s, shown);
 	return true;
@@ -523,31 +522,6 @@ void lscreen_sync(struct lines_screen *ls, const struct snapshot *s,
 	rebuild(ls, s);
 }
 
-/* ---- moving ------------------------------------------------------------ */
-
-void lscreen_move(struct lines_screen *ls, long delta)
-{
-	if (!list_pos_move(&ls->pos, ls->nrows, delta))
-		return;
-	ls->follow_hottest = false;
-	ls->sel_line = ls->rows[ls->pos.sel].line;
-}
-
-void lscreen_page(struct lines_screen *ls, int dir)
-{
-	lscreen_move(ls, dir * list_pos_page_rows(&ls->pos));
-}
-
-void lscreen_home(struct lines_screen *ls)
-{
-	lscreen_move(ls, -(long)ls->nrows);
-}
-
-void lscreen_end(struct lines_screen *ls)
-{
-	lscreen_move(ls, (long)ls->nrows);
-}
-
 const struct lines_row *lscreen_selected(const struct lines_screen *ls)
 {
 	return ls->nrows > 0 ? &ls->rows[ls->pos.sel] : NULL;
@@ -579,24 +553,16 @@ void lscreen_describe(const struct lines_screen *ls, int width, char *buf,
 	snprintf(buf, size, "Source of %s (%s%s%s%s", ls->name, file, where, of, flag);
 }
 
-/* Put the selected line mid-screen (on opening). */
-static void center_selection(struct lines_screen *ls)
+/* A row; a native function a line called (a callee row) dimmed. */
+static void draw_row(const void *screen, const struct crt *crt, int y,
+                     size_t i, bool selected)
 {
-	size_t half = (size_t)(ls->pos.page / 2);
-
-	ls->pos.top = ls->pos.sel > half ? ls->pos.sel - half : 0;
-	list_pos_clamp(&ls->pos, ls->nrows);
-	ls->center = false;
-}
-
-static void draw_row(const struct lines_screen *ls, const struct crt *crt,
-                     int y, size_t i)
-{
+	const struct lines_screen *ls = screen;
 	char line[TABLE_VIEW_LINE];
 
 	table_format_row(&ls->table, ls->order[i], COLS, line, sizeof line,
 	                 NULL);
-	if (i == ls->pos.sel)
+	if (selected)
 		table_view_selected(crt, y, line);
 	else
 		crt_put(crt, y, 0, ls->rows[i].callee ? CRT_FILE : CRT_NORMAL,
@@ -617,6 +583,12 @@ static void draw_note(const struct lines_screen *ls, const struct crt *crt,
 void lscreen_draw(struct lines_screen *ls, const struct crt *crt, int y,
                   int h, const char *status)
 {
+	/* The file's order: nothing to sort; without rows the page stays
+	 * blank. */
+	struct table_body body = {
+		.table = &ls->table, .order = ls->order, .n = ls->nrows,
+		.sort_col = -1, .draw_row = draw_row, .screen = ls,
+	};
 	char what[1024];
 	int top = y;
 
@@ -628,16 +600,7 @@ void lscreen_draw(struct lines_screen *ls, const struct crt *crt, int y,
 	table_view_description(crt, y++, what, status);
 	if (ls->note[0] != '\0' && y < top + h)
 		draw_note(ls, crt, y++);
-	if (y >= top + h)
-		return;
-	table_view_titles(crt, y++, &ls->table, -1);
-	ls->pos.page = top + h - y > 0 ? top + h - y : 1;
-	if (ls->center)
-		center_selection(ls);
-	list_pos_clamp(&ls->pos, ls->nrows);
-	for (int r = 0; y + r < top + h && ls->pos.top + (size_t)r < ls->nrows;
-	     r++)
-		draw_row(ls, crt, y + r, ls->pos.top + (size_t)r);
+	table_view_body(crt, y, top + h - y, &ls->pos, &body);
 }
 
 /* ---- as a screen (screen.h) -------------------------------------------- */
@@ -663,24 +626,17 @@ static void op_draw(struct tui_state *st, const struct crt *crt, int y,
 	lscreen_draw(&st->ls, crt, y, h, status);
 }
 
-static void op_move(struct tui_state *st, long delta)
+static struct list_pos *op_list(struct tui_state *st, size_t *nrows)
 {
-	lscreen_move(&st->ls, delta);
+	*nrows = st->ls.nrows;
+	return &st->ls.pos;
 }
 
-static void op_page(struct tui_state *st, int dir)
+/* The bar stays on the line the user chose, no longer the hottest. */
+static void op_moved(struct tui_state *st)
 {
-	lscreen_page(&st->ls, dir);
-}
-
-static void op_home(struct tui_state *st)
-{
-	lscreen_home(&st->ls);
-}
-
-static void op_end(struct tui_state *st)
-{
-	lscreen_end(&st->ls);
+	st->ls.follow_hottest = false;
+	st->ls.sel_line = st->ls.rows[st->ls.pos.sel].line;
 }
 
 /* Right and Left scroll the source sideways (as htop's process list);
@@ -725,10 +681,8 @@ const struct screen_ops lines_screen_ops = {
 	.free = op_free,
 	.sync = op_sync,
 	.draw = op_draw,
-	.move_by = op_move,
-	.page = op_page,
-	.home = op_home,
-	.end = op_end,
+	.list = op_list,
+	.moved = op_moved,
 	.leave = op_leave,
 	.left_is_back = true,
 	.key = op_key,

@@ -79,11 +79,9 @@ struct lines_screen {
 	pid_t process;                /* the snapshot's process filter */
 	struct table_column cols[LINES_NCOLS];
 	struct table table;
-	struct list_pos pos;
+	struct list_pos pos;          /* centred on the selection when opened */
 	int sel_line;                 /* the selected line number */
 	bool follow_hottest;          /* until the user moves */
-	bool center;                  /* bring the selection mid-screen at the
-	                                 next draw */
 	bool utf8;
 	int hscroll;                  /* Right / Left: source columns scrolled
 	                                 out on the left */
@@ -110,11 +108,6 @@ void lscreen_close(struct lines_screen *ls);
 /* Rebuild the rows when shown differs from the last call. */
 void lscreen_sync(struct lines_screen *ls, const struct snapshot *s,
                   unsigned long shown);
-
-void lscreen_move(struct lines_screen *ls, long delta);
-void lscreen_page(struct lines_screen *ls, int dir);
-void lscreen_home(struct lines_screen *ls);
-void lscreen_end(struct lines_screen *ls);
 
 /* The row under the selection bar, NULL when there is none. */
 const struct lines_row *lscreen_selected(const struct lines_screen *ls);

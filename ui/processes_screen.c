@@ -1,28 +1,15 @@
-/* processes_screen.c - state and drawing of the processes tree. */
+/* processes_screen.c - the processes tree's state and rows, as a
+ * screen. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "processes_screen.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "keys.h"
 #include "tui_state.h"
-
-void pscreen_init(struct processes_screen *ps, bool utf8)
-{
-	memset(ps, 0, sizeof *ps);
-	ps->utf8 = utf8;
-	ps->pos.page = 1;
-}
-
-void pscreen_free(struct processes_screen *ps)
-{
-	process_table_free(&ps->table);
-	ps->snap = NULL;
-}
 
 /* Rows again from the snapshot with the current filter; the bar stays on
  * the same process while rows come and go. */
@@ -40,94 +27,11 @@ static void rebuild(struct processes_screen *ps)
 	list_pos_clamp(&ps->pos, ps->table.n);
 }
 
-void pscreen_sync(struct processes_screen *ps, const struct snapshot *s,
-                  unsigned long shown)
-{
-	if (s == ps->snap && shown == ps->synced)
-		return;
-	ps->snap = s;
-	ps->synced = shown;
-	rebuild(ps);
-}
-
-static void remember_selection(struct processes_screen *ps)
-{
-	const struct snap_process *p = pscreen_selected(ps);
-
-	ps->sel_pid = p != NULL ? p->pid : 0;
-}
-
-void pscreen_move(struct processes_screen *ps, long delta)
-{
-	if (list_pos_move(&ps->pos, ps->table.n, delta))
-		remember_selection(ps);
-}
-
-void pscreen_page(struct processes_screen *ps, int dir)
-{
-	pscreen_move(ps, dir * list_pos_page_rows(&ps->pos));
-}
-
-void pscreen_home(struct processes_screen *ps)
-{
-	pscreen_move(ps, -(long)ps->table.n);
-}
-
-void pscreen_end(struct processes_screen *ps)
-{
-	pscreen_move(ps, (long)ps->table.n);
-}
-
-void pscreen_set_filter(struct processes_screen *ps, const char *filter)
-{
-	snprintf(ps->filter, sizeof ps->filter, "%s",
-	         filter != NULL ? filter : "");
-	ps->pos.sel = ps->pos.top = 0;
-	rebuild(ps);
-	remember_selection(ps);
-}
-
 const struct snap_process *pscreen_selected(const struct processes_screen *ps)
 {
 	if (ps->table.n == 0 || ps->pos.sel >= ps->table.n)
 		return NULL;
 	return process_table_row(&ps->table, ps->pos.sel);
-}
-
-/* ---- drawing ----------------------------------------------------------- */
-
-static void draw_description(const struct processes_screen *ps,
-                             const struct crt *crt, int y,
-                             const char *status)
-{
-	char left[512];
-
-	process_table_describe(ps->snap, left, sizeof left);
-	table_view_filtered_description(crt, y, left, ps->filter, status);
-}
-
-void pscreen_draw(struct processes_screen *ps, const struct crt *crt, int y,
-                  int h, const char *status)
-{
-	if (h <= 0 || ps->snap == NULL)
-		return;
-	draw_description(ps, crt, y, status);
-	if (h <= 1)
-		return;
-	table_view_titles(crt, y + 1, &ps->table.table, -1);
-	ps->pos.page = h - 2 > 0 ? h - 2 : 1;
-	list_pos_clamp(&ps->pos, ps->table.n);
-	if (ps->table.n == 0 && h > 2)
-		crt_put(crt, y + 2, 0, CRT_NORMAL,
-		        ps->filter[0] != '\0'
-		        ? "  (no process matches the filter; / then Enter on "
-		          "an empty line clears it)"
-		        : "  (no processes yet)");
-	for (int r = 0; r < h - 2 && ps->pos.top + (size_t)r < ps->table.n;
-	     r++)
-		table_view_row(crt, y + 2 + r, &ps->table.table,
-		               ps->table.order[ps->pos.top + (size_t)r],
-		               ps->pos.top + (size_t)r == ps->pos.sel);
 }
 
 /* ---- as a screen (screen.h) -------------------------------------------- */
@@ -143,43 +47,55 @@ static const char *const column_help[] = {
 
 static void op_init(struct tui_state *st, bool utf8)
 {
-	pscreen_init(&st->ps, utf8);
+	memset(&st->ps, 0, sizeof st->ps);
+	st->ps.utf8 = utf8;
+	st->ps.pos.page = 1;
 }
 
 static void op_free(struct tui_state *st)
 {
-	pscreen_free(&st->ps);
+	process_table_free(&st->ps.table);
+	st->ps.snap = NULL;
 }
 
 static void op_sync(struct tui_state *st)
 {
-	pscreen_sync(&st->ps, tui_snapshot(st), st->shown);
+	if (table_view_resync(&st->ps.snap, &st->ps.synced, tui_snapshot(st),
+	                      st->shown))
+		rebuild(&st->ps);
 }
 
 static void op_draw(struct tui_state *st, const struct crt *crt, int y,
                     int h, const char *status)
 {
-	pscreen_draw(&st->ps, crt, y, h, status);
+	struct processes_screen *ps = &st->ps;
+	struct table_body body = {
+		.table = &ps->table.table, .order = ps->table.order,
+		.n = ps->table.n, .sort_col = -1,
+		.no_rows = "no processes yet",
+		.no_match = "no process matches the filter",
+		.filter = ps->filter,
+	};
+	char left[512];
+
+	if (ps->snap == NULL)
+		return;
+	process_table_describe(ps->snap, left, sizeof left);
+	table_view_draw(crt, y, h, left, status, &ps->pos, &body);
 }
 
-static void op_move(struct tui_state *st, long delta)
+static struct list_pos *op_list(struct tui_state *st, size_t *nrows)
 {
-	pscreen_move(&st->ps, delta);
+	*nrows = st->ps.table.n;
+	return &st->ps.pos;
 }
 
-static void op_page(struct tui_state *st, int dir)
+/* The bar follows the process chosen, not the row. */
+static void op_moved(struct tui_state *st)
 {
-	pscreen_page(&st->ps, dir);
-}
+	const struct snap_process *p = pscreen_selected(&st->ps);
 
-static void op_home(struct tui_state *st)
-{
-	pscreen_home(&st->ps);
-}
-
-static void op_end(struct tui_state *st)
-{
-	pscreen_end(&st->ps);
+	st->ps.sel_pid = p != NULL ? p->pid : 0;
 }
 
 /* Enter on a process: its functions and lines only, if it is sampled. */
@@ -204,7 +120,10 @@ static const char *op_filter(const struct tui_state *st)
 
 static void op_set_filter(struct tui_state *st, const char *text)
 {
-	pscreen_set_filter(&st->ps, text);
+	table_view_set_filter(st->ps.filter, sizeof st->ps.filter,
+	                      &st->ps.pos, text);
+	rebuild(&st->ps);
+	op_moved(st);
 }
 
 static size_t op_legend(const struct tui_state *st, struct legend_item *out,
@@ -225,10 +144,8 @@ const struct screen_ops processes_screen_ops = {
 	.free = op_free,
 	.sync = op_sync,
 	.draw = op_draw,
-	.move_by = op_move,
-	.page = op_page,
-	.home = op_home,
-	.end = op_end,
+	.list = op_list,
+	.moved = op_moved,
 	.select = op_select,
 	.filter = op_filter,
 	.set_filter = op_set_filter,

@@ -4,8 +4,7 @@
  * that follows the selected process.
  *
  * Like the threads screen it borrows the snapshot the TUI state owns:
- * call pscreen_sync with that snapshot and its `shown` count before
- * using the screen. */
+ * its sync operation rebuilds the rows from a new snapshot. */
 #ifndef PYTOP_UI_PROCESSES_SCREEN_H
 #define PYTOP_UI_PROCESSES_SCREEN_H
 
@@ -32,26 +31,7 @@ struct processes_screen {
 /* Its operations (screen.h). */
 extern const struct screen_ops processes_screen_ops;
 
-void pscreen_init(struct processes_screen *ps, bool utf8);
-void pscreen_free(struct processes_screen *ps);
-
-/* Rebuild the rows when shown differs from the last call (s may be NULL
- * before the first snapshot). */
-void pscreen_sync(struct processes_screen *ps, const struct snapshot *s,
-                  unsigned long shown);
-
-void pscreen_move(struct processes_screen *ps, long delta);
-void pscreen_page(struct processes_screen *ps, int dir);
-void pscreen_home(struct processes_screen *ps);
-void pscreen_end(struct processes_screen *ps);
-void pscreen_set_filter(struct processes_screen *ps, const char *filter);
-
 /* The process under the selection bar, NULL when the table is empty. */
 const struct snap_process *pscreen_selected(const struct processes_screen *ps);
-
-/* Draw into rows [y, y + h): the description (with status at its right),
- * the column titles, then the rows. */
-void pscreen_draw(struct processes_screen *ps, const struct crt *crt, int y,
-                  int h, const char *status);
 
 #endif

@@ -17,6 +17,7 @@
 
 struct crt;
 struct legend_item;
+struct list_pos;
 struct tui_state;
 
 struct screen_ops {
@@ -37,8 +38,16 @@ struct screen_ops {
 	/* A key before the key table sees it; returns true when taken and
 	 * sets *react (enum reaction).  NULL: the key table has every key. */
 	bool (*key)(struct tui_state *st, int key, unsigned *react);
-	/* The selection: by delta rows, a page (dir -1 / +1), first, last.
-	 * NULL: no rows to move over. */
+	/* A list screen's selection bar over its rows (table_view.h): the
+	 * table keys move every list the same way (keys.c), then call moved
+	 * (NULL: nothing to do) for the screen to remember the row the bar
+	 * is on.  NULL list: the screen moves its selection itself, through
+	 * the four below. */
+	struct list_pos *(*list)(struct tui_state *st, size_t *nrows);
+	void (*moved)(struct tui_state *st);
+	/* The selection of a screen that is no list (the flame graph's
+	 * blocks): by delta rows, a page (dir -1 / +1), first, last.  NULL:
+	 * nothing to move over. */
 	void (*move_by)(struct tui_state *st, long delta);
 	void (*page)(struct tui_state *st, int dir);
 	void (*home)(struct tui_state *st);

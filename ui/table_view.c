@@ -51,6 +51,32 @@ long list_pos_page_rows(const struct list_pos *p)
 	return p->page > 1 ? p->page - 1 : 1;
 }
 
+bool list_pos_step(struct list_pos *p, size_t n, enum list_step step,
+                   long count)
+{
+	switch (step) {
+	case LIST_PAGES:
+		return list_pos_move(p, n, count * list_pos_page_rows(p));
+	case LIST_FIRST:
+		return list_pos_move(p, n, -(long)n);
+	case LIST_LAST:
+		return list_pos_move(p, n, (long)n);
+	case LIST_ROWS:
+	default:
+		return list_pos_move(p, n, count);
+	}
+}
+
+/* The selection mid-page (on opening: the line asked for, in context). */
+static void list_pos_center(struct list_pos *p, size_t n)
+{
+	size_t half = (size_t)(p->page / 2);
+
+	p->top = p->sel > half ? p->sel - half : 0;
+	list_pos_clamp(p, n);
+	p->center = false;
+}
+
 void table_view_span(const struct crt *crt, int y, const char *line,
                      size_t start, size_t end, enum crt_elem elem)
 {
@@ -127,4 +153,71 @@ void table_view_selected(const struct crt *crt, int y, const char *line)
 {
 	crt_fill(crt, y, 0, CRT_SELECTED);
 	crt_put(crt, y, 0, CRT_SELECTED, line);
+}
+
+/* The line that says why a table has no rows; "" when it says nothing. */
+static void empty_line(const struct table_body *b, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (b->filter != NULL && b->filter[0] != '\0' && b->no_match != NULL)
+		snprintf(buf, size, "  (%s; / then Enter on an empty line "
+		         "clears it)", b->no_match);
+	else if (b->no_rows != NULL)
+		snprintf(buf, size, "  (%s)", b->no_rows);
+}
+
+static void body_row(const struct crt *crt, int y,
+                     const struct table_body *b, size_t i, bool selected)
+{
+	if (b->draw_row != NULL)
+		b->draw_row(b->screen, crt, y, i, selected);
+	else
+		table_view_row(crt, y, b->table, b->order[i], selected);
+}
+
+void table_view_body(const struct crt *crt, int y, int h,
+                     struct list_pos *pos, const struct table_body *b)
+{
+	char why[512];
+
+	if (h <= 0)
+		return;
+	table_view_titles(crt, y, b->table, b->sort_col);
+	pos->page = h - 1 > 0 ? h - 1 : 1;
+	if (pos->center)
+		list_pos_center(pos, b->n);
+	list_pos_clamp(pos, b->n);
+	empty_line(b, why, sizeof why);
+	if (b->n == 0 && h > 1 && why[0] != '\0')
+		crt_put(crt, y + 1, 0, CRT_NORMAL, why);
+	for (int r = 0; r < h - 1 && pos->top + (size_t)r < b->n; r++)
+		body_row(crt, y + 1 + r, b, pos->top + (size_t)r,
+		         pos->top + (size_t)r == pos->sel);
+}
+
+void table_view_draw(const struct crt *crt, int y, int h, const char *left,
+                     const char *status, struct list_pos *pos,
+                     const struct table_body *b)
+{
+	if (h <= 0)
+		return;
+	table_view_filtered_description(crt, y, left, b->filter, status);
+	table_view_body(crt, y + 1, h - 1, pos, b);
+}
+
+bool table_view_resync(const struct snapshot **snap, unsigned long *synced,
+                       const struct snapshot *s, unsigned long shown)
+{
+	if (s == *snap && shown == *synced)
+		return false;
+	*snap = s;
+	*synced = shown;
+	return true;
+}
+
+void table_view_set_filter(char *filter, size_t size, struct list_pos *pos,
+                           const char *text)
+{
+	snprintf(filter, size, "%s", text != NULL ? text : "");
+	pos->sel = pos->top = 0;
 }

@@ -1,29 +1,14 @@
-/* threads_screen.c - state and drawing of the threads table. */
+/* threads_screen.c - the threads table's state and rows, as a screen. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "threads_screen.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "keys.h"
 #include "tui_state.h"
-
-void tscreen_init(struct threads_screen *ts, bool utf8)
-{
-	memset(ts, 0, sizeof *ts);
-	ts->sort = THREAD_COL_CPU;
-	ts->utf8 = utf8;
-	ts->pos.page = 1;
-}
-
-void tscreen_free(struct threads_screen *ts)
-{
-	thread_table_free(&ts->table);
-	ts->snap = NULL;
-}
 
 /* Rows again from the snapshot with the current filter and sort; the bar
  * stays on the same thread while rows move. */
@@ -42,98 +27,11 @@ static void rebuild(struct threads_screen *ts)
 	list_pos_clamp(&ts->pos, ts->table.n);
 }
 
-void tscreen_sync(struct threads_screen *ts, const struct snapshot *s,
-                  unsigned long shown)
-{
-	if (s == ts->snap && shown == ts->synced)
-		return;
-	ts->snap = s;
-	ts->synced = shown;
-	rebuild(ts);
-}
-
-static void remember_selection(struct threads_screen *ts)
-{
-	ts->sel_tid = tscreen_selected(ts);
-}
-
-void tscreen_move(struct threads_screen *ts, long delta)
-{
-	if (list_pos_move(&ts->pos, ts->table.n, delta))
-		remember_selection(ts);
-}
-
-void tscreen_page(struct threads_screen *ts, int dir)
-{
-	tscreen_move(ts, dir * list_pos_page_rows(&ts->pos));
-}
-
-void tscreen_home(struct threads_screen *ts)
-{
-	tscreen_move(ts, -(long)ts->table.n);
-}
-
-void tscreen_end(struct threads_screen *ts)
-{
-	tscreen_move(ts, (long)ts->table.n);
-}
-
-void tscreen_cycle_sort(struct threads_screen *ts, int dir)
-{
-	ts->sort = thread_col_step(ts->sort, dir);
-	rebuild(ts);
-}
-
-void tscreen_set_filter(struct threads_screen *ts, const char *filter)
-{
-	snprintf(ts->filter, sizeof ts->filter, "%s",
-	         filter != NULL ? filter : "");
-	ts->pos.sel = ts->pos.top = 0;
-	rebuild(ts);
-	remember_selection(ts);
-}
-
 pid_t tscreen_selected(const struct threads_screen *ts)
 {
 	if (ts->table.n == 0 || ts->pos.sel >= ts->table.n)
 		return 0;
 	return thread_table_row(&ts->table, ts->pos.sel)->tid;
-}
-
-/* ---- drawing ----------------------------------------------------------- */
-
-static void draw_description(const struct threads_screen *ts,
-                             const struct crt *crt, int y,
-                             const char *status)
-{
-	char left[512];
-
-	thread_table_describe(&ts->table, ts->snap, left, sizeof left);
-	table_view_filtered_description(crt, y, left, ts->filter, status);
-}
-
-void tscreen_draw(struct threads_screen *ts, const struct crt *crt, int y,
-                  int h, const char *status)
-{
-	if (h <= 0 || ts->snap == NULL)
-		return;
-	draw_description(ts, crt, y, status);
-	if (h <= 1)
-		return;
-	table_view_titles(crt, y + 1, &ts->table.table, (int)ts->sort);
-	ts->pos.page = h - 2 > 0 ? h - 2 : 1;
-	list_pos_clamp(&ts->pos, ts->table.n);
-	if (ts->table.n == 0 && h > 2)
-		crt_put(crt, y + 2, 0, CRT_NORMAL,
-		        ts->filter[0] != '\0'
-		        ? "  (no thread matches the filter; / then Enter on "
-		          "an empty line clears it)"
-		        : "  (no threads yet)");
-	for (int r = 0; r < h - 2 && ts->pos.top + (size_t)r < ts->table.n;
-	     r++)
-		table_view_row(crt, y + 2 + r, &ts->table.table,
-		               ts->table.order[ts->pos.top + (size_t)r],
-		               ts->pos.top + (size_t)r == ts->pos.sel);
 }
 
 /* ---- as a screen (screen.h) -------------------------------------------- */
@@ -149,48 +47,59 @@ static const char *const column_help[] = {
 
 static void op_init(struct tui_state *st, bool utf8)
 {
-	tscreen_init(&st->ts, utf8);
+	memset(&st->ts, 0, sizeof st->ts);
+	st->ts.sort = THREAD_COL_CPU;
+	st->ts.utf8 = utf8;
+	st->ts.pos.page = 1;
 }
 
 static void op_free(struct tui_state *st)
 {
-	tscreen_free(&st->ts);
+	thread_table_free(&st->ts.table);
+	st->ts.snap = NULL;
 }
 
 static void op_sync(struct tui_state *st)
 {
-	tscreen_sync(&st->ts, tui_snapshot(st), st->shown);
+	if (table_view_resync(&st->ts.snap, &st->ts.synced, tui_snapshot(st),
+	                      st->shown))
+		rebuild(&st->ts);
 }
 
 static void op_draw(struct tui_state *st, const struct crt *crt, int y,
                     int h, const char *status)
 {
-	tscreen_draw(&st->ts, crt, y, h, status);
+	struct threads_screen *ts = &st->ts;
+	struct table_body body = {
+		.table = &ts->table.table, .order = ts->table.order,
+		.n = ts->table.n, .sort_col = (int)ts->sort,
+		.no_rows = "no threads yet",
+		.no_match = "no thread matches the filter", .filter = ts->filter,
+	};
+	char left[512];
+
+	if (ts->snap == NULL)
+		return;
+	thread_table_describe(&ts->table, ts->snap, left, sizeof left);
+	table_view_draw(crt, y, h, left, status, &ts->pos, &body);
 }
 
-static void op_move(struct tui_state *st, long delta)
+static struct list_pos *op_list(struct tui_state *st, size_t *nrows)
 {
-	tscreen_move(&st->ts, delta);
+	*nrows = st->ts.table.n;
+	return &st->ts.pos;
 }
 
-static void op_page(struct tui_state *st, int dir)
+/* The bar follows the thread chosen, not the row. */
+static void op_moved(struct tui_state *st)
 {
-	tscreen_page(&st->ts, dir);
-}
-
-static void op_home(struct tui_state *st)
-{
-	tscreen_home(&st->ts);
-}
-
-static void op_end(struct tui_state *st)
-{
-	tscreen_end(&st->ts);
+	st->ts.sel_tid = tscreen_selected(&st->ts);
 }
 
 static void op_sort(struct tui_state *st, int dir)
 {
-	tscreen_cycle_sort(&st->ts, dir);
+	st->ts.sort = thread_col_step(st->ts.sort, dir);
+	rebuild(&st->ts);
 }
 
 /* Enter on a thread: its functions and lines only. */
@@ -211,7 +120,10 @@ static const char *op_filter(const struct tui_state *st)
 
 static void op_set_filter(struct tui_state *st, const char *text)
 {
-	tscreen_set_filter(&st->ts, text);
+	table_view_set_filter(st->ts.filter, sizeof st->ts.filter,
+	                      &st->ts.pos, text);
+	rebuild(&st->ts);
+	op_moved(st);
 }
 
 static size_t op_legend(const struct tui_state *st, struct legend_item *out,
@@ -231,10 +143,8 @@ const struct screen_ops threads_screen_ops = {
 	.free = op_free,
 	.sync = op_sync,
 	.draw = op_draw,
-	.move_by = op_move,
-	.page = op_page,
-	.home = op_home,
-	.end = op_end,
+	.list = op_list,
+	.moved = op_moved,
 	.sort = op_sort,
 	.select = op_select,
 	.filter = op_filter,

@@ -3,9 +3,8 @@
  * filterable like the functions table, with a selection bar that follows
  * the selected thread.
  *
- * It borrows the snapshot the TUI state owns: call tscreen_sync
- * with that snapshot and its `shown` count before using the screen, so
- * that a new snapshot rebuilds the rows before any of them is read. */
+ * It borrows the snapshot the TUI state owns: its sync operation
+ * rebuilds the rows from a new snapshot before any of them is read. */
 #ifndef PYTOP_UI_THREADS_SCREEN_H
 #define PYTOP_UI_THREADS_SCREEN_H
 
@@ -33,27 +32,7 @@ struct threads_screen {
 /* Its operations (screen.h). */
 extern const struct screen_ops threads_screen_ops;
 
-void tscreen_init(struct threads_screen *ts, bool utf8);
-void tscreen_free(struct threads_screen *ts);
-
-/* Rebuild the rows when shown differs from the last call (s may be NULL
- * before the first snapshot). */
-void tscreen_sync(struct threads_screen *ts, const struct snapshot *s,
-                  unsigned long shown);
-
-void tscreen_move(struct threads_screen *ts, long delta);
-void tscreen_page(struct threads_screen *ts, int dir);
-void tscreen_home(struct threads_screen *ts);
-void tscreen_end(struct threads_screen *ts);
-void tscreen_cycle_sort(struct threads_screen *ts, int dir);
-void tscreen_set_filter(struct threads_screen *ts, const char *filter);
-
 /* The TID under the selection bar, 0 when the table is empty. */
 pid_t tscreen_selected(const struct threads_screen *ts);
-
-/* Draw into rows [y, y + h): the description (with status at its right),
- * the column titles, then the rows. */
-void tscreen_draw(struct threads_screen *ts, const struct crt *crt, int y,
-                  int h, const char *status);
 
 #endif

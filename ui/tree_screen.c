@@ -1,4 +1,4 @@
-/* tree_screen.c - state, keys and drawing of the call tree screen. */
+/* tree_screen.c - the call tree screen's state, keys and rows. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -15,30 +15,11 @@
 
 #define KEY_ESCAPE 27
 
-void treescr_init(struct tree_screen *ts, bool utf8)
-{
-	memset(ts, 0, sizeof *ts);
-	ts->utf8 = utf8;
-	ts->sort = COUNT_TOTAL;
-	ts->pos.page = 1;
-}
-
 static void clear_callers(struct tree_screen *ts)
 {
 	free(ts->callers_of);
 	free(ts->callers_file);
 	ts->callers_of = ts->callers_file = NULL;
-}
-
-void treescr_free(struct tree_screen *ts)
-{
-	tree_table_free(&ts->table);
-	call_tree_free(&ts->tree);
-	free(ts->open);
-	clear_callers(ts);
-	ts->open = NULL;
-	ts->nopen = ts->capopen = 0;
-	ts->snap = NULL;
 }
 
 /* ---- the open nodes, by path ------------------------------------------- */
@@ -163,10 +144,8 @@ static void rebuild_tree(struct tree_screen *ts)
 void treescr_sync(struct tree_screen *ts, const struct snapshot *s,
                   unsigned long shown)
 {
-	if (s == ts->snap && shown == ts->synced)
+	if (!table_view_resync(&ts->snap, &ts->synced, s, shown))
 		return;
-	ts->snap = s;
-	ts->synced = shown;
 	if (s == NULL) {
 		tree_table_free(&ts->table);
 		call_tree_free(&ts->tree);
@@ -242,9 +221,7 @@ void treescr_toggle_callers(struct tree_screen *ts)
 
 void treescr_set_filter(struct tree_screen *ts, const char *filter)
 {
-	snprintf(ts->filter, sizeof ts->filter, "%s",
-	         filter != NULL ? filter : "");
-	ts->pos.sel = ts->pos.top = 0;
+	table_view_set_filter(ts->filter, sizeof ts->filter, &ts->pos, filter);
 	rebuild_rows(ts);
 	if (ts->table.n > 0)
 		ts->sel_path = treescr_selected(ts)->path;
@@ -274,28 +251,19 @@ static void describe(const struct tree_screen *ts, bool since_reset,
 void treescr_draw(struct tree_screen *ts, const struct crt *crt, int y,
                   int h, const char *status, bool since_reset)
 {
+	struct table_body body = {
+		.table = &ts->table.table, .order = ts->table.order,
+		.n = ts->table.n, .sort_col = (int)ts->table.sort,
+		.no_rows = "no stacks yet",
+		.no_match = "no function matches the filter",
+		.filter = ts->filter,
+	};
 	char left[1024];
 
-	if (h <= 0 || ts->snap == NULL)
+	if (ts->snap == NULL)
 		return;
 	describe(ts, since_reset, left, sizeof left);
-	table_view_filtered_description(crt, y, left, ts->filter, status);
-	if (h <= 1)
-		return;
-	table_view_titles(crt, y + 1, &ts->table.table, (int)ts->table.sort);
-	ts->pos.page = h - 2 > 0 ? h - 2 : 1;
-	list_pos_clamp(&ts->pos, ts->table.n);
-	if (ts->table.n == 0 && h > 2)
-		crt_put(crt, y + 2, 0, CRT_NORMAL,
-		        ts->filter[0] != '\0'
-		        ? "  (no function matches the filter; / then Enter on "
-		          "an empty line clears it)"
-		        : "  (no stacks yet)");
-	for (int r = 0; r < h - 2 && ts->pos.top + (size_t)r < ts->table.n;
-	     r++)
-		table_view_row(crt, y + 2 + r, &ts->table.table,
-		               ts->table.order[ts->pos.top + (size_t)r],
-		               ts->pos.top + (size_t)r == ts->pos.sel);
+	table_view_draw(crt, y, h, left, status, &ts->pos, &body);
 }
 
 /* ---- as a screen (screen.h) -------------------------------------------- */
@@ -310,12 +278,23 @@ static const char *const column_help[] = {
 
 static void op_init(struct tui_state *st, bool utf8)
 {
-	treescr_init(&st->tr, utf8);
+	memset(&st->tr, 0, sizeof st->tr);
+	st->tr.utf8 = utf8;
+	st->tr.sort = COUNT_TOTAL;
+	st->tr.pos.page = 1;
 }
 
 static void op_free(struct tui_state *st)
 {
-	treescr_free(&st->tr);
+	struct tree_screen *ts = &st->tr;
+
+	tree_table_free(&ts->table);
+	call_tree_free(&ts->tree);
+	free(ts->open);
+	clear_callers(ts);
+	ts->open = NULL;
+	ts->nopen = ts->capopen = 0;
+	ts->snap = NULL;
 }
 
 static void op_sync(struct tui_state *st)
@@ -353,24 +332,16 @@ static bool op_key(struct tui_state *st, int key, unsigned *react)
 	return true;
 }
 
-static void op_move(struct tui_state *st, long delta)
+static struct list_pos *op_list(struct tui_state *st, size_t *nrows)
 {
-	move_sel(&st->tr, delta);
+	*nrows = st->tr.table.n;
+	return &st->tr.pos;
 }
 
-static void op_page(struct tui_state *st, int dir)
+/* The bar follows the node chosen, by its path, across refreshes. */
+static void op_moved(struct tui_state *st)
 {
-	move_sel(&st->tr, dir * list_pos_page_rows(&st->tr.pos));
-}
-
-static void op_home(struct tui_state *st)
-{
-	move_sel(&st->tr, -(long)st->tr.table.n);
-}
-
-static void op_end(struct tui_state *st)
-{
-	move_sel(&st->tr, (long)st->tr.table.n);
+	st->tr.sel_path = treescr_selected(&st->tr)->path;
 }
 
 static void op_sort(struct tui_state *st, int dir)
@@ -428,10 +399,8 @@ const struct screen_ops tree_screen_ops = {
 	.sync = op_sync,
 	.draw = op_draw,
 	.key = op_key,
-	.move_by = op_move,
-	.page = op_page,
-	.home = op_home,
-	.end = op_end,
+	.list = op_list,
+	.moved = op_moved,
 	.sort = op_sort,
 	.select = op_select,
 	.filter = op_filter,

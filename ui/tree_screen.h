@@ -41,9 +41,6 @@ struct tree_screen {
 
 extern const struct screen_ops tree_screen_ops;
 
-void treescr_init(struct tree_screen *ts, bool utf8);
-void treescr_free(struct tree_screen *ts);
-
 /* Rebuild from s when shown differs from the last call. */
 void treescr_sync(struct tree_screen *ts, const struct snapshot *s,
                   unsigned long shown);

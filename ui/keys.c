@@ -12,6 +12,7 @@
 #include "crt.h"
 #include "header.h"
 #include "help_screen.h"
+#include "replay_keys.h"
 
 #define K(k) CRT_KEYCODE(k)
 #define KEY_ESCAPE 27
@@ -365,6 +366,8 @@ unsigned keys_handle(struct tui_state *st, int key)
 			st->view->set_filter(st, st->prompt.text);
 		return REACT_REDRAW;
 	}
+	if (replay_keys_handle(st, key, &react))
+		return react;
 	b = find_binding(key);
 	return b != NULL ? b->action(st) : REACT_NONE;
 }

@@ -64,6 +64,8 @@ struct profile_table {
 	const char *thread_name;  /* its OS name, borrowed; "" if unknown */
 	pid_t process;            /* the snapshot's process filter, 0 = all */
 	double recent_s, recent_asked; /* the snapshot's window (w), 0 = none */
+	bool replay;                   /* pytop replay: the figures cover */
+	double replay_from, replay_to; /* [from, to) of the recording */
 	enum profile_mode mode;
 	profile_col sort;
 	bool full_names;          /* the Function cell uncut: whole paths */

@@ -177,7 +177,8 @@ static void rp_take(void *ctx, struct snapshot *out)
 	snprintf(out->replay.file, sizeof out->replay.file, "%s", p->file);
 	out->replay.extent_s = record_read_info(p->rd)->end_s;
 	out->replay.at_s = p->t[at];
-	out->replay.window = p->window || p->from > 0 || p->to < out->replay.extent_s;
+	/* Batch: --from or --to given; TUI: [ ] chose one. */
+	out->replay.window = p->batch ? p->from > 0 || !p->to_end : p->window;
 	out->replay.delay_s = record_read_info(p->rd)->delay_s;
 	if (p->batch) {
 		out->replay.from_s = p->from;

@@ -398,6 +398,13 @@ size_t keys_legend(const struct tui_state *st, struct legend_item *out,
 		n += view->legend(st, items + n, LEGEND_SCREEN_MAX);
 	if (st->thread_filter != 0 || st->process_filter != 0)
 		items[n++] = (struct legend_item){ "a", "All" };
+	if (st->replay) {
+		items[n++] = (struct legend_item){ "Spc", st->playing ? "Pause" : "Play" };
+		items[n++] = (struct legend_item){ ",.", "Step" };
+		items[n++] = (struct legend_item){ "[]", "Window" };
+		items[n++] = (struct legend_item){ "F10", "Quit" };
+		return legend_copy(out, max, items, n);
+	}
 	items[n++] = (struct legend_item){ "p",
 	                                   st->paused ? "Resume" : "Pause" };
 	if (view->legend_reset)

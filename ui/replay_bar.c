@@ -31,8 +31,11 @@ int replay_bar_col(double t, double extent, int cols)
 
 	if (cols <= 0)
 		return 0;
-	if (f < 0)
+	/* Before the int conversion: a hostile time must not overflow it. */
+	if (!(f > 0))
 		f = 0;
+	if (f > 1)
+		f = 1;
 	c = (int)floor(f * cols);
 	return c >= cols ? cols - 1 : c;
 }

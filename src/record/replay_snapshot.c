@@ -214,6 +214,8 @@ static int fill_threads(struct record_reader *r, const struct replay_span *sp,
 		t->top_func = top_func(out, v[i].id, v[i].parent);
 		samples_of(out, v[i].id, v[i].parent, &t->samples, &t->samples_win);
 		t->running = t->samples_win > 0;
+		/* Not in a recording: NaN, which the views show as unknown. */
+		t->cpu_user_pct = t->cpu_sys_pct = t->gil_pct = NAN;
 		/* Its last samples ended before this window: gone, as live. */
 		t->state = v[i].last_s <= sp->prev && sp->prev > sp->from ? THREAD_GONE
 		                                                           : THREAD_UNKNOWN;

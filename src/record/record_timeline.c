@@ -13,7 +13,7 @@
 
 /* A hand-made file may hold millions of rows: a replay shows at most
  * this many refreshes, threads or processes. */
-#define TIMELINE_MAX_ROWS 1000000
+#define TIMELINE_MAX_ROWS 262144
 
 static sqlite3_stmt *prep(struct record_reader *r, const char *sql)
 {

@@ -219,9 +219,10 @@ static int fill_threads(struct record_reader *r, const struct replay_span *sp,
 		/* Its last samples ended before this window: gone, as live. */
 		t->state = v[i].last_s <= sp->prev && sp->prev > sp->from ? THREAD_GONE
 		                                                           : THREAD_UNKNOWN;
+		if (t->state != THREAD_GONE)
+			out->threads_total++;
 		out->nthreads++;
 	}
-	out->threads_total = (int)out->nthreads;
 	free(v);
 	return 0;
 }

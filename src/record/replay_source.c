@@ -180,14 +180,10 @@ static void rp_take(void *ctx, struct snapshot *out)
 	/* Batch: --from or --to given; TUI: [ ] chose one. */
 	out->replay.window = p->batch ? p->from > 0 || !p->to_end : p->window;
 	out->replay.delay_s = record_read_info(p->rd)->delay_s;
-	if (p->batch) {
-		out->replay.from_s = p->from;
-		out->replay.to_s = p->to;
+	out->replay.from_s = sp.from;
+	out->replay.to_s = sp.at;
+	if (p->batch)
 		p->pos++;
-	} else {
-		out->replay.from_s = sp.from;
-		out->replay.to_s = sp.at;
-	}
 	/* The final figures: the target's end, as live. */
 	out->target_exited = record_read_info(p->rd)->exited && p->to_end &&
 	                     sp.at >= p->t[p->nt - 1];

@@ -3,13 +3,16 @@
  * `pytop replay -b --json FILE` agree to the sample (as many snapshots;
  * in each, the samples and every function's and line's own and total
  * equal); figures a recording does not keep are null, not 0; --from/--to
- * windows add up to the whole.  Bad input: one clear line, a non-zero
+ * windows add up to the whole; a recording made before the refreshes were
+ * kept (no refreshes table, no meta.delay_s) replays every second.  Bad input: one clear line, a non-zero
  * exit, nothing written. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <criterion/criterion.h>
+#include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,6 +295,50 @@ Test(replay, bad_input_one_line_nothing_written, .timeout = 60)
 	free(missing);
 	free(text);
 	free(out);
+	h_rmtree(dir);
+	free(dir);
+}
+
+static void sql(const char *path, const char *stmt)
+{
+	sqlite3 *db = NULL;
+
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, stmt, NULL, NULL, NULL), SQLITE_OK, "%s: %s", stmt,
+	             sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
+Test(replay, older_recording_refreshes_every_second, .timeout = 60)
+{
+	char *dir = h_tmpdir(), *file;
+	json_t *live = record_live(dir, &file), *rep, *snap;
+	const char *args[] = { file, NULL };
+	size_t i;
+	double extent;
+
+	/* As a recording of before replay: neither the refreshes nor -d. */
+	sql(file, "DROP TABLE refreshes; DELETE FROM meta WHERE key = 'delay_s';");
+	rep = replay_json(args);
+	snap = last_of(rep);
+	extent = h_num(json_object_get(snap, "replay"), "extent");
+	h_note("%zu snapshots over %.3f s (live: %zu at -d 0.35)", json_array_size(rep), extent,
+	       json_array_size(live));
+	cr_assert_eq(json_array_size(rep), (size_t)ceil(extent), "%zu snapshots for %.3f s: "
+	             "not one a second and one at the end", json_array_size(rep), extent);
+	json_array_foreach(rep, i, snap) {
+		double at = h_num(json_object_get(snap, "replay"), "at");
+
+		cr_assert(i + 1 < json_array_size(rep) ? fabs(at - (double)(i + 1)) < 1e-9
+		                                       : fabs(at - extent) < 1e-9,
+		          "snapshot %zu at %.3f s", i, at);
+	}
+	/* The last covers the whole recording: the live run's last refresh
+	 * and what came after it. */
+	cr_assert_geq(count(last_of(rep), "samples"), count(last_of(live), "samples"));
+	json_decref(live);
+	json_decref(rep);
+	free(file);
 	h_rmtree(dir);
 	free(dir);
 }

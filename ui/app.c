@@ -227,7 +227,10 @@ static void take_snapshot(struct tui_state *st, struct snapshot_source *src,
 	memset(&s, 0, sizeof s);
 	src->take(src->ctx, &s);
 	if (show) {
-		gauge_history_push(&st->gauges, &s);
+		if (s.replay.on)
+			gauge_history_replay(&st->gauges, &s);
+		else
+			gauge_history_push(&st->gauges, &s);
 		tui_show(st, &s);
 	} else {
 		snapshot_free(&s);

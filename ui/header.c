@@ -400,6 +400,18 @@ void gauge_history_push(struct gauge_history *h, const struct snapshot *s)
 	sparkline_push(&h->majflt, g->majflt_rate);
 }
 
+void gauge_history_replay(struct gauge_history *h, const struct snapshot *s)
+{
+	struct snapshot one; /* only its gauges are read */
+
+	memset(&one, 0, sizeof one);
+	memset(h, 0, sizeof *h);
+	for (size_t i = 0; i < s->replay.nhistory && i < SNAP_REPLAY_HISTORY; i++) {
+		one.gauges = s->replay.history[i];
+		gauge_history_push(h, &one);
+	}
+}
+
 /* A piece of a gauge line: its text, maybe a shorter form, maybe a
  * sparkline after it. */
 struct gauge_item {

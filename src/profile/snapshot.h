@@ -231,6 +231,8 @@ struct snap_push {
  * replay's snapshot holds every figure the recording keeps (man pytop:
  * REPLAY); those it does not keep are left 0 and the views show them as
  * unknown when `on`. */
+#define SNAP_REPLAY_HISTORY 60
+
 struct snap_replay {
 	bool on;
 	char file[256];       /* the recording, as the user named it */
@@ -239,6 +241,11 @@ struct snap_replay {
 	double from_s, to_s;  /* the figures cover [from_s, to_s) */
 	bool window;          /* from_s / to_s were chosen (--from/--to, [ ]) */
 	double delay_s;       /* the live view's refresh interval (-d) */
+	/* The TUI's: the gauges at the refreshes up to this one, oldest
+	 * first, for the sparklines (a replay jumps: the history comes with
+	 * the position). */
+	struct snap_gauges history[SNAP_REPLAY_HISTORY];
+	size_t nhistory;
 };
 
 struct snapshot {

@@ -40,6 +40,12 @@ static uint64_t col_count(sqlite3_stmt *st, int k)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
+bool record_timeline_index(struct record_reader *r)
+{
+	return sqlite3_exec(record_read_db(r), "CREATE INDEX IF NOT EXISTS "
+	                    "pytop_replay_t_end ON buckets(t_end);", NULL, NULL, NULL) == SQLITE_OK;
+}
+
 static const char REFRESHES_SQL[] =
 	"SELECT DISTINCT b.t_end FROM refreshes f JOIN buckets b ON b.id = f.bucket "
 	"ORDER BY b.t_end;";

@@ -15,6 +15,11 @@
 #include "errors.h"
 #include "record/record_read.h"
 
+/* Index the private copy's buckets by end time, so that the gauges at
+ * each refresh are a lookup (the copy is pytop's own, never the user's
+ * file).  false when it cannot (the lookups then scan). */
+bool record_timeline_index(struct record_reader *r);
+
 /* The ends of the buckets at which the live view took a snapshot,
  * ascending (malloc'd, caller frees *t); *n = 0 for a recording made
  * before they were kept, or with no view.  -1 and *err on a read

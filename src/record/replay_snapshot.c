@@ -122,6 +122,31 @@ static double rate(uint64_t now, uint64_t before, double seconds)
 	return now > before && seconds > 0 ? (double)(now - before) / seconds : 0;
 }
 
+void replay_gauges(struct record_reader *r, double prev, double at, struct snap_gauges *out)
+{
+	struct record_gauges_at g, p;
+	double dt;
+
+	memset(out, 0, sizeof *out);
+	/* The process's figures: its last reading by then. */
+	if (!record_timeline_gauges(r, at, true, &g))
+		return;
+	record_timeline_gauges(r, prev, true, &p);
+	dt = g.t_end - p.t_end;
+	*out = (struct snap_gauges){
+		.valid = true, .rss = g.rss, .rss_peak = g.rss_peak,
+		.minflt = g.minflt, .majflt = g.majflt,
+		.cpu_user = g.cpu_user, .cpu_system = g.cpu_system, .threads = g.threads,
+	};
+	if (!p.found || !p.valid || !(dt > 0))
+		return;
+	out->minflt_rate = rate(g.minflt, p.minflt, dt);
+	out->majflt_rate = rate(g.majflt, p.majflt, dt);
+	out->cpu_user_pct = g.cpu_user > p.cpu_user ? 100.0 * (g.cpu_user - p.cpu_user) / dt : 0;
+	out->cpu_system_pct = g.cpu_system > p.cpu_system
+	                      ? 100.0 * (g.cpu_system - p.cpu_system) / dt : 0;
+}
+
 static void fill_gauges(struct record_reader *r, const struct replay_span *sp,
                         struct snapshot *out)
 {
@@ -136,24 +161,7 @@ static void fill_gauges(struct record_reader *r, const struct replay_span *sp,
 	out->errors = g.errors;
 	out->dropped = g.dropped;
 	out->rate_hz = p.found ? rate(g.ticks, p.ticks, dt) : rate(g.ticks, 0, g.t_end);
-	/* The process's figures: its last reading by then. */
-	if (!record_timeline_gauges(r, sp->at, true, &g))
-		return;
-	record_timeline_gauges(r, sp->prev, true, &p);
-	dt = g.t_end - p.t_end;
-	out->gauges = (struct snap_gauges){
-		.valid = true, .rss = g.rss, .rss_peak = g.rss_peak,
-		.minflt = g.minflt, .majflt = g.majflt,
-		.cpu_user = g.cpu_user, .cpu_system = g.cpu_system, .threads = g.threads,
-	};
-	if (!p.found || !p.valid || !(dt > 0))
-		return;
-	out->gauges.minflt_rate = rate(g.minflt, p.minflt, dt);
-	out->gauges.majflt_rate = rate(g.majflt, p.majflt, dt);
-	out->gauges.cpu_user_pct = g.cpu_user > p.cpu_user
-	                           ? 100.0 * (g.cpu_user - p.cpu_user) / dt : 0;
-	out->gauges.cpu_system_pct = g.cpu_system > p.cpu_system
-	                             ? 100.0 * (g.cpu_system - p.cpu_system) / dt : 0;
+	replay_gauges(r, sp->prev, sp->at, &out->gauges);
 }
 
 /* The leaf function of tid's (or pid's) most sampled stack in the

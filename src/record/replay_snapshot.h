@@ -24,4 +24,8 @@ struct replay_span {
 int replay_snapshot_build(struct record_reader *r, const struct replay_span *sp,
                           struct snapshot *out, struct pytop_error *err);
 
+/* The process's gauges at `at` (its last reading by then) and their
+ * rates since `prev`; valid false when none was read by then. */
+void replay_gauges(struct record_reader *r, double prev, double at, struct snap_gauges *g);
+
 #endif

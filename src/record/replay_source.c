@@ -118,6 +118,7 @@ struct replay *replay_open(const char *path, double from, double to, bool batch,
 		replay_close(p);
 		return NULL;
 	}
+	(void)record_timeline_index(p->rd); /* only speed is lost without it */
 	/* Batch prints the refreshes, not the start (nothing to show). */
 	p->pos = batch ? 1 : p->nt - 1;
 	return p;
@@ -162,6 +163,16 @@ static struct replay_span span_at(const struct replay *p, size_t at)
 	return sp;
 }
 
+/* The TUI's sparklines: the gauges at the refreshes up to `at`. */
+static void fill_history(struct replay *p, size_t at, struct snap_replay *r)
+{
+	size_t first = at + 1 > SNAP_REPLAY_HISTORY ? at + 1 - SNAP_REPLAY_HISTORY : 1;
+
+	r->nhistory = 0;
+	for (size_t j = first; j <= at && j < p->nt; j++)
+		replay_gauges(p->rd, p->t[j - 1], p->t[j], &r->history[r->nhistory++]);
+}
+
 static void rp_take(void *ctx, struct snapshot *out)
 {
 	struct replay *p = ctx;
@@ -184,6 +195,8 @@ static void rp_take(void *ctx, struct snapshot *out)
 	out->replay.to_s = sp.at;
 	if (p->batch)
 		p->pos++;
+	else
+		fill_history(p, at, &out->replay);
 	/* The final figures: the target's end, as live. */
 	out->target_exited = record_read_info(p->rd)->exited && p->to_end &&
 	                     sp.at >= p->t[p->nt - 1];

@@ -149,7 +149,8 @@ static unsigned act_threads(struct tui_state *st)
 static unsigned act_processes(struct tui_state *st)
 {
 	if (!on(st, &processes_screen_ops) && !tui_following(st)) {
-		st->note = "[no processes: start pytop with -s]";
+		st->note = st->replay ? "[no processes: the recording was made without -s]"
+		                      : "[no processes: start pytop with -s]";
 		return REACT_REDRAW;
 	}
 	tui_switch(st, on(st, &processes_screen_ops) ? &functions_screen_ops

@@ -342,3 +342,10 @@ Test(replay, older_recording_refreshes_every_second, .timeout = 60)
 	h_rmtree(dir);
 	free(dir);
 }
+
+/* One case at a time: each runs a CPU-bound workload under pytop, and
+ * Criterion's parallel runner leaks under ASan. */
+int main(int argc, char *argv[])
+{
+	return h_main_one_at_a_time(argc, argv);
+}

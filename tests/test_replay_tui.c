@@ -232,3 +232,10 @@ Test(replay_tui, window_keys_match_batch, .init = NULL, .fini = teardown, .timeo
 	json_decref(win);
 	free(file);
 }
+
+/* One case at a time: each runs a CPU-bound workload under pytop, and
+ * Criterion's parallel runner leaks under ASan. */
+int main(int argc, char *argv[])
+{
+	return h_main_one_at_a_time(argc, argv);
+}

@@ -376,6 +376,17 @@ void profile_percent_of(uint64_t samples, bool idle, pid_t thread,
 		         idle ? "all threads" : "running threads");
 }
 
+const char *profile_span(const struct snapshot *s, bool since_reset, char *buf,
+                         size_t size)
+{
+	if (s != NULL && s->replay.on)
+		snprintf(buf, size, "in %.1f-%.1f s of the recording", s->replay.from_s,
+		         s->replay.to_s);
+	else
+		snprintf(buf, size, "since %s", since_reset ? "reset" : "start");
+	return buf;
+}
+
 void profile_table_describe(const struct profile_table *pt, bool since_reset,
                             char *buf, size_t size)
 {

@@ -2,8 +2,9 @@
  * tmux server: the header says REPLAY, the time bar is drawn, Home and
  * . step through the recorded refreshes, [ and ] choose a window, and
  * then the functions table covers exactly that window: the same sample
- * count and the same %Own as `pytop replay -b --json --from --to` of the
- * window.  r, a live key, changes nothing and says why. */
+ * count and the same %Own and %Total as `pytop replay -b --json --from
+ * --to` of the window; the threads, call tree and flame graph screens
+ * show it too.  r, a live key, changes nothing and says why. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -146,7 +147,7 @@ static double shown_pct(const char *screen, const char *name, int col)
 
 Test(replay_tui, window_keys_match_batch, .init = NULL, .fini = teardown, .timeout = 90)
 {
-	char *file, *script, *screen, from[32], to[32], want[64];
+	char *file, *script, *screen, from[32], to[32], want[128];
 	json_t *all, *win, *last;
 	FILE *f;
 
@@ -221,6 +222,26 @@ Test(replay_tui, window_keys_match_batch, .init = NULL, .fini = teardown, .timeo
 	cr_assert_eq(shown_samples(screen), (long long)h_num(last, "samples"),
 	             "r changed the figures");
 	free(screen);
+
+	/* Every screen shows the window: threads, call tree, flame graph. */
+	char span[64];
+
+	snprintf(span, sizeof span, "in %.1f-%.1f s of the recording", atof(from), atof(to));
+	keys("t");
+	screen = see("Threads: 2", "the threads screen lists both threads");
+	cr_assert(strstr(screen, "w1") != NULL || strstr(screen, "python") != NULL,
+	          "no thread names:\n%s", screen);
+	free(screen);
+	keys("T");
+	snprintf(want, sizeof want, "Call tree %s", span);
+	free(see(want, "the call tree covers the window"));
+	keys("G");
+	screen = see("Flame", "the flame graph opens");
+	cr_assert(strstr(screen, span) != NULL && strstr(screen, "leaf") != NULL,
+	          "the flame graph does not cover the window:\n%s", screen);
+	free(screen);
+	keys("G");
+	free(see("Functions in", "back to the functions table"));
 
 	/* c clears the window: the figures since the start again. */
 	keys("c");

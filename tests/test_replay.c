@@ -241,6 +241,8 @@ Test(replay, batch_agrees_with_live_and_windows_add_up, .timeout = 90)
 	free(dir);
 }
 
+static void sql(const char *path, const char *stmt);
+
 /* pytop replay args: must fail with one line on stderr, nothing on
  * stdout, status `want`; the line must contain `says`. */
 static void refused(const char *const args[], int want, const char *says)
@@ -290,6 +292,34 @@ Test(replay, bad_input_one_line_nothing_written, .timeout = 60)
 	refused(a7, 2, "pytop replay");
 	const char *a8[] = { "-b", file, text, NULL };
 	refused(a8, 2, "exactly one recording");
+
+	/* Hostile tables: refreshes of buckets that do not exist, a bucket
+	 * whose times are not numbers (refused), processes that are each other's
+	 * parents, names that are not strings.  Replayed or refused in one
+	 * line, never a crash. */
+	sql(file, "INSERT INTO refreshes VALUES (999999), (-5);"
+	          "INSERT INTO processes VALUES (77771, 1, 2, 77772, 999999, -1),"
+	          " (77772, 1, 2, 77771, 5, 5);"
+	          "UPDATE threads SET name = 123456789, first_bucket = -1;"
+	          "INSERT OR REPLACE INTO meta VALUES ('subprocesses', 1), ('delay_s', 'nan');");
+	const char *hostile[] = { h_pytop(), "replay", "-b", "--json", file, NULL };
+	struct h_proc p;
+
+	cr_assert(h_run(&p, 30, hostile), "pytop replay of a hostile file did not finish");
+	h_note("hostile tables: status %d, %d JSON lines, stderr: %s", p.status,
+	       h_count_lines(p.out.data), p.err.data);
+	cr_assert_eq(p.status, 0, "status %d; stderr: %s", p.status, p.err.data);
+	cr_assert_gt(h_count_lines(p.out.data), 0, "nothing replayed");
+	cr_assert(strstr(p.out.data, "77772") != NULL, "the looping processes are not listed");
+	h_proc_free(&p);
+	/* A bucket end that is not a number: refused in one line. */
+	sql(file, "UPDATE buckets SET t_end = 'x' WHERE id = 4;");
+	cr_assert(h_run(&p, 30, hostile), "pytop replay of a hostile file did not finish");
+	h_note("a text bucket end: status %d, stderr: %s", p.status, p.err.data);
+	cr_assert_eq(p.status, 1, "status %d; stderr: %s", p.status, p.err.data);
+	cr_assert_eq(h_count_lines(p.err.data), 1, "not one line: %s", p.err.data);
+	cr_assert(strstr(p.err.data, "damaged") != NULL, "not said damaged: %s", p.err.data);
+	h_proc_free(&p);
 	json_decref(live);
 	free(file);
 	free(missing);

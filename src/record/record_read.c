@@ -169,6 +169,16 @@ static bool read_info(struct record_reader *r, struct pytop_error *err)
 	i->exited = atoi(meta_text(r, "exited", buf, sizeof buf)) != 0;
 	i->exit_status = i->exited && buf[0] != '\0'
 	                 ? atoi(meta_text(r, "exit_status", buf, sizeof buf)) : -1;
+	/* Times that are not numbers (or run backwards) would place every
+	 * window wrong: the file is damaged, not merely short. */
+	if (query_double(r, "SELECT COUNT(*) FROM buckets WHERE typeof(t_start) NOT IN "
+	                 "('real', 'integer') OR typeof(t_end) NOT IN ('real', 'integer') "
+	                 "OR NOT (t_end >= t_start);", &ok1) != 0 || !ok1) {
+		error_set(err, PYTOP_ERR_FILE, "the recording %s is damaged (a bucket's times "
+		          "are not numbers, or end before they start); it cannot be read: "
+		          "record the session again", r->path);
+		return false;
+	}
 	i->end_s = query_double(r, "SELECT COALESCE(MAX(t_end), 0) FROM buckets;", &ok1);
 	i->samples = (unsigned long long)query_double(
 		r, "SELECT COALESCE(SUM(samples), 0) FROM samples;", &ok2);

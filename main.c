@@ -15,6 +15,7 @@
 
 #include "dump.h"
 #include "record/record_read.h"
+#include "record/replay_source.h"
 #include "options.h"
 #include "session.h"
 #include "ui/app.h"
@@ -24,6 +25,7 @@
 #include "ui/export_live.h"
 #include "ui/push_live.h"
 #include "ui/record_loop.h"
+#include "ui/replay_batch.h"
 
 #define DEMO_NAME "pytop_demo.py"
 
@@ -196,6 +198,35 @@ static int run_export(const struct options *o)
 	return rc;
 }
 
+/* `pytop replay FILE`: the recording through the views.  It is checked
+ * (and the window with it) before anything is printed or the terminal
+ * taken. */
+static int run_replay(const struct options *o)
+{
+	struct pytop_error err = { 0 };
+	struct replay *r = replay_open(o->replay_input, o->from_s, o->to_s, o->batch, &err);
+	struct snapshot_source src;
+	struct export_live none;
+	int rc;
+
+	if (r == NULL) {
+		fprintf(stderr, "pytop: %s\n", err.text);
+		return 1;
+	}
+	src = replay_source(r);
+	memset(&none, 0, sizeof none); /* a replay exports with pytop export */
+	rc = o->batch ? replay_run_batch(o, &src, stdout) : app_run_tui(o, &src, &none);
+	if (replay_failure(r) != NULL) {
+		fprintf(stderr, "pytop: %s\n", replay_failure(r));
+		rc = 1;
+	} else if (rc != 0 && o->batch) {
+		fprintf(stderr, "pytop: could not write the replay to stdout; check where "
+		        "it goes (a full disk, a closed pipe)\n");
+	}
+	replay_close(r);
+	return rc != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts;
@@ -233,6 +264,8 @@ int main(int argc, char **argv)
 		return run_dump(&opts);
 	if (opts.export_recording)
 		return run_export(&opts);
+	if (opts.replay)
+		return run_replay(&opts);
 	if (opts.demo) {
 		if (!find_demo(demo_path, sizeof(demo_path))) {
 			fprintf(stderr, "pytop: the demo program %s is not installed in %s; "

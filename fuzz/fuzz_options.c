@@ -5,7 +5,8 @@
  * first byte, when odd, says stdout is a terminal.  The parser's messages
  * go to /dev/null.  A parse that succeeds must describe exactly one target
  * with values inside their documented ranges (`pytop dump` takes --json
- * without -b, and only a PID): a violation aborts. */
+ * without -b, and only a PID; `pytop export` and `pytop replay` a
+ * recording and no target): a violation aborts. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +46,17 @@ static void check(const struct options *o)
 		if (targets != 0 || o->export_input == NULL || o->format == NULL ||
 		    (o->from_s >= 0 && o->to_s >= 0 && o->from_s > o->to_s)) {
 			fprintf(stderr, "options_parse accepted an inconsistent export\n");
+			abort();
+		}
+		return;
+	}
+	/* `pytop replay FILE` too, and takes nothing of a live session. */
+	if (o->replay) {
+		if (targets != 0 || o->replay_input == NULL || o->output != NULL ||
+		    o->format != NULL || o->record_path != NULL || o->push_url != NULL ||
+		    (o->json && !o->batch) ||
+		    (o->from_s >= 0 && o->to_s >= 0 && o->from_s >= o->to_s)) {
+			fprintf(stderr, "options_parse accepted an inconsistent replay\n");
 			abort();
 		}
 		return;

@@ -566,9 +566,9 @@ static bool check_export_recording(struct options *o)
 	                o->export_every_s > 0 || o->push_url != NULL || o->demo;
 
 	if (!o->export_recording) {
-		if (o->from_s >= 0 || o->to_s >= 0) {
+		if (!o->replay && (o->from_s >= 0 || o->to_s >= 0)) {
 			usage_error("--from and --to select a window of a recording: use them "
-			            "with pytop export FILE");
+			            "with pytop export FILE or pytop replay FILE");
 			return false;
 		}
 		return true;
@@ -598,6 +598,48 @@ static bool check_export_recording(struct options *o)
 	return true;
 }
 
+/* pytop replay [-b [--json [--stacks] | --tree]] [--from T] [--to T] FILE:
+ * the one argument is the recording; nothing is sampled, so no option
+ * of a live session applies. */
+static bool check_replay(struct options *o, bool stdout_is_tty)
+{
+	bool live = o->pid != 0 || o->record_path != NULL || o->output != NULL ||
+	            o->format != NULL || o->export_every_s > 0 || o->force ||
+	            o->push_url != NULL || o->demo || o->idle || o->no_split ||
+	            o->native || o->subprocesses || o->rate_hz != PYTOP_DEFAULT_RATE_HZ ||
+	            o->delay_s != 1.0 || o->iterations != 0 || o->duration_s != 0 ||
+	            o->npush_labels != 0 || o->push_app != NULL ||
+	            o->push_every_s != PYTOP_DEFAULT_PUSH_EVERY_S;
+
+	if (o->command == NULL || o->command[0] == NULL || o->command[1] != NULL) {
+		usage_error("pytop replay needs exactly one recording: pytop replay [-b] FILE");
+		return false;
+	}
+	if (live) {
+		usage_error("pytop replay shows a recording as it was recorded: only -b, "
+		            "--json, --tree, --stacks, --from, --to and --no-color apply; drop "
+		            "the others");
+		return false;
+	}
+	if (o->from_s >= 0 && o->to_s >= 0 && o->from_s >= o->to_s) {
+		usage_error("--from %g is not before --to %g; give a window with --from "
+		            "< --to", o->from_s, o->to_s);
+		return false;
+	}
+	if (o->json && !o->batch) {
+		usage_error("--json needs --batch (JSON goes to stdout one object "
+		            "per refresh)");
+		return false;
+	}
+	if (!stdout_is_tty && !o->batch) {
+		o->batch = true;
+		usage_error("stdout is not a terminal; using --batch output");
+	}
+	o->replay_input = o->command[0];
+	o->command = NULL;
+	return check_tree_stacks(o);
+}
+
 enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
                                   struct options *out)
 {
@@ -605,12 +647,15 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 	bool dump = argc > 1 && strcmp(argv[1], "dump") == 0;
 	bool record = argc > 1 && strcmp(argv[1], "record") == 0;
 	bool export_rec = argc > 1 && strcmp(argv[1], "export") == 0;
+	bool replay = argc > 1 && strcmp(argv[1], "replay") == 0;
+	bool file_first = export_rec || replay;
 
 	set_defaults(out);
-	if (dump || record || export_rec) { /* getopt then takes it for the program name */
+	if (dump || record || file_first) { /* getopt then takes it for the program name */
 		out->dump = dump;
 		out->record = record;
 		out->export_recording = export_rec;
+		out->replay = replay;
 		argc--;
 		argv++;
 	}
@@ -618,7 +663,7 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 	optind = 0;  /* full re-initialisation, so a second call works (tests) */
 	/* export's options may follow its FILE (no command to protect from
 	 * them): without the leading '+', getopt permutes. */
-	while ((c = getopt_long(argc, argv, export_rec ? short_opts + 1 : short_opts,
+	while ((c = getopt_long(argc, argv, file_first ? short_opts + 1 : short_opts,
 	                        long_opts, NULL)) != -1) {
 		int r = apply_option(c, argv, out);
 
@@ -633,6 +678,8 @@ enum options_result options_parse(int argc, char **argv, bool stdout_is_tty,
 		return OPTIONS_ERROR;
 	if (out->export_recording)
 		return OPTIONS_OK;
+	if (out->replay)
+		return check_replay(out, stdout_is_tty) ? OPTIONS_OK : OPTIONS_ERROR;
 	if (!check_dump(out) || !check_record(out) || !check_export(out) || !check_push(out))
 		return OPTIONS_ERROR;
 	if (out->dump)
@@ -664,6 +711,7 @@ void options_print_help(FILE *out)
 "       pytop record -o FILE [--force] [SAMPLING OPTIONS] [--duration S]\n"
 "                    (-p PID | [--] COMMAND [ARGS...])\n"
 "       pytop export FILE --format FMT [-o OUT] [--from T] [--to T] [--force]\n"
+"       pytop replay [-b [--json [--stacks] | --tree]] [--from T] [--to T] FILE\n"
 "\n"
 "Live sampling profiler for CPython: shows which functions and lines a\n"
 "Python process spends its time in, without stopping or changing it.\n"
@@ -780,6 +828,13 @@ void options_print_help(FILE *out)
 "                         --from and before --to, in seconds from the\n"
 "                         recording's start, fractions allowed (default:\n"
 "                         all of it)\n"
+"\n"
+"pytop replay FILE: show a recording in the TUI (every screen, a time bar;\n"
+"keys: Space play/pause, Left/Right or , . step, Home/End start/end, [ ]\n"
+"window from/to at the position, c clear) or with -b print the snapshots\n"
+"the live -b printed, one per recorded refresh (--json: with \"replay\").\n"
+"FILE is read from a private copy; figures it does not hold show as ? (JSON\n"
+"null).  --from T, --to T: only that window of it.\n"
 "\n"
 "Keys: arrows PgUp PgDn Home End move; < > F6 sort column; l functions/lines;\n"
 "Enter on a function: its source lines (Esc or Left: back); t threads\n"

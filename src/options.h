@@ -62,6 +62,11 @@ struct options {
 	bool export_recording;
 	const char *export_input;
 	double from_s, to_s;
+	/* `pytop replay FILE`: replay_input is the recording (borrowed),
+	 * shown in the TUI, or with batch printed as the live -b printed
+	 * it; from_s / to_s as above. */
+	bool replay;
+	const char *replay_input;
 };
 
 enum options_result {

@@ -177,6 +177,17 @@ static void record_flush(struct session *s)
 	recorder_flush(s->recorder, s->agg, session_elapsed(s), &g);
 }
 
+/* A snapshot is taken: its boundary is a bucket's (see recorder_refresh). */
+static void record_refresh(struct session *s)
+{
+	struct rb_gauges g;
+
+	if (s->recorder == NULL)
+		return;
+	g = record_gauges(s);
+	recorder_refresh(s->recorder, s->agg, session_elapsed(s), &g);
+}
+
 static bool session_poll(void *ctx)
 {
 	struct session *s = ctx;
@@ -443,6 +454,7 @@ static void session_take(void *ctx, struct snapshot *out)
 
 	memset(out, 0, sizeof(*out));
 	session_poll(s);
+	record_refresh(s);
 	aggregator_snapshot(s->agg, out);
 	fill_header(s, out, &now);
 	fill_gauges(s, out);

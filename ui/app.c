@@ -227,7 +227,10 @@ static void take_snapshot(struct tui_state *st, struct snapshot_source *src,
 	memset(&s, 0, sizeof s);
 	src->take(src->ctx, &s);
 	if (show) {
-		gauge_history_push(&st->gauges, &s);
+		if (s.replay.on)
+			gauge_history_replay(&st->gauges, &s);
+		else
+			gauge_history_push(&st->gauges, &s);
 		tui_show(st, &s);
 	} else {
 		snapshot_free(&s);
@@ -257,11 +260,44 @@ static void export_now(struct tui_state *st, struct snapshot_source *src,
 	tui_show(st, &s);
 }
 
+/* pytop replay: playing moves one refresh per recorded interval, and
+ * stops at the end; paused, the figures on screen stay. */
+static unsigned replay_tick(struct tui_state *st, struct schedule *sc,
+                            struct snapshot_source *src, double now)
+{
+	if (!schedule_refresh_due(sc, now) || !st->playing)
+		return REACT_NONE;
+	if (!src->replay_step(src->ctx, 1)) {
+		st->playing = false;
+		st->note = "[replay: at the end; Home goes back to the start]";
+		return REACT_REDRAW;
+	}
+	take_snapshot(st, src, true);
+	return REACT_REDRAW;
+}
+
+/* A step or a window end asked with the replay's keys. */
+static void replay_react(struct tui_state *st, struct snapshot_source *src)
+{
+	if (st->replay_mark >= 0) {
+		if (!src->replay_mark(src->ctx, st->replay_mark))
+			st->note = "[replay: the window's from must be before its to]";
+	} else if (!src->replay_step(src->ctx, st->replay_step)) {
+		st->note = st->replay_step < 0 ? "[replay: at the start]"
+		                               : "[replay: at the end]";
+	}
+	st->replay_mark = -1;
+	take_snapshot(st, src, true);
+}
+
 /* Poll and refresh as the schedule says; returns reaction flags. */
 static unsigned tick(struct tui_state *st, struct schedule *sc,
                      struct snapshot_source *src, double now)
 {
 	unsigned react = REACT_NONE;
+
+	if (st->replay)
+		return replay_tick(st, sc, src, now);
 
 	/* The poll schedule keeps running once the target is gone: it is
 	 * what the key wait is timed by (else the wait would be 0: a spin). */
@@ -288,6 +324,8 @@ static bool react_to(struct tui_state *st, struct snapshot_source *src,
 {
 	if (react & REACT_QUIT)
 		return false;
+	if ((react & REACT_REPLAY) && st->replay)
+		replay_react(st, src);
 	if (react & REACT_EXPORT)
 		export_now(st, src, el);
 	if ((react & REACT_RESET) && !st->exited)
@@ -327,6 +365,13 @@ int app_run_tui(const struct options *o, struct snapshot_source *src,
 	schedule_init(&sc, o);
 	/* Something to show at once: the header and an empty table. */
 	take_snapshot(&st, src, true);
+	/* A replay refreshes at the recorded interval, when playing. */
+	if (st.snap.replay.on && src->replay_step != NULL && src->replay_mark != NULL) {
+		st.replay = true;
+		st.replay_mark = -1;
+		sc.delay = st.snap.replay.delay_s > 0 ? st.snap.replay.delay_s : 1.0;
+		sc.next_refresh = now_s() + sc.delay;
+	}
 	while (!crt_quit_requested()) {
 		double now = now_s();
 		bool stop;

@@ -24,7 +24,7 @@ int batch_tree_print(FILE *out, const struct snapshot *s)
 	struct tree_table tt;
 	uint64_t min;
 	size_t shown = 0;
-	char of[256], line[8192];
+	char of[256], line[8192], span[64];
 
 	if (!call_tree_build(&t, s)) {
 		call_tree_free(&t);
@@ -42,7 +42,8 @@ int batch_tree_print(FILE *out, const struct snapshot *s)
 	profile_percent_of(t.samples, s->idle_mode, s->thread_filter,
 	                   profile_thread_name(s, s->thread_filter),
 	                   s->process_filter, of, sizeof of);
-	fprintf(out, "Call tree since start, %s, nodes from %d.%d%%\n", of,
+	fprintf(out, "Call tree %s, %s, nodes from %d.%d%%\n",
+	        profile_span(s, false, span, sizeof span), of,
 	        BATCH_TREE_MIN_PERMILLE / 10, BATCH_TREE_MIN_PERMILLE % 10);
 	table_format_title(&tt.table, NO_LIMIT, line, sizeof line, NULL);
 	fprintf(out, "%s\n", line);

@@ -80,6 +80,9 @@ unsigned long count_hidden(const struct snapshot *s)
 	if (s->split_off)
 		for (int c = COUNT_PY; c <= COUNT_MAJFLT; c++)
 			hidden |= 1UL << c;
+	/* A minute's memory kept is not in a recording (its JSON: null). */
+	if (s->replay.on)
+		hidden |= 1UL << COUNT_KEPT;
 	return hidden;
 }
 

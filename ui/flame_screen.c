@@ -157,7 +157,7 @@ static void describe(const struct flame_screen *fs, bool color,
                      bool since_reset, char *buf, size_t size)
 {
 	const struct snapshot *s = fs->snap;
-	char of[256], zoom[600] = "";
+	char of[256], zoom[600] = "", span[64];
 
 	profile_percent_of(fs->tree.samples, s->idle_mode, s->thread_filter,
 	                   profile_thread_name(s, s->thread_filter),
@@ -165,9 +165,9 @@ static void describe(const struct flame_screen *fs, bool color,
 	if (fs->zoom != 0)
 		snprintf(zoom, sizeof zoom, ", in %s",
 		         fs->tree.nodes[fs->zoom].name);
-	snprintf(buf, size, "Flame (%s) since %s, %s%s",
+	snprintf(buf, size, "Flame (%s) %s, %s%s",
 	         color ? "Py Nat Sys" : "-Py =Nat #Sys",
-	         since_reset ? "reset" : "start", of, zoom);
+	         profile_span(s, since_reset, span, sizeof span), of, zoom);
 }
 
 static void paint_kind_key(const struct crt *crt, int y, const char *line,

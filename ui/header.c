@@ -67,8 +67,12 @@ void header_identity(const struct snapshot *s, int width, bool utf8,
 	int lw, room;
 
 	format_clock(s->elapsed_s, clock, sizeof clock);
-	snprintf(left, sizeof left, "pytop %s  pid %d  ", PACKAGE_VERSION,
-	         (int)s->pid);
+	if (s->replay.on)
+		snprintf(left, sizeof left, "REPLAY %.1f-%.1f s  pid %d  ", s->replay.from_s,
+		         s->replay.to_s, (int)s->pid);
+	else
+		snprintf(left, sizeof left, "pytop %s  pid %d  ", PACKAGE_VERSION,
+		         (int)s->pid);
 	lw = text_width(left, utf8);
 	/* Narrow screens give up the Python version, then the clock, before
 	 * the command shrinks below COMMAND_MIN_COLS; --push's health stays
@@ -235,6 +239,13 @@ static void health_segments(const struct snapshot *s, bool short_forms,
 	         s->active_pct);
 	snprintf(g->text[SEG_PYTOP], SEGMENT_MAX, short_forms
 	         ? "pytop %.1f%%" : "pytop %.1f%% CPU", s->pytop_cpu_pct);
+	if (!s->replay.on)
+		return;
+	/* Not in a recording: said, not shown as 0. */
+	snprintf(g->text[SEG_THREADS], SEGMENT_MAX, "Py threads ?/%d", s->threads_total);
+	snprintf(g->text[SEG_GIL], SEGMENT_MAX, "GIL ?");
+	snprintf(g->text[SEG_ACTIVE], SEGMENT_MAX, "active ?");
+	snprintf(g->text[SEG_PYTOP], SEGMENT_MAX, short_forms ? "pytop ?" : "pytop ? CPU");
 }
 
 /* Join the shown segments with two blanks. */
@@ -387,6 +398,18 @@ void gauge_history_push(struct gauge_history *h, const struct snapshot *s)
 	sparkline_push(&h->rss, (double)g->rss);
 	sparkline_push(&h->minflt, g->minflt_rate);
 	sparkline_push(&h->majflt, g->majflt_rate);
+}
+
+void gauge_history_replay(struct gauge_history *h, const struct snapshot *s)
+{
+	struct snapshot one; /* only its gauges are read */
+
+	memset(&one, 0, sizeof one);
+	memset(h, 0, sizeof *h);
+	for (size_t i = 0; i < s->replay.nhistory && i < SNAP_REPLAY_HISTORY; i++) {
+		one.gauges = s->replay.history[i];
+		gauge_history_push(h, &one);
+	}
 }
 
 /* A piece of a gauge line: its text, maybe a shorter form, maybe a
@@ -624,7 +647,9 @@ void header_verdict(const struct snapshot *s, bool utf8, char *buf,
 	const char *word = snapshot_verdict_word(s->verdict);
 	const char *dash = utf8 ? " \u2014 " : " - ";
 
-	if (word == NULL || word[0] == '\0')
+	if (s->replay.on)
+		word = "not in a recording";
+	else if (word == NULL || word[0] == '\0')
 		word = "none yet";
 	snprintf(buf, size, "Verdict: %s%s%s", word,
 	         s->verdict_reason[0] != '\0' ? dash : "", s->verdict_reason);

@@ -30,6 +30,10 @@ struct gauge_history {
 /* Append s's gauges (nothing when !s->gauges.valid). */
 void gauge_history_push(struct gauge_history *h, const struct snapshot *s);
 
+/* pytop replay: h becomes the history s carries (snap_replay.history),
+ * since a replay's position jumps. */
+void gauge_history_replay(struct gauge_history *h, const struct snapshot *s);
+
 /* width is the line width in columns; < 0 means unlimited (batch). */
 
 /* "pytop 0.1.0  pid 4242  python3 app.py   Python 3.11.7   00:01:37

@@ -58,11 +58,22 @@ void help_screen_draw(const struct crt *crt, const char *const *columns)
 
 /* ---- as a screen (screen.h) -------------------------------------------- */
 
+/* pytop replay: its own keys (replay_keys.h) in place of the columns'
+ * help, which man pytop and the live help have. */
+static const char *const replay_help[] = {
+	"Replay: Space/p play or pause (at the recorded refresh interval);",
+	"Left/Right or , . one refresh back/forward (tree, flame: , .);",
+	"Home/End the start/end; [ ] the window's from/to here; c no window.",
+	"Every figure covers the window shown in the header and the time bar;",
+	"? = not in a recording.  r w n E change nothing in a replay.",
+	NULL,
+};
+
 static void op_draw(struct tui_state *st, const struct crt *crt, int y,
                     int h, const char *status)
 {
 	(void)y, (void)h, (void)status;
-	help_screen_draw(crt, st->help_from->column_help);
+	help_screen_draw(crt, st->replay ? replay_help : st->help_from->column_help);
 }
 
 /* Any key closes it (as in htop), back to the screen it covered. */

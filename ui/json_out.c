@@ -82,6 +82,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "json_replay.h"
 #include "json_stacks.h"
 #include "profile_table.h"
 #include "text.h"
@@ -571,7 +572,8 @@ static json_t *snapshot_object(const struct snapshot *s)
 	                         json_pack("{s:o, s:b}", "buckets_merged",
 	                                   jcount(s->record_merged),
 	                                   "stopped", s->record_failed)) != 0) ||
-	    add_processes(o, s) != 0) {
+	    add_processes(o, s) != 0 ||
+	    (s->replay.on && json_replay_mark(o, s) != 0)) {
 		json_decref(o);
 		return NULL;
 	}

@@ -12,6 +12,7 @@
 #include "crt.h"
 #include "header.h"
 #include "help_screen.h"
+#include "replay_keys.h"
 #include "table_view.h"
 
 #define K(k) CRT_KEYCODE(k)
@@ -157,7 +158,8 @@ static unsigned act_threads(struct tui_state *st)
 static unsigned act_processes(struct tui_state *st)
 {
 	if (!on(st, &processes_screen_ops) && !tui_following(st)) {
-		st->note = "[no processes: start pytop with -s]";
+		st->note = st->replay ? "[no processes: the recording was made without -s]"
+		                      : "[no processes: start pytop with -s]";
 		return REACT_REDRAW;
 	}
 	tui_switch(st, on(st, &processes_screen_ops) ? &functions_screen_ops
@@ -374,6 +376,8 @@ unsigned keys_handle(struct tui_state *st, int key)
 			st->view->set_filter(st, st->prompt.text);
 		return REACT_REDRAW;
 	}
+	if (replay_keys_handle(st, key, &react))
+		return react;
 	b = find_binding(key);
 	return b != NULL ? b->action(st) : REACT_NONE;
 }
@@ -404,6 +408,13 @@ size_t keys_legend(const struct tui_state *st, struct legend_item *out,
 		n += view->legend(st, items + n, LEGEND_SCREEN_MAX);
 	if (st->thread_filter != 0 || st->process_filter != 0)
 		items[n++] = (struct legend_item){ "a", "All" };
+	if (st->replay) {
+		items[n++] = (struct legend_item){ "Spc", st->playing ? "Pause" : "Play" };
+		items[n++] = (struct legend_item){ ",.", "Step" };
+		items[n++] = (struct legend_item){ "[]", "Window" };
+		items[n++] = (struct legend_item){ "F10", "Quit" };
+		return legend_copy(out, max, items, n);
+	}
 	items[n++] = (struct legend_item){ "p",
 	                                   st->paused ? "Resume" : "Pause" };
 	if (view->legend_reset)

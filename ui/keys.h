@@ -24,6 +24,9 @@ enum reaction {
 	REACT_WINDOW = 1 << 8, /* ask the source for st->window_s's counts,
 	                          then take a snapshot */
 	REACT_EXPORT = 1 << 9, /* write the profile now (-o: export_live.h) */
+	REACT_REPLAY = 1 << 10, /* replay: move by st->replay_step or set the
+	                           window's st->replay_mark, then take a
+	                           snapshot */
 };
 
 #define KEYS_PER_BINDING 4

@@ -253,7 +253,9 @@ bool lscreen_open(struct lines_screen *ls, const struct snapshot *s,
 	}
 	ls->open = true;
 	ls->first = f->line;
-	source_file_load_pid(&ls->src, s->pid, ls->file);
+	/* A replay's PID may be another process's by now: its source is
+	 * read as the user replaying it sees it. */
+	source_file_load_pid(&ls->src, s->replay.on ? 0 : s->pid, ls->file);
 	ls->started = s->target_started;
 	ls->stale = f->native ? SOURCE_CURRENT
 	            : source_stale(&ls->src, ls->started, ls->name, ls->first);

@@ -304,6 +304,9 @@ int profile_table_build_grouped(struct profile_table *pt,
 		.process = s->process_filter,
 		.recent_s = s->recent_s,
 		.recent_asked = s->recent_asked,
+		.replay = s->replay.on,
+		.replay_from = s->replay.from_s,
+		.replay_to = s->replay.to_s,
 		.mode = mode,
 		.sort = sort,
 	};
@@ -373,6 +376,17 @@ void profile_percent_of(uint64_t samples, bool idle, pid_t thread,
 		         idle ? "all threads" : "running threads");
 }
 
+const char *profile_span(const struct snapshot *s, bool since_reset, char *buf,
+                         size_t size)
+{
+	if (s != NULL && s->replay.on)
+		snprintf(buf, size, "in %.1f-%.1f s of the recording", s->replay.from_s,
+		         s->replay.to_s);
+	else
+		snprintf(buf, size, "since %s", since_reset ? "reset" : "start");
+	return buf;
+}
+
 void profile_table_describe(const struct profile_table *pt, bool since_reset,
                             char *buf, size_t size)
 {
@@ -382,7 +396,10 @@ void profile_table_describe(const struct profile_table *pt, bool since_reset,
 	                   pt->thread_name, pt->process, of, sizeof of);
 
 	/* Early in a run the window is shorter than asked: say both. */
-	if (pt->recent_s > 0 && pt->recent_s + 0.5 < pt->recent_asked)
+	if (pt->replay)
+		snprintf(when, sizeof when, "in %.1f-%.1f s of the recording", pt->replay_from,
+		         pt->replay_to);
+	else if (pt->recent_s > 0 && pt->recent_s + 0.5 < pt->recent_asked)
 		snprintf(when, sizeof when, "over the last %.0f s (of %.0f)",
 		         pt->recent_s, pt->recent_asked);
 	else if (pt->recent_s > 0)

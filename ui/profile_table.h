@@ -64,6 +64,8 @@ struct profile_table {
 	const char *thread_name;  /* its OS name, borrowed; "" if unknown */
 	pid_t process;            /* the snapshot's process filter, 0 = all */
 	double recent_s, recent_asked; /* the snapshot's window (w), 0 = none */
+	bool replay;                   /* pytop replay: the figures cover */
+	double replay_from, replay_to; /* [from, to) of the recording */
 	enum profile_mode mode;
 	profile_col sort;
 	bool full_names;          /* the Function cell uncut: whole paths */
@@ -112,6 +114,11 @@ profile_col profile_col_step(profile_col col, int dir,
  * samples of thread 4250 worker", "% of 900 running samples of process
  * 4300" (a process filter, -s, without a thread filter): what 100 %
  * means. */
+/* What a table's figures cover: "since start", "since reset", or in a
+ * replay "in 1.0-2.5 s of the recording".  Returns buf. */
+const char *profile_span(const struct snapshot *s, bool since_reset, char *buf,
+                         size_t size);
+
 void profile_percent_of(uint64_t samples, bool idle, pid_t thread,
                         const char *thread_name, pid_t process, char *buf,
                         size_t size);

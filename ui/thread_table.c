@@ -5,6 +5,7 @@
 
 #include "thread_table.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,11 @@ static void fmt_cpu(const void *row, const void *ctx, int width, bool utf8,
                     char *buf, size_t size)
 {
 	(void)ctx, (void)width, (void)utf8;
-	snprintf(buf, size, "%.1f", cpu_pct(thread_of(row)));
+	/* NaN: not known (a replay: the recording has no thread CPU). */
+	if (isnan(cpu_pct(thread_of(row))))
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%.1f", cpu_pct(thread_of(row)));
 }
 
 static void fmt_usr_sys(const void *row, const void *ctx, int width,
@@ -88,14 +93,20 @@ static void fmt_usr_sys(const void *row, const void *ctx, int width,
 	const struct snap_thread *t = thread_of(row);
 
 	(void)ctx, (void)width, (void)utf8;
-	snprintf(buf, size, "%.0f/%.0f", t->cpu_user_pct, t->cpu_sys_pct);
+	if (isnan(t->cpu_user_pct) || isnan(t->cpu_sys_pct))
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%.0f/%.0f", t->cpu_user_pct, t->cpu_sys_pct);
 }
 
 static void fmt_gil(const void *row, const void *ctx, int width, bool utf8,
                     char *buf, size_t size)
 {
 	(void)ctx, (void)width, (void)utf8;
-	snprintf(buf, size, "%.1f", thread_of(row)->gil_pct);
+	if (isnan(thread_of(row)->gil_pct))
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%.1f", thread_of(row)->gil_pct);
 }
 
 static void fmt_samples(const void *row, const void *ctx, int width,
@@ -327,7 +338,12 @@ void thread_table_free(struct thread_table *tt)
 void thread_table_describe(const struct thread_table *tt,
                            const struct snapshot *s, char *buf, size_t size)
 {
-	snprintf(buf, size, "Threads: %zu, CPU and GIL %% over the last "
-	         "%.1f s, by %s", s->nthreads, s->window_s,
-	         thread_col_name(tt->sort));
+	if (s->replay.on)
+		snprintf(buf, size, "Threads: %zu, samples in %.1f-%.1f s of the recording "
+		         "(CPU and GIL %% not recorded), by %s", s->nthreads, s->replay.from_s,
+		         s->replay.to_s, thread_col_name(tt->sort));
+	else
+		snprintf(buf, size, "Threads: %zu, CPU and GIL %% over the last "
+		         "%.1f s, by %s", s->nthreads, s->window_s,
+		         thread_col_name(tt->sort));
 }

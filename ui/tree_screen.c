@@ -233,18 +233,18 @@ static void describe(const struct tree_screen *ts, bool since_reset,
                      char *buf, size_t size)
 {
 	const struct snapshot *s = ts->snap;
-	char of[256];
+	char of[256], span[64];
 
 	profile_percent_of(ts->tree.samples, s->idle_mode, s->thread_filter,
 	                   profile_thread_name(s, s->thread_filter),
 	                   s->process_filter, of, sizeof of);
 	if (ts->callers_of != NULL)
-		snprintf(buf, size, "Callers of %s since %s, %s, by %s",
-		         ts->callers_of, since_reset ? "reset" : "start", of,
+		snprintf(buf, size, "Callers of %s %s, %s, by %s",
+		         ts->callers_of, profile_span(s, since_reset, span, sizeof span), of,
 		         profile_col_name(ts->table.sort));
 	else
-		snprintf(buf, size, "Call tree since %s, %s, by %s",
-		         since_reset ? "reset" : "start", of,
+		snprintf(buf, size, "Call tree %s, %s, by %s",
+		         profile_span(s, since_reset, span, sizeof span), of,
 		         profile_col_name(ts->table.sort));
 }
 

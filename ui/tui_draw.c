@@ -8,6 +8,7 @@
 #include "function_bar.h"
 #include "header.h"
 #include "keys.h"
+#include "replay_bar.h"
 
 #define LEGEND_MAX 16
 
@@ -22,6 +23,12 @@ static int draw_header(const struct tui_state *st, const struct crt *crt)
 	n = header_tui(s, &st->gauges, COLS, LINES, crt->utf8, lines);
 	for (int i = 0; i < n; i++)
 		crt_put(crt, i, 0, i == 0 ? CRT_HEADER : CRT_NORMAL, lines[i]);
+	/* pytop replay: the time bar, while a table still fits below. */
+	if (s->replay.on && n > 0 && LINES - n > HEADER_TABLE_MIN_ROWS - 3) {
+		replay_bar_format(&s->replay, st->playing, COLS, crt->utf8, lines[0],
+		                  HEADER_LINE_MAX);
+		crt_put(crt, n++, 0, CRT_NORMAL, lines[0]);
+	}
 	return n;
 }
 

@@ -52,6 +52,13 @@ struct tui_state {
 	bool exited;                /* the target is gone: figures are final */
 	double window_s;            /* w: the tables count the last window_s
 	                               seconds; 0 = since start */
+	/* pytop replay (replay_keys.h): set once a replay's snapshot shows */
+	bool replay;
+	bool playing;               /* space: one refresh per recorded one */
+	int replay_step;            /* REACT_REPLAY: refreshes to move by
+	                               (INT_MIN / INT_MAX: start / end) */
+	int replay_mark;            /* ... or the window end to set
+	                               (REPLAY_MARK_*), -1 none */
 };
 
 /* Zero st, set up every screen (tui_screens), show the functions

@@ -227,6 +227,27 @@ struct snap_push {
 	char last_error[80];
 };
 
+/* pytop replay: what part of a recording the snapshot shows.  A
+ * replay's snapshot holds every figure the recording keeps (man pytop:
+ * REPLAY); those it does not keep are left 0 and the views show them as
+ * unknown when `on`. */
+#define SNAP_REPLAY_HISTORY 60
+
+struct snap_replay {
+	bool on;
+	char file[256];       /* the recording, as the user named it */
+	double extent_s;      /* the recording's end, seconds from its start */
+	double at_s;          /* the position: the refresh shown */
+	double from_s, to_s;  /* the figures cover [from_s, to_s) */
+	bool window;          /* from_s / to_s were chosen (--from/--to, [ ]) */
+	double delay_s;       /* the live view's refresh interval (-d) */
+	/* The TUI's: the gauges at the refreshes up to this one, oldest
+	 * first, for the sparklines (a replay jumps: the history comes with
+	 * the position). */
+	struct snap_gauges history[SNAP_REPLAY_HISTORY];
+	size_t nhistory;
+};
+
 struct snapshot {
 	/* target */
 	pid_t pid;
@@ -331,6 +352,7 @@ struct snapshot {
 	struct snap_process *processes; size_t nprocesses;
 
 	struct snap_push push;
+	struct snap_replay replay;
 
 	char *strings; /* owned: the rows' strings (snapshot_own_strings) */
 };
@@ -381,6 +403,16 @@ struct snapshot_source {
 	/* Later snapshots count the last `seconds` only (0: since start);
 	 * NULL when the source keeps no history. */
 	void (*set_window)(void *ctx, double seconds);
+	/* pytop replay only (NULL live).  Move the position by `refreshes`
+	 * (INT_MIN / INT_MAX: to the start / end); false when it could not
+	 * move (already there). */
+	bool (*replay_step)(void *ctx, int refreshes);
+	/* The window's from (REPLAY_MARK_FROM) or to (REPLAY_MARK_TO) at the
+	 * position, or no window (REPLAY_MARK_CLEAR); false when refused
+	 * (from at or after to). */
+	bool (*replay_mark)(void *ctx, int which);
 };
+
+enum { REPLAY_MARK_FROM, REPLAY_MARK_TO, REPLAY_MARK_CLEAR };
 
 #endif

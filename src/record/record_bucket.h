@@ -78,6 +78,8 @@ struct rec_bucket {
 	struct rb_process *processes; size_t nprocesses, processes_cap;
 	struct rb_gauges gauges;
 	double rate_hz;        /* ticks per second over the bucket */
+	bool refresh;          /* a view took a snapshot at t_end: replay's
+	                          refreshes fall where the live ones did */
 };
 
 void record_bucket_free(struct rec_bucket *b);

@@ -158,6 +158,27 @@ static bool read_info(struct record_reader *r, struct pytop_error *err)
 	meta_text(r, "python_version", i->python_version, sizeof i->python_version);
 	i->rate_hz = atoi(meta_text(r, "rate_hz", buf, sizeof buf));
 	i->started = atof(meta_text(r, "started", buf, sizeof buf));
+	i->pid = (pid_t)atol(meta_text(r, "pid", buf, sizeof buf));
+	i->delay_s = atof(meta_text(r, "delay_s", buf, sizeof buf));
+	if (!(i->delay_s >= 0.01 && i->delay_s <= 86400))
+		i->delay_s = 1.0; /* recorded before replay, or hostile */
+	i->idle = atoi(meta_text(r, "idle", buf, sizeof buf)) != 0;
+	i->no_split = atoi(meta_text(r, "no_split", buf, sizeof buf)) != 0;
+	i->native = atoi(meta_text(r, "native", buf, sizeof buf)) != 0;
+	i->subprocesses = atoi(meta_text(r, "subprocesses", buf, sizeof buf)) != 0;
+	i->exited = atoi(meta_text(r, "exited", buf, sizeof buf)) != 0;
+	i->exit_status = i->exited && buf[0] != '\0'
+	                 ? atoi(meta_text(r, "exit_status", buf, sizeof buf)) : -1;
+	/* Times that are not numbers (or run backwards) would place every
+	 * window wrong: the file is damaged, not merely short. */
+	if (query_double(r, "SELECT COUNT(*) FROM buckets WHERE typeof(t_start) NOT IN "
+	                 "('real', 'integer') OR typeof(t_end) NOT IN ('real', 'integer') "
+	                 "OR NOT (t_end >= t_start);", &ok1) != 0 || !ok1) {
+		error_set(err, PYTOP_ERR_FILE, "the recording %s is damaged (a bucket's times "
+		          "are not numbers, or end before they start); it cannot be read: "
+		          "record the session again", r->path);
+		return false;
+	}
 	i->end_s = query_double(r, "SELECT COALESCE(MAX(t_end), 0) FROM buckets;", &ok1);
 	i->samples = (unsigned long long)query_double(
 		r, "SELECT COALESCE(SUM(samples), 0) FROM samples;", &ok2);
@@ -256,6 +277,21 @@ void record_read_close(struct record_reader *r)
 	sqlite3_close(r->db);
 	record_copy_remove(&r->copy);
 	free(r);
+}
+
+struct sqlite3 *record_read_db(struct record_reader *r)
+{
+	return r->db;
+}
+
+const char *record_read_string(const struct record_reader *r, int64_t id)
+{
+	return string_of(r, id);
+}
+
+void record_read_damaged(struct record_reader *r, struct pytop_error *err)
+{
+	damaged(r, err);
 }
 
 /* ---- a window as a snapshot's stack table --------------------------------- */
@@ -456,8 +492,8 @@ static bool window_ok(struct record_reader *r, double from, double to, struct py
 	return true;
 }
 
-int record_read_window(struct record_reader *r, double from, double to,
-                       struct snapshot *out, struct pytop_error *err)
+int record_read_span(struct record_reader *r, double from, double to,
+                     struct snapshot *out, struct pytop_error *err)
 {
 	struct id_map fm = { 0 }, nm = { 0 };
 	bool ok;
@@ -477,6 +513,20 @@ int record_read_window(struct record_reader *r, double from, double to,
 		snapshot_free(out);
 		return -1;
 	}
+	out->samples_win = out->samples;
+	out->requested_hz = r->info.rate_hz;
+	out->target_started = r->info.started;
+	out->elapsed_s = out->window_s = fmin(to, r->info.end_s) - from;
+	snprintf(out->command, sizeof out->command, "%s", r->info.command);
+	snprintf(out->python_version, sizeof out->python_version, "%s", r->info.python_version);
+	return 0;
+}
+
+int record_read_window(struct record_reader *r, double from, double to,
+                       struct snapshot *out, struct pytop_error *err)
+{
+	if (record_read_span(r, from, to, out, err) != 0)
+		return -1;
 	if (out->samples == 0) {
 		error_set(err, PYTOP_ERR_FILE, "no bucket of the recording %s with samples starts "
 		          "at or after --from %g and before --to %g; widen the window", r->path,
@@ -484,12 +534,6 @@ int record_read_window(struct record_reader *r, double from, double to,
 		snapshot_free(out);
 		return -1;
 	}
-	out->samples_win = out->samples;
-	out->requested_hz = r->info.rate_hz;
-	out->target_started = r->info.started;
-	out->elapsed_s = out->window_s = fmin(to, r->info.end_s) - from;
-	snprintf(out->command, sizeof out->command, "%s", r->info.command);
-	snprintf(out->python_version, sizeof out->python_version, "%s", r->info.python_version);
 	return 0;
 }
 

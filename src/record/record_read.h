@@ -28,6 +28,12 @@ struct record_info {
 	double started;         /* CLOCK_REALTIME seconds sampling began */
 	double end_s;           /* the last bucket's end, seconds from start */
 	unsigned long long samples; /* in all buckets */
+	/* The session's, from meta (a value the file lacks: its default). */
+	pid_t pid;              /* 0 unknown */
+	double delay_s;         /* -d, the views' refresh interval (1) */
+	bool idle, no_split, native, subprocesses; /* the options (false) */
+	bool exited;            /* the target ended during the recording */
+	int exit_status;        /* when exited; -1 unknown */
 };
 
 /* Open and check `path` (SQLite, a pytop recording, a schema this pytop
@@ -41,6 +47,19 @@ const struct record_info *record_read_info(const struct record_reader *r);
  * recording or a read failure. */
 int record_read_window(struct record_reader *r, double from, double to,
                        struct snapshot *out, struct pytop_error *err);
+
+/* record_read_window without its refusal of a window with no samples
+ * (a replay shows an idle second as such). */
+int record_read_span(struct record_reader *r, double from, double to,
+                     struct snapshot *out, struct pytop_error *err);
+
+/* For the other readers of the record room (record_timeline.c): the
+ * open database, a string of the file by id ("" unknown), and the
+ * damaged-file error. */
+struct sqlite3;
+struct sqlite3 *record_read_db(struct record_reader *r);
+const char *record_read_string(const struct record_reader *r, int64_t id);
+void record_read_damaged(struct record_reader *r, struct pytop_error *err);
 
 /* One thread's figures in one bucket: its dominant stack (the one with
  * most samples) as a node of the last record_read_window's snapshot (0:

@@ -37,7 +37,11 @@ static const char schema_sql[] =
 	" cpu_wait INTEGER NOT NULL, gil_wait INTEGER NOT NULL, waiting INTEGER NOT NULL,"
 	" mem_growth INTEGER NOT NULL, mem_shrink INTEGER NOT NULL,"
 	" minflt INTEGER NOT NULL, majflt INTEGER NOT NULL,"
-	" PRIMARY KEY(bucket, stack, thread)) WITHOUT ROWID;";
+	" PRIMARY KEY(bucket, stack, thread)) WITHOUT ROWID;"
+	/* Added within schema 1 (a reader ignores a table it does not know;
+	 * replay falls back to meta.delay_s without it): the buckets at
+	 * whose end the live view took a snapshot. */
+	"CREATE TABLE refreshes(bucket INTEGER PRIMARY KEY);";
 
 bool record_schema_create(sqlite3 *db, const char *path, struct pytop_error *err)
 {

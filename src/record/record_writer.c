@@ -19,7 +19,7 @@
 
 enum {
 	ST_STRING, ST_FRAME, ST_STACK, ST_THREAD, ST_THREAD_SEEN, ST_PROCESS,
-	ST_BUCKET, ST_SAMPLE, ST_DESCRIBE, NSTMT
+	ST_BUCKET, ST_SAMPLE, ST_DESCRIBE, ST_REFRESH, NSTMT
 };
 
 static const char *const stmt_sql[NSTMT] = {
@@ -39,6 +39,7 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_SAMPLE] = "INSERT INTO samples(bucket, stack, thread, samples, us, python, native,"
 	              " system, cpu_wait, gil_wait, waiting, mem_growth, mem_shrink, minflt,"
 	              " majflt) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);",
+	[ST_REFRESH] = "INSERT INTO refreshes(bucket) VALUES(?);",
 };
 
 struct record_writer {
@@ -205,7 +206,12 @@ static bool write_bucket_row(struct record_writer *w, const struct rec_bucket *b
 		sqlite3_bind_double(s, 15, (double)g->stime_ns / 1e9);
 		sqlite3_bind_int(s, 16, g->threads);
 	}
-	return step(s);
+	if (!step(s))
+		return false;
+	if (!b->refresh)
+		return true;
+	sqlite3_bind_int64(w->st[ST_REFRESH], 1, b->id);
+	return step(w->st[ST_REFRESH]);
 }
 
 static bool write_bucket(struct record_writer *w, const struct rec_bucket *b)

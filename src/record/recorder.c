@@ -33,6 +33,7 @@ struct recorder {
 	double next_boundary;
 	uint64_t prev_ticks;
 	uint32_t pending_merged;     /* boundaries passed since the last bucket */
+	bool pending_refresh;        /* a snapshot was taken since the last bucket */
 	uint64_t merged;
 	uint64_t samples, buckets;   /* written so far */
 	char failure[512];           /* "" while all is well */
@@ -62,6 +63,7 @@ struct recorder *recorder_open(const char *path, bool force, struct pytop_error 
 static bool write_options(sqlite3 *db, const struct options *o)
 {
 	return record_meta_int(db, "rate_hz", o->rate_hz) &&
+	       record_meta_double(db, "delay_s", o->delay_s) &&
 	       record_meta_int(db, "idle", o->idle) &&
 	       record_meta_int(db, "no_split", o->no_split) &&
 	       record_meta_int(db, "native", o->native) &&
@@ -117,6 +119,7 @@ static void take(struct recorder *r, struct aggregator *agg, double now,
 	b->t_start = r->last_end;
 	b->t_end = now;
 	b->merged = r->pending_merged;
+	b->refresh = r->pending_refresh;
 	b->gauges = *g;
 	b->rate_hz = span > 0 && g->ticks >= r->prev_ticks
 	             ? (double)(g->ticks - r->prev_ticks) / span : 0;
@@ -134,6 +137,7 @@ static void take(struct recorder *r, struct aggregator *agg, double now,
 	r->prev_ticks = g->ticks;
 	r->last_end = now;
 	r->pending_merged = 0;
+	r->pending_refresh = false;
 }
 
 bool recorder_due(const struct recorder *r, double now)
@@ -173,6 +177,22 @@ void recorder_flush(struct recorder *r, struct aggregator *agg, double now,
 			nanosleep(&ts, NULL);
 			waited += 0.01;
 		}
+	}
+	take(r, agg, now, g);
+}
+
+void recorder_refresh(struct recorder *r, struct aggregator *agg, double now,
+                      const struct rb_gauges *g)
+{
+	if (r == NULL || r->failure[0] != '\0')
+		return;
+	r->pending_refresh = true;
+	if (!record_writer_has_room(r->writer)) {
+		/* As at a boundary: merged into the next bucket, whose end
+		 * then stands for this refresh (counted). */
+		r->pending_merged++;
+		r->merged++;
+		return;
 	}
 	take(r, agg, now, g);
 }

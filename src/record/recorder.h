@@ -52,6 +52,14 @@ void recorder_tick(struct recorder *r, struct aggregator *agg, double now,
 void recorder_flush(struct recorder *r, struct aggregator *agg, double now,
                     const struct rb_gauges *g);
 
+/* A view takes a snapshot now (after the poll that fed it): the
+ * figures since the last bucket become a bucket ending now, marked as a
+ * refresh, so that a replay's snapshots hold exactly the live ones'
+ * samples.  A full queue merges it into the next bucket (counted), which
+ * then carries the mark. */
+void recorder_refresh(struct recorder *r, struct aggregator *agg, double now,
+                      const struct rb_gauges *g);
+
 /* Buckets merged into later ones because the writer was behind. */
 uint64_t recorder_merged(const struct recorder *r);
 

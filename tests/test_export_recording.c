@@ -21,6 +21,7 @@
 
 #include "busy_program.h"
 #include "harness.h"
+#include "sql_exec.h"
 
 /* pytop export args...: stdout, stderr and status in *p. */
 static void export_run(struct h_proc *p, const char *const args[])
@@ -324,16 +325,6 @@ static void write_bytes(const char *path, const char *data, size_t len)
 	fclose(f);
 }
 
-static void sql(const char *path, const char *stmt)
-{
-	sqlite3 *db = NULL;
-
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, stmt, NULL, NULL, NULL), SQLITE_OK, "%s: %s", stmt,
-	             sqlite3_errmsg(db));
-	sqlite3_close(db);
-}
-
 /* A window strictly between the starts of the recording's 3rd and 4th
  * buckets (read from a copy: the recording itself is only read by pytop). */
 static void between_buckets(const char *copy, char *from, char *to)
@@ -385,19 +376,19 @@ Test(export_recording, bad_input_refused, .timeout = 60)
 	write_bytes(corrupt, bad, len);
 	write_bytes(text, "just some text\n", 15);
 	write_bytes(newer, data, len);
-	sql(newer, "PRAGMA user_version=2;");
+	sql_exec(newer, "PRAGMA user_version=2;");
 	write_bytes(empty, data, len);
-	sql(empty, "DELETE FROM samples; DELETE FROM buckets;");
+	sql_exec(empty, "DELETE FROM samples; DELETE FROM buckets;");
 	/* Hand-edited files: their samples' stacks cannot be walked. */
 	char *orphan = h_path(dir, "orphan.pytop"), *loop = h_path(dir, "loop.pytop");
 	char *undef = h_path(dir, "undef.pytop");
 	write_bytes(orphan, data, len);
-	sql(orphan, "UPDATE stacks SET parent = 987654 WHERE id = (SELECT stack FROM samples "
+	sql_exec(orphan, "UPDATE stacks SET parent = 987654 WHERE id = (SELECT stack FROM samples "
 	    "ORDER BY samples DESC LIMIT 1);");
 	write_bytes(loop, data, len);
-	sql(loop, "UPDATE stacks SET parent = id WHERE parent != 0;");
+	sql_exec(loop, "UPDATE stacks SET parent = id WHERE parent != 0;");
 	write_bytes(undef, data, len);
-	sql(undef, "UPDATE samples SET stack = stack + 987654;");
+	sql_exec(undef, "UPDATE samples SET stack = stack + 987654;");
 	write_bytes(out, "keep me\n", 8);
 	cr_assert_eq(symlink(victim, link), 0);
 

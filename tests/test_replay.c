@@ -12,7 +12,6 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,47 +19,15 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "sql_exec.h"
 
-/* Two threads with distinct stacks, ~2.2 s. */
-static const char WORK[] =
-	"import threading, time\n"
-	"def leaf(n):\n"
-	"    s = 0\n"
-	"    for i in range(n):\n"
-	"        s += i * i\n"
-	"    return s\n"
-	"def mid():\n"
-	"    return leaf(20000)\n"
-	"def other():\n"
-	"    return leaf(5000)\n"
-	"def worker(secs):\n"
-	"    end = time.time() + secs\n"
-	"    while time.time() < end:\n"
-	"        other()\n"
-	"t = threading.Thread(target=worker, args=(2.2,), name='w1')\n"
-	"t.start()\n"
-	"end = time.time() + 2.2\n"
-	"while time.time() < end:\n"
-	"    mid()\n"
-	"t.join()\n";
-
-static char *write_work(const char *dir)
-{
-	char *path = h_path(dir, "work.py");
-	FILE *f = fopen(path, "w");
-
-	cr_assert(f != NULL, "cannot write %s", path);
-	fputs(WORK, f);
-	fclose(f);
-	return path;
-}
 
 /* A recorded live batch session: its JSON lines, the recording in *file.
  * -d 0.35 puts the refreshes off the 100 ms bucket grid: only buckets
  * closed at each snapshot make the replay's windows the live ones. */
 static json_t *record_live(const char *dir, char **file)
 {
-	char *work = write_work(dir);
+	char *work = h_workload("replay_pair.py"); /* two threads, 2.2 s */
 	const char *py = h_need_python(H_PY_DEBIAN);
 	struct h_proc p;
 	json_t *lines;
@@ -68,7 +35,7 @@ static json_t *record_live(const char *dir, char **file)
 
 	*file = h_path(dir, "run.pytop");
 	const char *argv[] = { h_pytop(), "-b", "--json", "-d", "0.35", "-w", *file, "--",
-	                       py, work, NULL };
+	                       py, work, "2.2", NULL };
 	cr_assert(h_run(&p, 40, argv), "pytop did not finish; stderr: %s", p.err.data);
 	cr_assert_eq(p.status, 0, "exit status %d; stderr: %s", p.status, p.err.data);
 	lines = h_json_lines(p.out.data, &bad);
@@ -241,7 +208,6 @@ Test(replay, batch_agrees_with_live_and_windows_add_up, .timeout = 90)
 	free(dir);
 }
 
-static void sql(const char *path, const char *stmt);
 
 /* pytop replay args: must fail with one line on stderr, nothing on
  * stdout, status `want`; the line must contain `says`. */
@@ -297,7 +263,7 @@ Test(replay, bad_input_one_line_nothing_written, .timeout = 60)
 	 * whose times are not numbers (refused), processes that are each other's
 	 * parents, names that are not strings.  Replayed or refused in one
 	 * line, never a crash. */
-	sql(file, "INSERT INTO refreshes VALUES (999999), (-5);"
+	sql_exec(file, "INSERT INTO refreshes VALUES (999999), (-5);"
 	          "INSERT INTO processes VALUES (77771, 1, 2, 77772, 999999, -1),"
 	          " (77772, 1, 2, 77771, 5, 5);"
 	          "UPDATE threads SET name = 123456789, first_bucket = -1;"
@@ -313,7 +279,7 @@ Test(replay, bad_input_one_line_nothing_written, .timeout = 60)
 	cr_assert(strstr(p.out.data, "77772") != NULL, "the looping processes are not listed");
 	h_proc_free(&p);
 	/* A bucket end that is not a number: refused in one line. */
-	sql(file, "UPDATE buckets SET t_end = 'x' WHERE id = 4;");
+	sql_exec(file, "UPDATE buckets SET t_end = 'x' WHERE id = 4;");
 	cr_assert(h_run(&p, 30, hostile), "pytop replay of a hostile file did not finish");
 	h_note("a text bucket end: status %d, stderr: %s", p.status, p.err.data);
 	cr_assert_eq(p.status, 1, "status %d; stderr: %s", p.status, p.err.data);
@@ -329,16 +295,6 @@ Test(replay, bad_input_one_line_nothing_written, .timeout = 60)
 	free(dir);
 }
 
-static void sql(const char *path, const char *stmt)
-{
-	sqlite3 *db = NULL;
-
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, stmt, NULL, NULL, NULL), SQLITE_OK, "%s: %s", stmt,
-	             sqlite3_errmsg(db));
-	sqlite3_close(db);
-}
-
 Test(replay, older_recording_refreshes_every_second, .timeout = 60)
 {
 	char *dir = h_tmpdir(), *file;
@@ -348,7 +304,7 @@ Test(replay, older_recording_refreshes_every_second, .timeout = 60)
 	double extent;
 
 	/* As a recording of before replay: neither the refreshes nor -d. */
-	sql(file, "DROP TABLE refreshes; DELETE FROM meta WHERE key = 'delay_s';");
+	sql_exec(file, "DROP TABLE refreshes; DELETE FROM meta WHERE key = 'delay_s';");
 	rep = replay_json(args);
 	snap = last_of(rep);
 	extent = h_num(json_object_get(snap, "replay"), "extent");

@@ -19,28 +19,6 @@
 #define WAIT_S 15.0
 #define SERVER_LIFETIME_S 60
 
-static const char WORK[] =
-	"import threading, time\n"
-	"def leaf(n):\n"
-	"    s = 0\n"
-	"    for i in range(n):\n"
-	"        s += i * i\n"
-	"    return s\n"
-	"def mid():\n"
-	"    return leaf(20000)\n"
-	"def other():\n"
-	"    return leaf(5000)\n"
-	"def worker(secs):\n"
-	"    end = time.time() + secs\n"
-	"    while time.time() < end:\n"
-	"        other()\n"
-	"t = threading.Thread(target=worker, args=(2.0,), name='w1')\n"
-	"t.start()\n"
-	"end = time.time() + 2.0\n"
-	"while time.time() < end:\n"
-	"    mid()\n"
-	"t.join()\n";
-
 static struct h_tmux g_tmux;
 static char *g_dir;
 
@@ -56,16 +34,12 @@ static void teardown(void)
  * grid); its path, owned. */
 static char *record(void)
 {
-	char *work = h_path(g_dir, "work.py"), *file = h_path(g_dir, "run.pytop");
+	char *work = h_workload("replay_pair.py"), *file = h_path(g_dir, "run.pytop");
 	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *argv[] = { h_pytop(), "-b", "--json", "-d", "0.35", "-w", file, "--",
-	                       py, work, NULL };
-	FILE *f = fopen(work, "w");
+	                       py, work, "2.0", NULL };
 	struct h_proc p;
 
-	cr_assert_not_null(f);
-	fputs(WORK, f);
-	fclose(f);
 	cr_assert(h_run(&p, 40, argv), "pytop did not finish; stderr: %s", p.err.data);
 	cr_assert_eq(p.status, 0, "exit status %d; stderr: %s", p.status, p.err.data);
 	h_proc_free(&p);

@@ -2,8 +2,9 @@
  * snapshot's stacks (profile/stack_derive.h) are the row counters'
  * figures, exactly: on seeded random record streams (several processes
  * and threads, Python and native frames with and without a source line,
- * recursion, every sample flag, CPU and schedstat counters that move,
- * stall or go back, memory growth and shrink, faults, threads that end,
+ * recursion, truncated stacks ("[N more frames]"), every sample flag,
+ * CPU and schedstat counters that move, stall or go back, memory growth
+ * and shrink, faults, threads that end,
  * resets, thread and process filters), every snapshot's function and
  * line rows (own, total, their windows and seconds, the whole split) equal
  * what stack_derive computes from the same snapshot's stacks.  The row
@@ -145,6 +146,11 @@ static void sim_sample(struct sim *s, struct sim_thread *t)
 		/* Recursion now and then: the frame below again. */
 		r->frames[i] = i > 0 && below(&s->rng, 5) == 0 ? r->frames[i - 1]
 		               : random_frame(s, i == 0);
+	/* A truncated stack: its outermost frame stands for the N frames
+	 * left out ("[N more frames]", one row per bucket of N, no line). */
+	if ((r->flags & SAMPLE_TRUNCATED) && n >= 2)
+		r->frames[n - 1] = (struct rec_frame){ REC_MORE_FRAMES,
+		                                       (int32_t)(7 + 60 * below(&s->rng, 3)) };
 	/* The same stack again, as a thread busy in one place sends it. */
 	int repeat = below(&s->rng, 3) == 0 ? 3 : 1;
 	for (int k = 0; k < repeat; k++) {

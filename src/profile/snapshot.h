@@ -114,6 +114,8 @@ struct snap_frame {
 	bool native;
 	bool other;         /* "[other stacks]" */
 	const char *module; /* native: its module's file name; "" for Python */
+	bool marker;        /* "[N more frames]": the frames a truncated stack
+	                       left out; it has no line */
 };
 
 struct snap_stack_node {

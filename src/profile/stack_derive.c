@@ -54,7 +54,7 @@ static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *f
 	}
 	*fr = (uint32_t)v;
 	*lr = NO_LINE;
-	if (f->native && f->line <= 0 && !f->other)
+	if ((f->native || f->marker) && f->line <= 0 && !f->other)
 		return true;
 	if (!key_of(d, f->file, NULL, (uint32_t)f->line, false, &key))
 		return false;

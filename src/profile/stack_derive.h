@@ -4,7 +4,7 @@
  * The rules are the aggregator's (aggregator.h): a function is (name,
  * file), a line (file, line); own is the innermost frame's function and
  * the innermost frame that has a line (a native frame without a source
- * line has none); total counts every distinct function and line of a
+ * line has none, nor has "[N more frames]"); total counts every distinct function and line of a
  * stack once; the split belongs to the own function and line.  A
  * function's line is the smallest first line of its frames in the table
  * (the row counters keep theirs across a reset), a line's name the

@@ -6,7 +6,8 @@
  * CPU and schedstat counters that move, stall or go back, memory growth
  * and shrink, faults, threads that end,
  * resets, thread and process filters), every snapshot's function and
- * line rows (own, total, their windows and seconds, the whole split) equal
+ * line rows (own, total, their windows and seconds, the whole split, the
+ * memory kept over the last minute) equal
  * what stack_derive computes from the same snapshot's stacks.  The row
  * counters are the reference: they are what every accuracy test checks.
  * The seed and step are in every failure message. */
@@ -229,6 +230,9 @@ static void expect_split(const struct sim *s, const char *what, const char *name
 static void expect_counts(const struct sim *s, const char *what, const char *name,
                           const struct snap_counts *x, const struct snap_counts *y)
 {
+	cr_assert(x->mem_kept == y->mem_kept, "seed %llu step %d: %s %s: kept %lld, derived %lld",
+	          (unsigned long long)s->seed, s->step, what, name,
+	          (long long)x->mem_kept, (long long)y->mem_kept);
 	cr_assert(x->own == y->own && x->total == y->total &&
 	          x->own_win == y->own_win && x->total_win == y->total_win,
 	          "seed %llu step %d: %s %s: own %llu total %llu (window %llu %llu), "
@@ -320,7 +324,8 @@ static void run_stream(uint64_t seed, int steps, bool split)
 	sim_processes(&s);
 	for (s.step = 0; s.step < steps; s.step++) {
 		uint32_t ev = below(&s.rng, 100);
-		s.now += MS;
+		/* Now and then 3 s go by: kept memory's 10 s boundaries pass. */
+		s.now += below(&s.rng, 100) == 0 ? 3000 * MS : MS;
 		if (ev < 80) {
 			struct sim_thread *t = &s.t[below(&s.rng, MAX_THREADS)];
 			if (t->alive)

@@ -370,6 +370,7 @@ static void agg_kept_mark_all(struct aggregator *a)
 	agg_kept_mark_trows(&a->pfuncs, clk);
 	agg_kept_mark_trows(&a->plines, clk);
 	agg_kept_mark_trows(&a->pcallees, clk);
+	stack_table_mark_kept(&a->stacks, clk);
 }
 
 /* ---- the Python / native / system split ------------------------------- */

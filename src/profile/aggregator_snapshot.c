@@ -401,7 +401,7 @@ void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 	agg_snap_funcs(a, &fv, out);
 	agg_snap_lines(a, &lv, out);
 	agg_snap_callees(a, &cv, out);
-	stack_snapshot_emit(&a->stacks, agg_describe, a, out);
+	stack_snapshot_emit(&a->stacks, &a->kept_clock, agg_describe, a, out);
 	stack_table_close_window(&a->stacks);
 	if (!ok) {
 		free(out->funcs);

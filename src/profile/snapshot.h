@@ -136,6 +136,9 @@ struct snap_stack {
 	uint64_t samples, samples_win;
 	double seconds;     /* their summed sampling intervals */
 	struct snap_split split, split_win;
+	int64_t mem_kept;   /* net RSS growth over the last minute (as
+	                       snap_counts.mem_kept): a row's is the sum of
+	                       its own stacks' */
 };
 
 enum snap_thread_state {

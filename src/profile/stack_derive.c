@@ -75,6 +75,7 @@ static void add_own(struct snap_counts *c, const struct snap_stack *st)
 	c->own += st->samples;
 	c->own_win += st->samples_win;
 	c->own_s += st->seconds;
+	c->mem_kept += st->mem_kept;
 	snap_split_add(&c->split, &st->split);
 	snap_split_add(&c->split_win, &st->split_win);
 }

@@ -4,15 +4,15 @@
  * The rules are the aggregator's (aggregator.h): a function is (name,
  * file), a line (file, line); own is the innermost frame's function and
  * the innermost frame that has a line (a native frame without a source
- * line has none, nor has "[N more frames]"); total counts every distinct function and line of a
- * stack once; the split belongs to the own function and line.  A
+ * line has none, nor has "[N more frames]"); total counts every distinct
+ * function and line of a stack once; the split and mem_kept belong to the
+ * own function and line (mem_kept's marks add up like the split).  A
  * function's line is the smallest first line of its frames in the table
  * (the row counters keep theirs across a reset), a line's name the
- * function of the first frame met on it.  "[other stacks]"
- * gives one function and one line row with other = true.  mem_kept is
- * not kept per stack: 0.  This is what the call tree, exports and
- * recordings can count from, and how the stack table is checked against
- * the row counters (tests/test_stack_derive.c).
+ * function of the first frame met on it.  "[other stacks]" gives one
+ * function and one line row with other = true.  This is what the call
+ * tree, exports and recordings can count from, and how the stack table
+ * is checked against the row counters (tests/test_stack_derive.c).
  */
 #ifndef PYTOP_STACK_DERIVE_H
 #define PYTOP_STACK_DERIVE_H

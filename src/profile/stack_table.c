@@ -323,6 +323,12 @@ void stack_table_close_window(struct stack_table *t)
 	}
 }
 
+void stack_table_mark_kept(struct stack_table *t, const struct mem_kept_clock *clk)
+{
+	for (size_t i = 0; i < t->ncells; i++)
+		mem_kept_mark(&t->cells[i].kept, clk, snap_mem_net(&t->cells[i].split));
+}
+
 bool stack_table_over_cap(const struct stack_table *t)
 {
 	return t->ncells > STACK_MAX_CELLS || t->nnodes > STACK_MAX_NODES;
@@ -337,6 +343,7 @@ static void st_cell_merge(struct stack_cell *o, const struct stack_cell *from)
 		o->stamp = from->stamp;
 	snap_split_add(&o->split, &from->split);
 	snap_split_add(&o->split_win, &from->split_win);
+	mem_kept_add(&o->kept, &from->kept);
 }
 
 uint32_t *stack_table_merge_gone(struct stack_table *t, stack_tid_gone gone, void *ctx)

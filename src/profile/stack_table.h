@@ -42,6 +42,7 @@
 #include <sys/types.h>
 
 #include "hashmap.h"
+#include "profile/mem_kept.h"
 #include "profile/snapshot.h"
 #include "transport/record.h"
 
@@ -72,6 +73,9 @@ struct stack_cell {
 	uint64_t ns;           /* summed sampling intervals */
 	uint64_t stamp;        /* the table's serial at its last sample */
 	struct snap_split split, split_win;
+	struct mem_kept kept;  /* split's net growth at the last boundaries:
+	                          marks add up, so a row's kept memory is
+	                          its own cells' */
 };
 
 /* A cell's figures since the recorder's last bucket (src/record/): kept
@@ -152,6 +156,10 @@ uint32_t stack_table_count(struct stack_table *t, uint32_t node, pid_t tid,
 /* Add d to a cell's split (and its window's when win). */
 void stack_table_split(struct stack_table *t, uint32_t cell,
                        const struct snap_split *d, bool win);
+
+/* A kept-memory boundary passed (mem_kept_due): every cell records its
+ * net growth. */
+void stack_table_mark_kept(struct stack_table *t, const struct mem_kept_clock *clk);
 
 /* A snapshot closed the window. */
 void stack_table_close_window(struct stack_table *t);

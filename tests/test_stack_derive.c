@@ -7,7 +7,7 @@
  * and shrink, faults, threads that end,
  * resets, thread and process filters), every snapshot's function and
  * line rows (own, total, their windows and seconds, the whole split, the
- * memory kept over the last minute) equal
+ * memory kept over the last minute; a line's name) equal
  * what stack_derive computes from the same snapshot's stacks.  The row
  * counters are the reference: they are what every accuracy test checks.
  * The seed and step are in every failure message. */
@@ -26,7 +26,8 @@
 #include "profile/stack_derive.h"
 #include "transport/record.h"
 
-#define NCODES 12        /* Python codes 1..NCODES; 12 shares 11's row */
+#define NCODES 13        /* Python codes 1..NCODES; 12 shares 11's row,
+                            13 (a generator expression) 1's line */
 #define NNATIVE 4        /* native functions from 0x80000000 */
 #define NATIVE_BASE 0x80000000u
 #define MAX_THREADS 6
@@ -51,16 +52,22 @@ static void def_code(struct aggregator *a, uint32_t id)
 {
 	struct rec_code_def *c = (struct rec_code_def *)buf;
 	char name[16], file[16];
-	/* Two codes with one name and file share a function row. */
-	snprintf(name, sizeof name, "f%u", id == NCODES ? NCODES - 1 : id);
-	snprintf(file, sizeof file, "m%u.py", id == NCODES ? (NCODES - 1) % 3 : id % 3);
+	/* Two codes with one name and file share a function row; a
+	 * generator expression shares its function's line (the line's name
+	 * is the first function seen on it). */
+	snprintf(name, sizeof name, "f%u", id == 12 ? 11 : id);
+	snprintf(file, sizeof file, "m%u.py", id == 12 ? 11 % 3 : id % 3);
+	if (id == 13) {
+		snprintf(name, sizeof name, "f1.<genexpr>");
+		snprintf(file, sizeof file, "m1.py");
+	}
 	size_t ql = strlen(name), fl = strlen(file);
 	memset(buf, 0, sizeof buf);
 	memcpy(c->data, name, ql);
 	memcpy(c->data + ql, file, fl);
 	c->h = (struct rec_header){ REC_CODE_DEF, REC_ALIGN((uint32_t)(sizeof *c + ql + fl)) };
 	c->code_id = id;
-	c->firstlineno = 10 * (int)id;
+	c->firstlineno = 10 * (int)(id == 13 ? 1 : id);
 	c->qualname_len = (uint16_t)ql;
 	c->filename_len = (uint16_t)fl;
 	aggregator_ingest(a, c, c->h.size);
@@ -300,6 +307,9 @@ static void check_snapshot(struct sim *s)
 				g = &d.lines[k];
 		cr_assert_not_null(g, "seed %llu step %d: no derived %s:%d",
 		                   (unsigned long long)s->seed, s->step, l->file, l->line);
+		cr_assert_str_eq(g->name, l->name, "seed %llu step %d: %s:%d named %s, derived %s",
+		                 (unsigned long long)s->seed, s->step, l->file, l->line,
+		                 l->name, g->name);
 		expect_counts(s, "line", l->file, &l->c, &g->c);
 	}
 	stack_derived_free(&d);

@@ -9,7 +9,9 @@
  * own function and line (mem_kept's marks add up like the split).  A
  * function's line is the smallest first line of its frames in the table
  * (the row counters keep theirs across a reset), a line's name the
- * function of the first frame met on it.  "[other stacks]" gives one
+ * function of its first frame in the table (frames are numbered in the
+ * order they were first seen, leaf first within a stack, as the
+ * aggregator first saw the line).  "[other stacks]" gives one
  * function and one line row with other = true.  This is what the call
  * tree, exports and recordings can count from, and how the stack table
  * is checked against the row counters (tests/test_stack_derive.c).

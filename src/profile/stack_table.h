@@ -4,7 +4,8 @@
  * A frame is (code id, line): a Python code object and the line its
  * instruction offset falls on, or a native function (--native, code ids
  * from 0x80000000) and its source line (0 unknown).  Frames are interned
- * to frame ids.  A stack is a node of a prefix tree: node = (parent node,
+ * to frame ids, numbered in the order they were first seen (leaf first
+ * within a stack; a fold keeps the order).  A stack is a node of a prefix tree: node = (parent node,
  * frame), node 0 the root (the empty stack), so a stack of any depth is
  * one node id and stacks sharing their outer frames share those nodes.
  * Node 1 is "[other stacks]" (frame STACK_FRAME_OTHER, parent the root):

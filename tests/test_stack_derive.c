@@ -1,14 +1,14 @@
-/* test_stack_derive.c - the functions and lines counted from the
- * snapshot's stacks (profile/stack_derive.h) are the row counters'
+/* test_stack_derive.c - the functions, lines and callees counted from
+ * the snapshot's stacks (profile/stack_derive.h) are the row counters'
  * figures, exactly: on seeded random record streams (several processes
  * and threads, Python and native frames with and without a source line,
  * recursion, truncated stacks ("[N more frames]"), every sample flag,
  * CPU and schedstat counters that move, stall or go back, memory growth
- * and shrink, faults, threads that end,
- * resets, thread and process filters), every snapshot's function and
- * line rows (own, total, their windows and seconds, the whole split, the
- * memory kept over the last minute; a line's name) equal
- * what stack_derive computes from the same snapshot's stacks.  The row
+ * and shrink, faults, kept-memory boundaries passing, threads that end,
+ * resets, thread and process filters), every snapshot's function, line
+ * and callee rows (own, total, their windows and seconds, the whole
+ * split, the memory kept over the last minute; a line's name) equal what
+ * stack_derive computes from the same snapshot's stacks.  The row
  * counters are the reference: they are what every accuracy test checks.
  * The seed and step are in every failure message. */
 #ifdef HAVE_CONFIG_H
@@ -273,6 +273,34 @@ static size_t live_lines(const struct stack_derived *d)
 	return n;
 }
 
+/* --native's callees: each (Python line, native leaf) the rows show. */
+static void check_callees(const struct sim *s, const struct snapshot *snap,
+                          const struct stack_derived *d)
+{
+	size_t live = 0;
+	for (size_t k = 0; k < d->ncallees; k++)
+		live += d->callees[k].c.own > 0;
+	cr_assert_eq(live, snap->ncallees, "seed %llu step %d: %zu callees, derived %zu",
+	             (unsigned long long)s->seed, s->step, snap->ncallees, live);
+	for (size_t i = 0; i < snap->ncallees; i++) {
+		const struct snap_callee *c = &snap->callees[i], *g = NULL;
+		for (size_t k = 0; k < d->ncallees && g == NULL; k++)
+			if (strcmp(d->callees[k].caller_file, c->caller_file) == 0 &&
+			    d->callees[k].caller_line == c->caller_line &&
+			    strcmp(d->callees[k].name, c->name) == 0 &&
+			    strcmp(d->callees[k].file, c->file) == 0)
+				g = &d->callees[k];
+		cr_assert_not_null(g, "seed %llu step %d: no derived callee %s under %s:%d",
+		                   (unsigned long long)s->seed, s->step, c->name,
+		                   c->caller_file, c->caller_line);
+		cr_assert(g->line == c->line && strcmp(g->module, c->module) == 0,
+		          "seed %llu step %d: callee %s: line %d module %s, derived %d %s",
+		          (unsigned long long)s->seed, s->step, c->name, c->line, c->module,
+		          g->line, g->module);
+		expect_counts(s, "callee", c->name, &c->c, &g->c);
+	}
+}
+
 static void check_snapshot(struct sim *s)
 {
 	struct snapshot snap = { 0 };
@@ -312,6 +340,7 @@ static void check_snapshot(struct sim *s)
 		                 l->name, g->name);
 		expect_counts(s, "line", l->file, &l->c, &g->c);
 	}
+	check_callees(s, &snap, &d);
 	stack_derived_free(&d);
 	snapshot_free(&snap);
 }

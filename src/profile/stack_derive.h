@@ -1,5 +1,5 @@
-/* stack_derive.h - the functions and lines tables computed from a
- * snapshot's stacks (snapshot.h: stack_frames, stack_nodes, stacks).
+/* stack_derive.h - the functions, lines and callees tables computed from
+ * a snapshot's stacks (snapshot.h: stack_frames, stack_nodes, stacks).
  *
  * The rules are the aggregator's (aggregator.h): a function is (name,
  * file), a line (file, line); own is the innermost frame's function and
@@ -11,8 +11,10 @@
  * (the row counters keep theirs across a reset), a line's name the
  * function of its first frame in the table (frames are numbered in the
  * order they were first seen, leaf first within a stack, as the
- * aggregator first saw the line).  "[other stacks]" gives one
- * function and one line row with other = true.  This is what the call
+ * aggregator first saw the line).  A stack whose leaf is native
+ * (--native) is a callee of the line of its innermost Python frame, if
+ * that has one (own = total: the stack's samples).  "[other stacks]"
+ * gives one function and one line row with other = true.  This is what the call
  * tree, exports and recordings can count from, and how the stack table
  * is checked against the row counters (tests/test_stack_derive.c).
  */
@@ -29,6 +31,7 @@
 struct stack_derived {
 	struct snap_func *funcs; size_t nfuncs;   /* owned, unsorted */
 	struct snap_line *lines; size_t nlines;   /* owned, unsorted */
+	struct snap_callee *callees; size_t ncallees; /* owned, unsorted */
 	uint64_t samples, samples_win;            /* the stacks' samples */
 	struct snap_split split;                  /* ... and their split */
 };

@@ -30,26 +30,31 @@ uint32_t sim_below(uint64_t *s, uint32_t n)
 	return (uint32_t)(sim_rng_next(s) % n);
 }
 
-void sim_def_code(struct aggregator *a, uint32_t id, uint32_t name_id)
+void sim_def_code_as(struct aggregator *a, uint32_t id, const char *name,
+                     const char *file, int firstlineno)
 {
 	struct rec_code_def *c = (struct rec_code_def *)buf;
-	char name[16], file[16];
-	size_t ql, fl;
+	size_t ql = strlen(name), fl = strlen(file);
 
-	snprintf(name, sizeof name, "f%u", name_id);
-	snprintf(file, sizeof file, "m%u.py", name_id % 3);
-	ql = strlen(name);
-	fl = strlen(file);
 	memset(buf, 0, sizeof buf);
 	memcpy(c->data, name, ql);
 	memcpy(c->data + ql, file, fl);
 	c->h = (struct rec_header){ REC_CODE_DEF,
 	                            REC_ALIGN((uint32_t)(sizeof *c + ql + fl)) };
 	c->code_id = id;
-	c->firstlineno = 10 * (int)id;
+	c->firstlineno = firstlineno;
 	c->qualname_len = (uint16_t)ql;
 	c->filename_len = (uint16_t)fl;
 	aggregator_ingest(a, c, c->h.size);
+}
+
+void sim_def_code(struct aggregator *a, uint32_t id, uint32_t name_id)
+{
+	char name[16], file[16];
+
+	snprintf(name, sizeof name, "f%u", name_id);
+	snprintf(file, sizeof file, "m%u.py", name_id % 3);
+	sim_def_code_as(a, id, name, file, 10 * (int)id);
 }
 
 void sim_thread_start(struct sim_thread *t, int *next_tid, int slot)

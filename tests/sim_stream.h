@@ -22,6 +22,9 @@ uint32_t sim_below(uint64_t *s, uint32_t n);
 /* REC_CODE_DEF of code id: function f<name_id> in m<name_id % 3>.py,
  * first line 10 * id (two ids with one name_id share a function row). */
 void sim_def_code(struct aggregator *a, uint32_t id, uint32_t name_id);
+/* The same with the name, file and first line given. */
+void sim_def_code_as(struct aggregator *a, uint32_t id, const char *name,
+                     const char *file, int firstlineno);
 
 /* What the stream remembers of one thread. */
 struct sim_thread {

@@ -1,12 +1,14 @@
-/* test_stack_derive.c - the functions and lines counted from the
- * snapshot's stacks (profile/stack_derive.h) are the row counters'
+/* test_stack_derive.c - the functions, lines and callees counted from
+ * the snapshot's stacks (profile/stack_derive.h) are the row counters'
  * figures, exactly: on seeded random record streams (several processes
  * and threads, Python and native frames with and without a source line,
- * recursion, every sample flag, CPU and schedstat counters that move,
- * stall or go back, memory growth and shrink, faults, threads that end,
- * resets, thread and process filters), every snapshot's function and
- * line rows (own, total, their windows and seconds, the whole split) equal
- * what stack_derive computes from the same snapshot's stacks.  The row
+ * recursion, truncated stacks ("[N more frames]"), every sample flag,
+ * CPU and schedstat counters that move, stall or go back, memory growth
+ * and shrink, faults, kept-memory boundaries passing, threads that end,
+ * resets, thread and process filters), every snapshot's function, line
+ * and callee rows (own, total, their windows and seconds, the whole
+ * split, the memory kept over the last minute; a line's name) equal what
+ * stack_derive computes from the same snapshot's stacks.  The row
  * counters are the reference: they are what every accuracy test checks.
  * The seed and step are in every failure message. */
 #ifdef HAVE_CONFIG_H
@@ -25,13 +27,25 @@
 #include "sim_stream.h"
 #include "transport/record.h"
 
-#define NCODES 12        /* Python codes 1..NCODES; 12 shares 11's row */
+#define NCODES 13        /* Python codes 1..NCODES; 12 shares 11's row,
+                            13 (a generator expression) 1's line */
 #define NNATIVE 4        /* native functions from 0x80000000 */
 #define NATIVE_BASE 0x80000000u
 #define MAX_THREADS 6
 #define MS 1000000ull
 
 static uint64_t buf[4096];
+
+/* Two codes with one name and file share a function row (12 is f11); a
+ * generator expression shares its function's line (13 on f1's line 10:
+ * the line's name is the first function seen on it). */
+static void def_code(struct aggregator *a, uint32_t id)
+{
+	if (id == 13)
+		sim_def_code_as(a, id, "f1.<genexpr>", "m1.py", 10);
+	else
+		sim_def_code(a, id, id == 12 ? 11 : id);
+}
 
 struct sim {
 	uint64_t rng, seed;
@@ -76,6 +90,11 @@ static void sim_sample(struct sim *s, struct sim_thread *t)
 		/* Recursion now and then: the frame below again. */
 		r->frames[i] = i > 0 && sim_below(&s->rng, 5) == 0 ? r->frames[i - 1]
 		               : random_frame(s, i == 0);
+	/* A truncated stack: its outermost frame stands for the N frames
+	 * left out ("[N more frames]", one row per bucket of N, no line). */
+	if ((r->flags & SAMPLE_TRUNCATED) && n >= 2)
+		r->frames[n - 1] = (struct rec_frame){ REC_MORE_FRAMES,
+		                                       (int32_t)(7 + 60 * sim_below(&s->rng, 3)) };
 	/* The same stack again, as a thread busy in one place sends it. */
 	int repeat = sim_below(&s->rng, 3) == 0 ? 3 : 1;
 	for (int k = 0; k < repeat; k++) {
@@ -131,6 +150,9 @@ static void expect_split(const struct sim *s, const char *what, const char *name
 static void expect_counts(const struct sim *s, const char *what, const char *name,
                           const struct snap_counts *x, const struct snap_counts *y)
 {
+	cr_assert(x->mem_kept == y->mem_kept, "seed %llu step %d: %s %s: kept %lld, derived %lld",
+	          (unsigned long long)s->seed, s->step, what, name,
+	          (long long)x->mem_kept, (long long)y->mem_kept);
 	cr_assert(x->own == y->own && x->total == y->total &&
 	          x->own_win == y->own_win && x->total_win == y->total_win,
 	          "seed %llu step %d: %s %s: own %llu total %llu (window %llu %llu), "
@@ -162,6 +184,34 @@ static size_t live_lines(const struct stack_derived *d)
 	for (size_t i = 0; i < d->nlines; i++)
 		n += d->lines[i].c.total > 0;
 	return n;
+}
+
+/* --native's callees: each (Python line, native leaf) the rows show. */
+static void check_callees(const struct sim *s, const struct snapshot *snap,
+                          const struct stack_derived *d)
+{
+	size_t live = 0;
+	for (size_t k = 0; k < d->ncallees; k++)
+		live += d->callees[k].c.own > 0;
+	cr_assert_eq(live, snap->ncallees, "seed %llu step %d: %zu callees, derived %zu",
+	             (unsigned long long)s->seed, s->step, snap->ncallees, live);
+	for (size_t i = 0; i < snap->ncallees; i++) {
+		const struct snap_callee *c = &snap->callees[i], *g = NULL;
+		for (size_t k = 0; k < d->ncallees && g == NULL; k++)
+			if (strcmp(d->callees[k].caller_file, c->caller_file) == 0 &&
+			    d->callees[k].caller_line == c->caller_line &&
+			    strcmp(d->callees[k].name, c->name) == 0 &&
+			    strcmp(d->callees[k].file, c->file) == 0)
+				g = &d->callees[k];
+		cr_assert_not_null(g, "seed %llu step %d: no derived callee %s under %s:%d",
+		                   (unsigned long long)s->seed, s->step, c->name,
+		                   c->caller_file, c->caller_line);
+		cr_assert(g->line == c->line && strcmp(g->module, c->module) == 0,
+		          "seed %llu step %d: callee %s: line %d module %s, derived %d %s",
+		          (unsigned long long)s->seed, s->step, c->name, c->line, c->module,
+		          g->line, g->module);
+		expect_counts(s, "callee", c->name, &c->c, &g->c);
+	}
 }
 
 static void check_snapshot(struct sim *s)
@@ -198,8 +248,12 @@ static void check_snapshot(struct sim *s)
 				g = &d.lines[k];
 		cr_assert_not_null(g, "seed %llu step %d: no derived %s:%d",
 		                   (unsigned long long)s->seed, s->step, l->file, l->line);
+		cr_assert_str_eq(g->name, l->name, "seed %llu step %d: %s:%d named %s, derived %s",
+		                 (unsigned long long)s->seed, s->step, l->file, l->line,
+		                 l->name, g->name);
 		expect_counts(s, "line", l->file, &l->c, &g->c);
 	}
+	check_callees(s, &snap, &d);
 	stack_derived_free(&d);
 	snapshot_free(&snap);
 }
@@ -211,7 +265,7 @@ static void run_stream(uint64_t seed, int steps, bool split)
 	cr_assert_not_null(s.a);
 	for (uint32_t id = 1; id <= NCODES; id++)
 		/* Two codes with one name and file share a function row. */
-		sim_def_code(s.a, id, id == NCODES ? NCODES - 1 : id);
+		def_code(s.a, id);
 	for (uint32_t i = 0; i < NNATIVE; i++) {
 		char name[16];
 		snprintf(name, sizeof name, "nat%u", i);
@@ -223,7 +277,8 @@ static void run_stream(uint64_t seed, int steps, bool split)
 	sim_processes(&s);
 	for (s.step = 0; s.step < steps; s.step++) {
 		uint32_t ev = sim_below(&s.rng, 100);
-		s.now += MS;
+		/* Now and then 3 s go by: kept memory's 10 s boundaries pass. */
+		s.now += sim_below(&s.rng, 100) == 0 ? 3000 * MS : MS;
 		if (ev < 80) {
 			struct sim_thread *t = &s.t[sim_below(&s.rng, MAX_THREADS)];
 			if (t->alive)

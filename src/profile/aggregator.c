@@ -370,6 +370,7 @@ static void agg_kept_mark_all(struct aggregator *a)
 	agg_kept_mark_trows(&a->pfuncs, clk);
 	agg_kept_mark_trows(&a->plines, clk);
 	agg_kept_mark_trows(&a->pcallees, clk);
+	stack_table_mark_kept(&a->stacks, clk);
 }
 
 /* ---- the Python / native / system split ------------------------------- */
@@ -767,6 +768,18 @@ static bool agg_reserve_scratch(struct aggregator *a, size_t n)
 	return true;
 }
 
+/* The code id a stack frame keeps: the record's, except for the
+ * "[N more frames]" marker, which is one code per bucket of N (so the
+ * stack says how many frames went, and the code table can name it). */
+static uint32_t agg_stack_code(struct aggregator *a, struct rec_frame f)
+{
+	if (f.code_id != REC_MORE_FRAMES)
+		return f.code_id;
+	/* Resolved a moment ago (agg_resolve): found, not made. */
+	const struct code_info *ci = code_table_more_frames(a->codes, f.instr_offset);
+	return ci != NULL ? ci->code_id : f.code_id;
+}
+
 /* The sample's stack, interned (its thread's memo spares a stack seen
  * last time the hashing), counted in its (stack, thread) cell: the
  * cell, or STACK_NO_CELL on OOM.  raw: the record's frames, maybe
@@ -782,7 +795,7 @@ static uint32_t agg_count_stack(struct aggregator *a, struct agg_thread *t,
 		for (size_t i = 0; i < n; i++) {
 			struct rec_frame f;
 			memcpy(&f, raw + i * sizeof f, sizeof f);
-			a->sframes[i] = (struct stack_frame){ f.code_id,
+			a->sframes[i] = (struct stack_frame){ agg_stack_code(a, f),
 				a->scratch[i].line == AGG_NO_LINE ? 0
 				: lines[a->scratch[i].line].line };
 		}

@@ -59,8 +59,10 @@
  *    (memory given back goes to the thread's previous stack, as to its
  *    rows), and every snapshot carries the stacks, unfiltered
  *    (snapshot.h: stack_frames, stack_nodes, stacks, folded_stacks); the
- *    functions and lines counted from them (stack_derive.h) are the
- *    rows' figures.  A reset forgets their counts, not the stacks.
+ *    functions, lines and callees counted from them (stack_derive.h) are
+ *    the rows' figures, kept memory and line names included, as long as
+ *    neither the rows nor the stacks folded.  A reset forgets their
+ *    counts, not the stacks.
  */
 #ifndef PYTOP_AGGREGATOR_H
 #define PYTOP_AGGREGATOR_H

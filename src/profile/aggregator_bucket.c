@@ -30,7 +30,7 @@ bool aggregator_describe_frame(const struct aggregator *a, uint32_t code_id, int
 	*out = (struct snap_frame){
 		.name = ci->qualname, .file = ci->filename, .line = line,
 		.first_line = ci->firstlineno, .native = ci->native,
-		.module = ci->module };
+		.module = ci->module, .marker = ci->marker };
 	return true;
 }
 

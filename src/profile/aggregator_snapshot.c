@@ -374,14 +374,7 @@ static void agg_snap_strings(struct snapshot *out)
 /* A stack frame's function, for the snapshot (stack_snapshot.h). */
 static bool agg_describe(void *ctx, uint32_t code_id, int line, struct snap_frame *out)
 {
-	const struct code_info *ci = code_table_get(ctx, code_id);
-	if (ci == NULL)
-		return false;
-	*out = (struct snap_frame){
-		.name = ci->qualname, .file = ci->filename, .line = line,
-		.first_line = ci->firstlineno, .native = ci->native,
-		.module = ci->module };
-	return true;
+	return aggregator_describe_frame(ctx, code_id, line, out);
 }
 
 /* A thread that is gone moves its counters no more: what it left queued
@@ -408,7 +401,7 @@ void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 	agg_snap_funcs(a, &fv, out);
 	agg_snap_lines(a, &lv, out);
 	agg_snap_callees(a, &cv, out);
-	stack_snapshot_emit(&a->stacks, agg_describe, a->codes, out);
+	stack_snapshot_emit(&a->stacks, &a->kept_clock, agg_describe, a, out);
 	stack_table_close_window(&a->stacks);
 	if (!ok) {
 		free(out->funcs);

@@ -114,6 +114,8 @@ struct snap_frame {
 	bool native;
 	bool other;         /* "[other stacks]" */
 	const char *module; /* native: its module's file name; "" for Python */
+	bool marker;        /* "[N more frames]": the frames a truncated stack
+	                       left out; it has no line */
 };
 
 struct snap_stack_node {
@@ -134,6 +136,9 @@ struct snap_stack {
 	uint64_t samples, samples_win;
 	double seconds;     /* their summed sampling intervals */
 	struct snap_split split, split_win;
+	int64_t mem_kept;   /* net RSS growth over the last minute (as
+	                       snap_counts.mem_kept): a row's is the sum of
+	                       its own stacks' */
 };
 
 enum snap_thread_state {

@@ -16,6 +16,8 @@
 struct derive {
 	struct strtab *keys;   /* owned: names and files by content */
 	struct hashmap func_by_key, line_by_key;
+	struct hashmap callee_by_key; /* line << 32 | func -> callee */
+	uint32_t *callee_line, *callee_func; /* owned: each callee's rows */
 	uint32_t *frame_func, *frame_line; /* owned; UINT32_MAX = no line */
 	uint64_t *func_stamp, *line_stamp; /* owned: the stack that counted it */
 	struct stack_derived *out;
@@ -54,7 +56,7 @@ static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *f
 	}
 	*fr = (uint32_t)v;
 	*lr = NO_LINE;
-	if (f->native && f->line <= 0 && !f->other)
+	if ((f->native || f->marker) && f->line <= 0 && !f->other)
 		return true;
 	if (!key_of(d, f->file, NULL, (uint32_t)f->line, false, &key))
 		return false;
@@ -75,6 +77,7 @@ static void add_own(struct snap_counts *c, const struct snap_stack *st)
 	c->own += st->samples;
 	c->own_win += st->samples_win;
 	c->own_s += st->seconds;
+	c->mem_kept += st->mem_kept;
 	snap_split_add(&c->split, &st->split);
 	snap_split_add(&c->split_win, &st->split_win);
 }
@@ -90,19 +93,52 @@ static void add_total(struct snap_counts *c, uint64_t *stamp, uint64_t serial,
 	c->total_s += st->seconds;
 }
 
+/* A stack whose leaf is native: its own samples under the line of its
+ * innermost Python frame (lr) and the leaf's function (fr); own and total
+ * alike.  false on OOM. */
+static bool count_callee(struct derive *d, uint32_t lr, uint32_t fr,
+                         const struct snap_stack *st)
+{
+	struct stack_derived *o = d->out;
+	uint64_t key = (uint64_t)lr << 32 | fr, v;
+	if (!hashmap_get(&d->callee_by_key, key, &v)) {
+		v = o->ncallees++;
+		o->callees[v] = (struct snap_callee){ .name = "" };
+		d->callee_line[v] = lr;
+		d->callee_func[v] = fr;
+		if (!hashmap_put(&d->callee_by_key, key, v))
+			return false;
+	}
+	add_own(&o->callees[v].c, st);
+	o->callees[v].c.total += st->samples;
+	o->callees[v].c.total_win += st->samples_win;
+	o->callees[v].c.total_s += st->seconds;
+	return true;
+}
+
 /* One stack: walk its nodes from the leaf to the root. */
-static void count_stack(struct derive *d, const struct snapshot *s,
+static bool count_stack(struct derive *d, const struct snapshot *s,
                         const struct snap_stack *st, uint64_t serial)
 {
 	struct stack_derived *o = d->out;
-	bool leaf = true, own_line = false;
-	uint32_t n = st->node;
+	bool leaf = true, own_line = false, callee = false;
+	uint32_t n = st->node, leaf_fr = 0;
 	for (size_t guard = 0; n != 0 && n < s->nstack_nodes &&
 	     guard < s->nstack_nodes; n = s->stack_nodes[n].parent, guard++) {
 		uint32_t f = s->stack_nodes[n].frame;
 		uint32_t fr = d->frame_func[f], lr = d->frame_line[f];
-		if (leaf)
+		const struct snap_frame *sf = &s->stack_frames[f];
+		/* The callee waits for the first frame out of native code. */
+		if (callee && !sf->native) {
+			callee = false;
+			if (lr != NO_LINE && !count_callee(d, lr, leaf_fr, st))
+				return false;
+		}
+		if (leaf) {
+			callee = sf->native && !sf->other;
+			leaf_fr = fr;
 			add_own(&o->funcs[fr].c, st);
+		}
 		add_total(&o->funcs[fr].c, &d->func_stamp[fr], serial, st);
 		leaf = false;
 		if (lr == NO_LINE)
@@ -111,6 +147,24 @@ static void count_stack(struct derive *d, const struct snapshot *s,
 			add_own(&o->lines[lr].c, st);
 		own_line = true;
 		add_total(&o->lines[lr].c, &d->line_stamp[lr], serial, st);
+	}
+	return true;
+}
+
+/* The callees' names, once their rows are final. */
+static void name_callees(struct derive *d)
+{
+	struct stack_derived *o = d->out;
+	for (size_t i = 0; i < o->ncallees; i++) {
+		const struct snap_line *l = &o->lines[d->callee_line[i]];
+		const struct snap_func *f = &o->funcs[d->callee_func[i]];
+		struct snap_callee *c = &o->callees[i];
+		c->caller_file = l->file;
+		c->caller_line = l->line;
+		c->name = f->name;
+		c->file = f->file;
+		c->line = f->line;
+		c->module = f->module;
 	}
 }
 
@@ -125,8 +179,13 @@ static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pi
 	d->func_stamp = calloc(nf, sizeof *d->func_stamp);
 	d->line_stamp = calloc(nf, sizeof *d->line_stamp);
 	d->keys = strtab_new();
+	size_t ns = s->nstacks ? s->nstacks : 1;
+	o->callees = calloc(ns, sizeof *o->callees);
+	d->callee_line = malloc(ns * sizeof *d->callee_line);
+	d->callee_func = malloc(ns * sizeof *d->callee_func);
 	if (!o->funcs || !o->lines || !d->frame_func || !d->frame_line ||
-	    !d->func_stamp || !d->line_stamp || !d->keys)
+	    !d->func_stamp || !d->line_stamp || !d->keys || !o->callees ||
+	    !d->callee_line || !d->callee_func)
 		return false;
 	for (size_t i = 0; i < s->nstack_frames; i++)
 		if (!frame_rows(d, &s->stack_frames[i], &d->frame_func[i], &d->frame_line[i]))
@@ -138,8 +197,10 @@ static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pi
 		o->samples += st->samples;
 		o->samples_win += st->samples_win;
 		snap_split_add(&o->split, &st->split);
-		count_stack(d, s, st, i + 1);
+		if (!count_stack(d, s, st, i + 1))
+			return false;
 	}
+	name_callees(d);
 	return true;
 }
 
@@ -150,10 +211,14 @@ bool stack_derive(const struct snapshot *s, pid_t tid, pid_t pid,
 	*out = (struct stack_derived){ .funcs = NULL };
 	hashmap_init(&d.func_by_key);
 	hashmap_init(&d.line_by_key);
+	hashmap_init(&d.callee_by_key);
 	bool ok = derive_run(&d, s, tid, pid);
 	hashmap_destroy(&d.func_by_key);
 	hashmap_destroy(&d.line_by_key);
+	hashmap_destroy(&d.callee_by_key);
 	strtab_free(d.keys);
+	free(d.callee_line);
+	free(d.callee_func);
 	free(d.frame_func);
 	free(d.frame_line);
 	free(d.func_stamp);
@@ -167,5 +232,6 @@ void stack_derived_free(struct stack_derived *d)
 {
 	free(d->funcs);
 	free(d->lines);
+	free(d->callees);
 	*d = (struct stack_derived){ .funcs = NULL };
 }

@@ -1,18 +1,22 @@
-/* stack_derive.h - the functions and lines tables computed from a
- * snapshot's stacks (snapshot.h: stack_frames, stack_nodes, stacks).
+/* stack_derive.h - the functions, lines and callees tables computed from
+ * a snapshot's stacks (snapshot.h: stack_frames, stack_nodes, stacks).
  *
  * The rules are the aggregator's (aggregator.h): a function is (name,
  * file), a line (file, line); own is the innermost frame's function and
  * the innermost frame that has a line (a native frame without a source
- * line has none); total counts every distinct function and line of a
- * stack once; the split belongs to the own function and line.  A
+ * line has none, nor has "[N more frames]"); total counts every distinct
+ * function and line of a stack once; the split and mem_kept belong to the
+ * own function and line (mem_kept's marks add up like the split).  A
  * function's line is the smallest first line of its frames in the table
  * (the row counters keep theirs across a reset), a line's name the
- * function of the first frame met on it.  "[other stacks]"
- * gives one function and one line row with other = true.  mem_kept is
- * not kept per stack: 0.  This is what the call tree, exports and
- * recordings can count from, and how the stack table is checked against
- * the row counters (tests/test_stack_derive.c).
+ * function of its first frame in the table (frames are numbered in the
+ * order they were first seen, leaf first within a stack, as the
+ * aggregator first saw the line).  A stack whose leaf is native
+ * (--native) is a callee of the line of its innermost Python frame, if
+ * that has one (own = total: the stack's samples).  "[other stacks]"
+ * gives one function and one line row with other = true.  This is what the call
+ * tree, exports and recordings can count from, and how the stack table
+ * is checked against the row counters (tests/test_stack_derive.c).
  */
 #ifndef PYTOP_STACK_DERIVE_H
 #define PYTOP_STACK_DERIVE_H
@@ -27,6 +31,7 @@
 struct stack_derived {
 	struct snap_func *funcs; size_t nfuncs;   /* owned, unsorted */
 	struct snap_line *lines; size_t nlines;   /* owned, unsorted */
+	struct snap_callee *callees; size_t ncallees; /* owned, unsorted */
 	uint64_t samples, samples_win;            /* the stacks' samples */
 	struct snap_split split;                  /* ... and their split */
 };

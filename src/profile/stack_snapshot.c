@@ -23,7 +23,8 @@ static void emit_frames(const struct stack_table *t, stack_describe describe,
 	}
 }
 
-static size_t emit_stacks(const struct stack_table *t, struct snap_stack *to)
+static size_t emit_stacks(const struct stack_table *t, const struct mem_kept_clock *clk,
+                          struct snap_stack *to)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < t->ncells; i++) {
@@ -37,13 +38,14 @@ static size_t emit_stacks(const struct stack_table *t, struct snap_stack *to)
 			.samples = c->samples, .samples_win = c->samples_win,
 			.seconds = (double)c->ns / 1e9,
 			.split = c->split, .split_win = c->split_win,
+			.mem_kept = mem_kept_value(&c->kept, clk, snap_mem_net(&c->split)),
 		};
 	}
 	return n;
 }
 
-void stack_snapshot_emit(const struct stack_table *t, stack_describe describe,
-                         void *ctx, struct snapshot *out)
+void stack_snapshot_emit(const struct stack_table *t, const struct mem_kept_clock *clk,
+                         stack_describe describe, void *ctx, struct snapshot *out)
 {
 	struct snap_frame *frames = malloc(t->nframes * sizeof *frames);
 	struct snap_stack_node *nodes = malloc(t->nnodes * sizeof *nodes);
@@ -69,5 +71,5 @@ void stack_snapshot_emit(const struct stack_table *t, stack_describe describe,
 	out->stack_nodes = nodes;
 	out->nstack_nodes = t->nnodes;
 	out->stacks = stacks;
-	out->nstacks = emit_stacks(t, stacks);
+	out->nstacks = emit_stacks(t, clk, stacks);
 }

@@ -16,9 +16,10 @@ typedef bool (*stack_describe)(void *ctx, uint32_t code_id, int line,
                                struct snap_frame *out);
 
 /* Set out's stack arrays (overwriting them: free them first) and
- * folded_stacks: every frame and node, every stack with samples.  On OOM
- * the three arrays are empty. */
-void stack_snapshot_emit(const struct stack_table *t, stack_describe describe,
-                         void *ctx, struct snapshot *out);
+ * folded_stacks: every frame and node, every stack with samples, its
+ * kept memory by the boundaries of clk.  On OOM the three arrays are
+ * empty. */
+void stack_snapshot_emit(const struct stack_table *t, const struct mem_kept_clock *clk,
+                         stack_describe describe, void *ctx, struct snapshot *out);
 
 #endif

@@ -106,9 +106,20 @@ static uint32_t st_intern_under(struct stack_table *t, uint32_t from,
                                 uint32_t *path)
 {
 	uint32_t node = from;
+	/* Frames get their ids leaf first, as the aggregator resolves them:
+	 * frame order is the order frames were first seen, which names a
+	 * line after the first function seen on it (stack_derive.h).  path
+	 * holds the ids until the nodes overwrite them. */
+	for (size_t i = 0; i < k; i++) {
+		uint32_t f = st_frame_id(t, frames[i]);
+		if (f == STACK_NO_CELL)
+			return STACK_NO_CELL;
+		if (path != NULL)
+			path[i] = f;
+	}
 	/* From the outermost frame in: a parent exists before its child. */
 	for (size_t i = k; i-- > 0;) {
-		uint32_t f = st_frame_id(t, frames[i]);
+		uint32_t f = path != NULL ? path[i] : st_frame_id(t, frames[i]);
 		if (f == STACK_NO_CELL)
 			return STACK_NO_CELL;
 		node = st_child(t, node, f);
@@ -323,6 +334,12 @@ void stack_table_close_window(struct stack_table *t)
 	}
 }
 
+void stack_table_mark_kept(struct stack_table *t, const struct mem_kept_clock *clk)
+{
+	for (size_t i = 0; i < t->ncells; i++)
+		mem_kept_mark(&t->cells[i].kept, clk, snap_mem_net(&t->cells[i].split));
+}
+
 bool stack_table_over_cap(const struct stack_table *t)
 {
 	return t->ncells > STACK_MAX_CELLS || t->nnodes > STACK_MAX_NODES;
@@ -337,6 +354,7 @@ static void st_cell_merge(struct stack_cell *o, const struct stack_cell *from)
 		o->stamp = from->stamp;
 	snap_split_add(&o->split, &from->split);
 	snap_split_add(&o->split_win, &from->split_win);
+	mem_kept_add(&o->kept, &from->kept);
 }
 
 uint32_t *stack_table_merge_gone(struct stack_table *t, stack_tid_gone gone, void *ctx)
@@ -437,28 +455,42 @@ static size_t st_choose(const struct stack_table *t, const bool *dead_node,
 /* Renumber the live nodes (in place: a node moves down only) and their
  * frames (into `to`: a frame's first live node may come after a
  * higher-numbered frame's); rebuild the maps. */
+/* The frames live nodes use move down in place of their order
+ * (st_intern_under says why the order matters); fmap[old] = new. */
+static size_t st_compact_frames(struct stack_table *t, const bool *live_node,
+                                uint32_t *fmap, struct stack_frame *to)
+{
+	memset(fmap, 0xff, t->nframes * sizeof *fmap);
+	for (size_t i = 0; i < t->nnodes; i++)
+		if (live_node[i])
+			fmap[t->nodes[i].frame] = 0;
+	fmap[STACK_FRAME_OTHER] = STACK_FRAME_OTHER;
+	to[STACK_FRAME_OTHER] = t->frames[STACK_FRAME_OTHER];
+	hashmap_clear(&t->frame_by_key);
+	size_t nf = 1;
+	for (size_t i = 1; i < t->nframes; i++) {
+		if (fmap[i] == UINT32_MAX)
+			continue;
+		to[nf] = t->frames[i];
+		/* Cannot fail: the map held more keys a moment ago. */
+		(void)hashmap_put(&t->frame_by_key,
+		                  st_key(to[nf].code_id, (uint32_t)to[nf].line), nf);
+		fmap[i] = (uint32_t)nf++;
+	}
+	return nf;
+}
+
 static void st_compact_nodes(struct stack_table *t, const bool *live_node,
                              uint32_t *nmap, uint32_t *fmap,
                              struct stack_frame *to)
 {
-	memset(fmap, 0xff, t->nframes * sizeof *fmap);
-	fmap[STACK_FRAME_OTHER] = STACK_FRAME_OTHER;
-	to[STACK_FRAME_OTHER] = t->frames[STACK_FRAME_OTHER];
-	size_t nf = 1, nn = 0;
+	size_t nf = st_compact_frames(t, live_node, fmap, to), nn = 0;
 	nmap[STACK_ROOT] = STACK_ROOT; /* the root's own parent */
-	hashmap_clear(&t->frame_by_key);
 	hashmap_clear(&t->node_by_key);
 	for (size_t i = 0; i < t->nnodes; i++) {
 		if (!live_node[i])
 			continue;
 		struct stack_node n = t->nodes[i];
-		if (fmap[n.frame] == UINT32_MAX) {
-			to[nf] = t->frames[n.frame];
-			/* Cannot fail: the maps held more keys a moment ago. */
-			(void)hashmap_put(&t->frame_by_key,
-			                  st_key(to[nf].code_id, (uint32_t)to[nf].line), nf);
-			fmap[n.frame] = (uint32_t)nf++;
-		}
 		n.frame = fmap[n.frame];
 		n.parent = nmap[n.parent]; /* parents come first */
 		nmap[i] = (uint32_t)nn;

@@ -4,7 +4,8 @@
  * A frame is (code id, line): a Python code object and the line its
  * instruction offset falls on, or a native function (--native, code ids
  * from 0x80000000) and its source line (0 unknown).  Frames are interned
- * to frame ids.  A stack is a node of a prefix tree: node = (parent node,
+ * to frame ids, numbered in the order they were first seen (leaf first
+ * within a stack; a fold keeps the order).  A stack is a node of a prefix tree: node = (parent node,
  * frame), node 0 the root (the empty stack), so a stack of any depth is
  * one node id and stacks sharing their outer frames share those nodes.
  * Node 1 is "[other stacks]" (frame STACK_FRAME_OTHER, parent the root):
@@ -42,6 +43,7 @@
 #include <sys/types.h>
 
 #include "hashmap.h"
+#include "profile/mem_kept.h"
 #include "profile/snapshot.h"
 #include "transport/record.h"
 
@@ -50,7 +52,8 @@
 #define STACK_FRAME_OTHER 0u    /* the frame id of "[other stacks]" */
 #define STACK_NO_CELL UINT32_MAX
 
-/* Caps (see above).  A cell costs about 250 bytes, a node about 40. */
+/* Caps (see above).  A cell costs about 300 bytes (256 of its own, 48 of
+ * them its kept-memory marks), a node about 40. */
 #define STACK_MAX_CELLS 65536
 #define STACK_MAX_NODES 262144
 
@@ -72,6 +75,9 @@ struct stack_cell {
 	uint64_t ns;           /* summed sampling intervals */
 	uint64_t stamp;        /* the table's serial at its last sample */
 	struct snap_split split, split_win;
+	struct mem_kept kept;  /* split's net growth at the last boundaries:
+	                          marks add up, so a row's kept memory is
+	                          its own cells' */
 };
 
 /* A cell's figures since the recorder's last bucket (src/record/): kept
@@ -152,6 +158,10 @@ uint32_t stack_table_count(struct stack_table *t, uint32_t node, pid_t tid,
 /* Add d to a cell's split (and its window's when win). */
 void stack_table_split(struct stack_table *t, uint32_t cell,
                        const struct snap_split *d, bool win);
+
+/* A kept-memory boundary passed (mem_kept_due): every cell records its
+ * net growth. */
+void stack_table_mark_kept(struct stack_table *t, const struct mem_kept_clock *clk);
 
 /* A snapshot closed the window. */
 void stack_table_close_window(struct stack_table *t);

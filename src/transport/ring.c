@@ -5,6 +5,15 @@
  * read-only line (mask, buffer) each sit on their own cache line, so the
  * only lines that bounce between the cores are the two index lines, and
  * those only when a side's cached copy of the other index runs out.
+ *
+ * Rebasing: an index maps to the byte (index - base) & mask.  A producer
+ * that finds the ring empty past RING_REBASE_AT bytes into the buffer
+ * moves base so that its next record lands at byte 0.  Without it the
+ * ring's pages were touched one by one as the indices went round, so a
+ * slow, steady stream (1 kHz for minutes) grew pytop's RSS by the whole
+ * buffer over its first lap (16 MiB, minutes 1 to 15 of a soak) though a
+ * few KiB were ever in flight; now only the bytes a backlog reaches are.
+ * Indices and free space are unchanged, so no capacity is lost.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -22,6 +31,9 @@
 
 #define RING_CACHELINE 64
 #define RING_MIN_CAPACITY 4096u
+/* Rebase once this far into the buffer (or a quarter of a small ring):
+ * far enough that the check is rare, near enough to keep the RSS low. */
+#define RING_REBASE_AT (64u << 10)
 
 struct ring {
 	/* Written only by the producer. */
@@ -29,14 +41,22 @@ struct ring {
 	uint64_t tail_cache; /* producer's last acquired tail; may be stale
 	                        (too low), which only under-reports space */
 	_Atomic uint64_t dropped;
+	/* Index whose record starts at byte 0.  Written by the producer only
+	 * while the ring is empty, before the release of head that publishes
+	 * the first record at it; the consumer reads it after acquiring that
+	 * head, and it cannot change while the consumer has records to read.
+	 * Relaxed atomic: the ordering comes from head and tail. */
+	_Atomic uint64_t base;
 
 	/* Written only by the consumer. */
 	alignas(RING_CACHELINE) _Atomic uint64_t tail;
 	uint64_t head_cache; /* consumer's last acquired head; may be stale */
+	uint64_t base_cache; /* base as of head_cache */
 	_Atomic uint64_t oversize;
 
 	/* Set once by ring_new, read-only afterwards. */
 	alignas(RING_CACHELINE) uint64_t mask; /* capacity - 1 */
+	uint64_t rebase_at;  /* bytes into the buffer: see the top */
 	unsigned char *buf; /* owns: capacity bytes, allocated with the ring */
 };
 
@@ -67,10 +87,13 @@ struct ring *ring_new(size_t capacity)
 	atomic_init(&r->head, 0);
 	r->tail_cache = 0;
 	atomic_init(&r->dropped, 0);
+	atomic_init(&r->base, 0);
 	atomic_init(&r->tail, 0);
 	r->head_cache = 0;
+	r->base_cache = 0;
 	atomic_init(&r->oversize, 0);
 	r->mask = cap - 1;
+	r->rebase_at = cap / 4 < RING_REBASE_AT ? cap / 4 : RING_REBASE_AT;
 	r->buf = (unsigned char *)(r + 1);
 	return r;
 }
@@ -85,10 +108,9 @@ size_t ring_capacity(const struct ring *r)
 	return (size_t)r->mask + 1;
 }
 
-/* Copy len bytes to ring position pos, splitting at the buffer's end. */
-static void copy_in(struct ring *r, uint64_t pos, const void *src, size_t len)
+/* Copy len bytes to byte off of the buffer, splitting at its end. */
+static void copy_in(struct ring *r, size_t off, const void *src, size_t len)
 {
-	size_t off = (size_t)(pos & r->mask);
 	size_t first = ring_capacity(r) - off;
 
 	if (first >= len) {
@@ -99,9 +121,8 @@ static void copy_in(struct ring *r, uint64_t pos, const void *src, size_t len)
 	memcpy(r->buf, (const unsigned char *)src + first, len - first);
 }
 
-static void copy_out(const struct ring *r, uint64_t pos, void *dst, size_t len)
+static void copy_out(const struct ring *r, size_t off, void *dst, size_t len)
 {
-	size_t off = (size_t)(pos & r->mask);
 	size_t first = ring_capacity(r) - off;
 
 	if (first >= len) {
@@ -133,6 +154,25 @@ static void count_drop(struct ring *r)
 	atomic_store_explicit(&r->dropped, n + 1, memory_order_relaxed);
 }
 
+/* Producer only: the byte the record at head goes to, after rebasing
+ * when the ring is empty and head is far into the buffer.  Empty is
+ * judged on an acquired tail: the consumer has finished reading every
+ * byte, and its last read of base came before. */
+static size_t producer_offset(struct ring *r, uint64_t head)
+{
+	uint64_t base = atomic_load_explicit(&r->base, memory_order_relaxed);
+	size_t off = (size_t)((head - base) & r->mask);
+
+	if (off < r->rebase_at)
+		return off;
+	if (r->tail_cache != head)
+		r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+	if (r->tail_cache != head)
+		return off;
+	atomic_store_explicit(&r->base, head, memory_order_relaxed);
+	return 0;
+}
+
 bool ring_push(struct ring *r, const void *rec, size_t len)
 {
 	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
@@ -149,7 +189,7 @@ bool ring_push(struct ring *r, const void *rec, size_t len)
 			return false;
 		}
 	}
-	copy_in(r, head, rec, len);
+	copy_in(r, producer_offset(r, head), rec, len);
 	atomic_store_explicit(&r->head, head + len, memory_order_release);
 	return true;
 }
@@ -162,6 +202,9 @@ static bool consumer_has_data(struct ring *r, uint64_t tail)
 	/* Acquire pairs with the producer's release of head: every byte of
 	 * the records it covers is visible. */
 	r->head_cache = atomic_load_explicit(&r->head, memory_order_acquire);
+	/* After the acquire: a rebase before this head is visible, and none
+	 * can follow while [tail, head_cache) is unread. */
+	r->base_cache = atomic_load_explicit(&r->base, memory_order_relaxed);
 	return r->head_cache != tail;
 }
 
@@ -180,14 +223,16 @@ size_t ring_pop(struct ring *r, void *buf, size_t cap)
 		struct rec_header h;
 		size_t size;
 
-		/* tail is always a multiple of 8, so the header never wraps;
+		size_t off = (size_t)((tail - r->base_cache) & r->mask);
+
+		/* tail and base are multiples of 8, so the header never wraps;
 		 * copy_out copes either way. */
-		copy_out(r, tail, &h, sizeof(h));
+		copy_out(r, off, &h, sizeof(h));
 		size = h.size;
 		assert(size >= sizeof(h) && size % 8 == 0 &&
 		       size <= r->head_cache - tail);
 		if (size <= cap)
-			copy_out(r, tail, buf, size);
+			copy_out(r, off, buf, size);
 		else
 			count_oversize(r);
 		/* Release: our reads of these bytes happen before the producer

@@ -16,6 +16,12 @@
  *    before reusing those bytes.
  *  - Indices are free-running 64-bit counters (no wrap in practice); each
  *    lives on its own cache line so the two threads do not false-share.
+ *  - Index i lives at byte (i - base) & (capacity - 1).  The producer
+ *    moves base, so that its next record starts at byte 0, only when it
+ *    finds the ring empty past 64 KiB (a quarter of a smaller ring) into
+ *    the buffer: a ring that is drained as it fills touches only its
+ *    first pages, however long it runs (its RSS stays flat), and no
+ *    capacity is lost.
  *  - Records are copied in and out with wrap-around; a record may straddle
  *    the end of the buffer.  The maximum record size is capacity / 2.
  */

@@ -22,6 +22,7 @@
 #include "busy_program.h"
 #include "harness.h"
 #include "sql_exec.h"
+#include "collapsed_text.h"
 
 /* pytop export args...: stdout, stderr and status in *p. */
 static void export_run(struct h_proc *p, const char *const args[])
@@ -33,52 +34,6 @@ static void export_run(struct h_proc *p, const char *const args[])
 		argv[n++] = args[i];
 	argv[n] = NULL;
 	cr_assert(h_run(p, 30, argv), "pytop export did not finish; stderr: %s", p->err.data);
-}
-
-/* The sum of a collapsed export's counts; every line checked. */
-static long long collapsed_sum(const char *text)
-{
-	long long sum = 0;
-
-	for (const char *l = text; *l != '\0';) {
-		const char *nl = strchr(l, '\n'), *sp;
-
-		cr_assert(nl != NULL, "an unterminated line in the export");
-		sp = l;
-		for (const char *q = l; q < nl; q++)
-			if (*q == ' ')
-				sp = q;
-		cr_assert(sp > l, "a line without a count: %.*s", (int)(nl - l), l);
-		sum += strtoll(sp + 1, NULL, 10);
-		l = nl + 1;
-	}
-	return sum;
-}
-
-/* Own samples of a function in a collapsed export: the lines whose leaf
- * frame is "name (file:...)". */
-static long long collapsed_own(const char *text, const char *name, const char *file)
-{
-	size_t want_len = strlen(name) + strlen(file) + 4;
-	char *want = malloc(want_len);
-	long long own = 0;
-
-	snprintf(want, want_len, "%s (%s:", name, file);
-	for (const char *l = text; *l != '\0';) {
-		const char *nl = strchr(l, '\n'), *leaf = l, *sp = l;
-
-		for (const char *q = l; q < nl; q++) {
-			if (*q == ';')
-				leaf = q + 1;
-			if (*q == ' ')
-				sp = q;
-		}
-		if ((size_t)(sp - leaf) > strlen(want) && strncmp(leaf, want, strlen(want)) == 0)
-			own += strtoll(sp + 1, NULL, 10);
-		l = nl + 1;
-	}
-	free(want);
-	return own;
 }
 
 static long long export_sum(const char *file, const char *from, const char *to)

@@ -15,6 +15,7 @@
 
 #include "profile/aggregator.h"
 #include "record/record_model.h"
+#include "record/record_writer.h"
 #include "record/recorder.h"
 #include "tap_note.h"
 #include "transport/record.h"
@@ -92,7 +93,11 @@ Test(recorder, full_queue_merges_buckets_and_loses_nothing, .timeout = 60)
 	cr_assert(agg != NULL && aggregator_keep_buckets(agg));
 	struct recorder *r;
 	sqlite3 *lock = NULL, *db = NULL;
-	const int buckets = 120, per_bucket = 10;
+	/* The writer takes up to a whole queue as one batch before it meets
+	 * the lock, and a full queue more waits behind it: more than two
+	 * queues' worth must merge, however late the writer thread first ran
+	 * (120 buckets merged none once, when it woke only after 56). */
+	const int buckets = 4 * RECORD_QUEUE_BUCKETS, per_bucket = 10;
 	long long merged;
 
 	cr_assert(mkdtemp(dir) != NULL);

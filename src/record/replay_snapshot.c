@@ -106,6 +106,14 @@ static bool fill_rows(struct snapshot *out, const struct replay_span *sp)
 	for (size_t i = 0; i < d.nlines; i++)
 		if (d.lines[i].c.own != 0 || d.lines[i].c.total != 0)
 			out->lines[out->nlines++] = d.lines[i];
+	/* A --native recording's callees (the lines view's native calls),
+	 * in the order snapshot_callees_of searches. */
+	free(out->callees);
+	out->callees = d.callees;
+	out->ncallees = d.ncallees;
+	if (out->ncallees > 1)
+		qsort(out->callees, out->ncallees, sizeof *out->callees,
+		      snapshot_callee_cmp);
 	out->samples = d.samples;
 	out->samples_win = d.samples_win;
 	out->split = d.split;

@@ -1,7 +1,7 @@
 /* test_export_chrome.c - the chrome export (Trace Event Format, JSON
- * object form) of a recording.  No trace viewer runs here (chrome://tracing
- * and Perfetto's UI need a browser session this suite does not drive), so
- * the file is checked against the format's own rules: the fields every
+ * object form) of a recording, checked against the format's own rules
+ * (test_export_chrome_app has a real consumer, the speedscope app, load
+ * it): the fields every
  * event of its phase must have, with their types; complete ("X") events
  * that nest per thread (each inside or after the one before, never
  * across); a thread_name for every thread with events; and its truth: the

@@ -41,15 +41,19 @@ static int frame_event(json_t *events, const struct snapshot *s, const struct ch
 	           "args", "file", f->file ? f->file : "", "line", f->line));
 }
 
-/* Close the open frames deeper than keep, innermost first, at end_us. */
+/* Close the open frames deeper than keep at end_us, outermost first: a
+ * frame and its callee often span the same time, and importers that
+ * order events of equal times by their place in the file (speedscope's
+ * does) must meet the caller first, or they nest the caller inside its
+ * callee and give the callee's time to the caller as its own. */
 static int close_to(json_t *events, const struct snapshot *s, const struct chrome_slice *t,
                     struct open_frames *o, size_t keep, int64_t end_us)
 {
-	while (o->depth > keep) {
-		o->depth--;
-		if (frame_event(events, s, t, o->path[o->depth], o->start_us[o->depth], end_us) != 0)
+	for (size_t k = keep; k < o->depth; k++)
+		if (frame_event(events, s, t, o->path[k], o->start_us[k], end_us) != 0)
 			return -1;
-	}
+	if (o->depth > keep)
+		o->depth = keep;
 	return 0;
 }
 

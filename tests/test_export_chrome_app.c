@@ -1,0 +1,100 @@
+/* test_export_chrome_app.c - the chrome export of a recording, loaded by
+ * a real consumer: the speedscope app (its npm package, from local files,
+ * in headless Chromium) imports Chrome's Trace Event Format.  A recorded
+ * two-thread program (main_loop -> leaf on the main thread, worker_spin
+ * on a thread named spinner) is exported with --format chrome and given
+ * to the app's file input as a user would; the rendered sandwich table
+ * must name the program's functions, with the main thread's self time
+ * in leaf, not in the callers above it, and no import error on the page.
+ * The format's own rules and the counters' truth are checked in
+ * test_export_chrome. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_consumers.h"
+#include "harness.h"
+
+static const char WORK[] =
+	"import threading, time\n"
+	"def leaf(n):\n"
+	"    return sum(i * i for i in range(n))\n"
+	"def main_loop(secs):\n"
+	"    end = time.time() + secs\n"
+	"    while time.time() < end:\n"
+	"        leaf(3000)\n"
+	"def worker_spin(secs):\n"
+	"    end = time.time() + secs\n"
+	"    while time.time() < end:\n"
+	"        sum(range(5000))\n"
+	"t = threading.Thread(target=worker_spin, args=(1.5,), name='spinner')\n"
+	"t.start()\n"
+	"main_loop(1.5)\n"
+	"t.join()\n";
+
+/* A recording of WORK exported as a chrome trace; its path, owned. */
+static char *chrome_trace(const char *dir)
+{
+	char *work = h_path(dir, "work.py"), *file = h_path(dir, "run.pytop");
+	char *trace = h_path(dir, "trace.json");
+	const char *py = h_need_python(H_PY_DEBIAN);
+	const char *rec[] = { h_pytop(), "record", "-o", file, "--", py, work, NULL };
+	const char *exp[] = { h_pytop(), "export", file, "--format", "chrome", "-o", trace,
+	                      NULL };
+	struct h_proc p, e;
+	FILE *f = fopen(work, "w");
+
+	cr_assert(f != NULL && fputs(WORK, f) >= 0);
+	fclose(f);
+	cr_assert(h_run(&p, 30, rec) && p.status == 0, "pytop record: %s", p.err.data);
+	cr_assert(h_run(&e, 30, exp) && e.status == 0, "pytop export: %s", e.err.data);
+	h_proc_free(&p);
+	h_proc_free(&e);
+	free(work);
+	free(file);
+	return trace;
+}
+
+Test(export_chrome_app, speedscope_imports_the_trace, .timeout = 120)
+{
+	char *pkg = ec_npm_package("speedscope"), *dir = h_tmpdir(), *trace, *url = NULL;
+	json_t *page, *errors;
+	const char *text, *rows;
+
+	trace = chrome_trace(dir);
+	cr_assert(asprintf(&url, "file://%s/dist/release/index.html", pkg) > 0);
+	/* "3": the sandwich view, a table of the selected thread's functions
+	 * (the flame charts are drawn on a canvas, with no text to read). */
+	page = ec_browser_render(url, "3", trace, "");
+	text = json_string_value(json_object_get(page, "text"));
+	errors = json_object_get(page, "errors");
+	cr_assert_not_null(text);
+	h_note("speedscope rendered the chrome trace:\n%.600s", text);
+	cr_expect_eq(json_array_size(errors), 0, "the page reported errors: %s",
+	             json_dumps(errors, 0));
+	cr_expect_null(strstr(text, "Something went wrong"), "%s", text);
+	cr_expect_null(strstr(text, "Unrecognized format"), "%s", text);
+	rows = strstr(text, "Symbol Name");
+	cr_assert_not_null(rows, "no sandwich table: the trace was not imported:\n%s", text);
+	cr_expect(strstr(rows, "main_loop") != NULL || strstr(rows, "worker_spin") != NULL,
+	          "neither thread's function is in the table:\n%s", rows);
+	/* The table is by self time: the main thread's time is spent in leaf
+	 * (its generator expression), never in <module> above it.  A caller
+	 * met after its callee with the same times would be nested inside it
+	 * and take its time as its own. */
+	if (strstr(rows, "main_loop") != NULL)
+		cr_expect(strstr(rows, "leaf") != NULL && strstr(rows, "<module>") != NULL &&
+		          strstr(rows, "leaf") < strstr(rows, "<module>"),
+		          "the hottest self time is not leaf's:\n%s", rows);
+	json_decref(page);
+	h_rmtree(dir);
+	free(url);
+	free(trace);
+	free(dir);
+	free(pkg);
+}

@@ -19,23 +19,6 @@
 
 #include "harness.h"
 
-static const char WORK[] =
-	"import threading, time\n"
-	"def leaf(n):\n"
-	"    return sum(i * i for i in range(n))\n"
-	"def main_loop(secs):\n"
-	"    end = time.time() + secs\n"
-	"    while time.time() < end:\n"
-	"        leaf(3000)\n"
-	"def worker_spin(secs):\n"
-	"    end = time.time() + secs\n"
-	"    while time.time() < end:\n"
-	"        sum(range(5000))\n"
-	"t = threading.Thread(target=worker_spin, args=(1.5,), name='spinner')\n"
-	"t.start()\n"
-	"main_loop(1.5)\n"
-	"t.join()\n";
-
 static bool is_int(json_t *e, const char *k)
 {
 	return json_is_integer(json_object_get(e, k));
@@ -141,7 +124,7 @@ static long long tid_of(struct span *v, size_t n, const char *name)
 
 Test(export_chrome, trace_events_nest_and_add_up, .timeout = 60)
 {
-	char *dir = h_tmpdir(), *work = h_path(dir, "work.py"), *file = h_path(dir, "run.pytop");
+	char *dir = h_tmpdir(), *work = h_workload("chrome_pair.py"), *file = h_path(dir, "run.pytop");
 	char *trace = h_path(dir, "trace.json");
 	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *rec[] = { h_pytop(), "record", "-o", file, "--", py, work, NULL };
@@ -152,10 +135,6 @@ Test(export_chrome, trace_events_nest_and_add_up, .timeout = 60)
 	json_t *root, *events, *ev;
 	size_t i, nx = 0, nthreads_named = 0;
 	long long counted = 0;
-	FILE *f = fopen(work, "w");
-
-	cr_assert(f != NULL && fputs(WORK, f) >= 0);
-	fclose(f);
 	cr_assert(h_run(&p, 30, rec) && p.status == 0, "pytop record: %s", p.err.data);
 	cr_assert(h_run(&e, 30, exp), "pytop export did not finish");
 	cr_assert_eq(e.status, 0, "export: status %d, %s", e.status, e.err.data);

@@ -20,37 +20,16 @@
 #include "export_consumers.h"
 #include "harness.h"
 
-static const char WORK[] =
-	"import threading, time\n"
-	"def leaf(n):\n"
-	"    return sum(i * i for i in range(n))\n"
-	"def main_loop(secs):\n"
-	"    end = time.time() + secs\n"
-	"    while time.time() < end:\n"
-	"        leaf(3000)\n"
-	"def worker_spin(secs):\n"
-	"    end = time.time() + secs\n"
-	"    while time.time() < end:\n"
-	"        sum(range(5000))\n"
-	"t = threading.Thread(target=worker_spin, args=(1.5,), name='spinner')\n"
-	"t.start()\n"
-	"main_loop(1.5)\n"
-	"t.join()\n";
-
-/* A recording of WORK exported as a chrome trace; its path, owned. */
+/* A recording of tests/workloads/chrome_pair.py exported as a chrome trace; its path, owned. */
 static char *chrome_trace(const char *dir)
 {
-	char *work = h_path(dir, "work.py"), *file = h_path(dir, "run.pytop");
+	char *work = h_workload("chrome_pair.py"), *file = h_path(dir, "run.pytop");
 	char *trace = h_path(dir, "trace.json");
 	const char *py = h_need_python(H_PY_DEBIAN);
 	const char *rec[] = { h_pytop(), "record", "-o", file, "--", py, work, NULL };
 	const char *exp[] = { h_pytop(), "export", file, "--format", "chrome", "-o", trace,
 	                      NULL };
 	struct h_proc p, e;
-	FILE *f = fopen(work, "w");
-
-	cr_assert(f != NULL && fputs(WORK, f) >= 0);
-	fclose(f);
 	cr_assert(h_run(&p, 30, rec) && p.status == 0, "pytop record: %s", p.err.data);
 	cr_assert(h_run(&e, 30, exp) && e.status == 0, "pytop export: %s", e.err.data);
 	h_proc_free(&p);

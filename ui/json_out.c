@@ -77,6 +77,7 @@
 #endif
 
 #include "json_out.h"
+#include "json_arena.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -582,6 +583,12 @@ static json_t *snapshot_object(const struct snapshot *s)
 
 static int print_object(FILE *out, const struct snapshot *s, bool stacks)
 {
+	static bool installed;
+	if (!installed) {
+		json_arena_install();
+		installed = true;
+	}
+	json_arena_begin();
 	json_t *o = snapshot_object(s);
 	int rc = -1;
 
@@ -594,6 +601,7 @@ static int print_object(FILE *out, const struct snapshot *s, bool stacks)
 	    == 0 && fputc('\n', out) != EOF)
 		rc = 0;
 	json_decref(o);
+	json_arena_end();
 	if (fflush(out) != 0 || ferror(out))
 		rc = -1;
 	return rc;

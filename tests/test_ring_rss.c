@@ -118,3 +118,44 @@ Test(ring_rss, burst_then_steady_stays_within_the_burst)
 	             grown >> 10);
 	ring_free(r);
 }
+
+/* The pages a backlog touched are given back once the ring has been
+ * drained and rebased: a 2 MiB burst followed by a stretch of records
+ * one at a time leaves the ring as small as if the burst had not been
+ * (the soak's ring kept a backlog's 1 MiB resident for the rest of the
+ * hour). */
+Test(ring_rss, burst_pages_are_given_back_after_the_backlog)
+{
+	static uint64_t w[REC_BYTES / 8], got[REC_BYTES / 8];
+	struct ring *r = ring_new(RING_CAP);
+	size_t burst = (2u << 20) / REC_BYTES;
+
+	cr_assert_not_null(r);
+	size_t before = resident_bytes_at(r);
+	uint64_t seq = 0;
+	for (size_t i = 0; i < burst; i++, seq++) {
+		make_rec(w, seq);
+		cr_assert(ring_push(r, w, REC_BYTES));
+	}
+	size_t at_burst = resident_bytes_at(r) - before;
+	for (size_t i = 0; i < burst; i++) {
+		make_rec(w, seq - burst + i);
+		cr_assert_eq(ring_pop(r, got, sizeof(got)), REC_BYTES);
+		cr_assert(memcmp(got, w, REC_BYTES) == 0);
+	}
+	/* Past the rebase point twice: the first rebase gives back. */
+	for (size_t i = 0; i < 2 * (128u << 10) / REC_BYTES; i++, seq++) {
+		make_rec(w, seq);
+		cr_assert(ring_push(r, w, REC_BYTES));
+		cr_assert_eq(ring_pop(r, got, sizeof(got)), REC_BYTES);
+		cr_assert(memcmp(got, w, REC_BYTES) == 0, "record %llu corrupted",
+		          (unsigned long long)seq);
+	}
+	size_t after = resident_bytes_at(r) - before;
+	cr_expect_geq(at_burst, 3u << 19, "the burst touched only %zu KiB",
+	              at_burst >> 10);
+	cr_expect_lt(after, 512u << 10, "%zu KiB still resident after the "
+	             "2 MiB backlog was drained and the ring rebased",
+	             after >> 10);
+	ring_free(r);
+}

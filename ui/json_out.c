@@ -29,8 +29,10 @@
  *              functions it holds in "rows"
  *   functions_folded, lines_folded: how many functions (lines) pytop
  *              folded into "[other]" to keep its memory bounded (under
- *              code churn: those not sampled for a few seconds once there
- *              are over 2048 functions or lines); "rows" of the
+ *              code churn: those with at most 0.1 % of the samples and
+ *              none in the last 120 000, and those not sampled for a few
+ *              seconds once there are over 2048 functions or lines);
+ *              "rows" of the
  *              "[other]" entry adds the ones left out of this line
  *   lines:     [{file, line, name, own, total, kind, module}] likewise,
  *              250 of them (JSON_MAX_LINES) and "[other]"; with --native

@@ -84,6 +84,13 @@ static uint64_t pair_key(uint32_t hi, uint32_t lo)
 /* Threads aged out (AGG_KEEP_GONE_THREADS) before their names are worth a
  * rehome of the string table. */
 #define AGG_REHOME_GONE_THREADS 1024
+/* A row not sampled in the last AGG_AGE_SAMPLES samples (two minutes at
+ * 1 kHz) that holds at most 1/AGG_AGE_RARE of all samples (it shows as
+ * 0.0 %) folds even under the soft caps: under code churn the tables
+ * otherwise filled to their soft caps over half an hour, a row at a time
+ * (the soak's RSS grew for 20 minutes); looked at every 1/8 of that. */
+#define AGG_AGE_SAMPLES 120000u
+#define AGG_AGE_RARE 1000u
 #define AGG_SWEEP_NS 2000000000ull  /* a sweep every 2 s: idle = not
                                        sampled since the sweep before */
 #define AGG_CODE_IDLE_EPOCHS 10     /* codes go after 18 s unused: the
@@ -1101,19 +1108,35 @@ static void agg_counts_merge(struct agg_counts *to, const struct agg_counts *c)
 	mem_kept_add(&to->kept, &c->kept);
 }
 
-/* A row's rank for keeping: not idle, then most total samples, then most
- * recently counted, then oldest. */
+/* A row's rank for keeping: not idle, then idle, then aged (agg_age),
+ * then most total samples, then most recently counted, then oldest. */
 struct agg_rank {
-	bool idle;
+	int tier;
 	uint64_t total, stamp;
 	uint32_t row;
 };
 
+/* Which rows a fold may take: idle ones (not sampled since the sweep
+ * before last) over the soft cap, aged ones (AGG_AGE_SAMPLES) always. */
+struct agg_age {
+	uint64_t idle_serial; /* stamp <= this: idle */
+	uint64_t aged_serial; /* stamp <= this and total <= rare: aged */
+	uint64_t rare;
+};
+
+static int agg_tier(const struct agg_counts *c, const struct agg_age *g)
+{
+	if (g->aged_serial > 0 && c->stamp <= g->aged_serial &&
+	    c->total <= g->rare)
+		return 2;
+	return c->stamp <= g->idle_serial;
+}
+
 static int agg_cmp_rank(const void *pa, const void *pb)
 {
 	const struct agg_rank *x = pa, *y = pb;
-	if (x->idle != y->idle)
-		return x->idle ? 1 : -1;
+	if (x->tier != y->tier)
+		return x->tier > y->tier ? 1 : -1;
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
 	if (x->stamp != y->stamp)
@@ -1129,20 +1152,27 @@ static const struct agg_counts *agg_row_counts(const struct agg_vec *v,
 	return (const void *)((const char *)v->items + i * elem + coff);
 }
 
-/* How many rows stay at a fold: those not idle, at most max. */
+/* How many rows stay at a fold: over the soft cap `soft`, those not idle,
+ * at most max; under it, all but the aged. */
 static size_t agg_fold_keep(const struct agg_vec *v, size_t elem,
-                            size_t coff, uint64_t idle_serial, size_t max)
+                            size_t coff, const struct agg_age *g,
+                            size_t soft, size_t max)
 {
-	size_t busy = 1; /* row 0 */
-	for (size_t i = 1; i < v->n; i++)
-		busy += agg_row_counts(v, elem, coff, i)->stamp > idle_serial;
+	size_t busy = 1, young = 1; /* row 0 */
+	for (size_t i = 1; i < v->n; i++) {
+		int tier = agg_tier(agg_row_counts(v, elem, coff, i), g);
+		busy += tier == 0;
+		young += tier < 2;
+	}
+	if (v->n <= soft)
+		return young;
 	return busy < max ? busy : max;
 }
 
 /* map[old row] = its new row: the `keep` best rows (row 0 among them)
  * keep their order, the rest go to row 0.  NULL on OOM. */
 static uint32_t *agg_fold_map(const struct agg_vec *v, size_t elem,
-                              size_t coff, uint64_t idle_serial, size_t keep)
+                              size_t coff, const struct agg_age *g, size_t keep)
 {
 	uint32_t *map = calloc(v->n, sizeof *map);
 	struct agg_rank *r = malloc(v->n * sizeof *r);
@@ -1153,7 +1183,7 @@ static uint32_t *agg_fold_map(const struct agg_vec *v, size_t elem,
 	}
 	for (size_t i = 1; i < v->n; i++) {
 		const struct agg_counts *c = agg_row_counts(v, elem, coff, i);
-		r[i - 1] = (struct agg_rank){ c->stamp <= idle_serial, c->total,
+		r[i - 1] = (struct agg_rank){ agg_tier(c, g), c->total,
 		                              c->stamp, (uint32_t)i };
 	}
 	qsort(r, v->n - 1, sizeof *r, agg_cmp_rank);
@@ -1302,16 +1332,19 @@ static bool agg_fold(struct aggregator *a)
 {
 	size_t fe = sizeof(struct agg_func), fo = offsetof(struct agg_func, c);
 	size_t le = sizeof(struct agg_line), lo = offsetof(struct agg_line, c);
-	size_t fkeep = a->funcs.n <= AGG_SOFT_FUNCS ? a->funcs.n :
-	               agg_fold_keep(&a->funcs, fe, fo, a->idle_serial,
+	struct agg_age g = {
+		.idle_serial = a->idle_serial,
+		.aged_serial = a->serial > AGG_AGE_SAMPLES ? a->serial - AGG_AGE_SAMPLES : 0,
+		.rare = a->serial / AGG_AGE_RARE,
+	};
+	size_t fkeep = agg_fold_keep(&a->funcs, fe, fo, &g, AGG_SOFT_FUNCS,
 	                             AGG_MAX_FUNCS * 3 / 4);
-	size_t lkeep = a->lines.n <= AGG_SOFT_LINES ? a->lines.n :
-	               agg_fold_keep(&a->lines, le, lo, a->idle_serial,
+	size_t lkeep = agg_fold_keep(&a->lines, le, lo, &g, AGG_SOFT_LINES,
 	                             AGG_MAX_LINES * 3 / 4);
 	if (fkeep == a->funcs.n && lkeep == a->lines.n)
 		return false;
-	uint32_t *fmap = agg_fold_map(&a->funcs, fe, fo, a->idle_serial, fkeep);
-	uint32_t *lmap = agg_fold_map(&a->lines, le, lo, a->idle_serial, lkeep);
+	uint32_t *fmap = agg_fold_map(&a->funcs, fe, fo, &g, fkeep);
+	uint32_t *lmap = agg_fold_map(&a->lines, le, lo, &g, lkeep);
 	uint32_t *cmap = malloc((a->callees.n ? a->callees.n : 1) * sizeof *cmap);
 	bool ok = fmap != NULL && lmap != NULL && cmap != NULL;
 	if (ok) {
@@ -1506,8 +1539,11 @@ void agg_sweep(struct aggregator *a)
 	bool dropped = false, codes_went = false;
 	uint64_t now = clock_now_ns();
 	bool due = now >= a->next_sweep_ns;
+	bool age_due = a->serial >= a->next_age_serial;
+	if (age_due)
+		a->next_age_serial = a->serial + AGG_AGE_SAMPLES / 8;
 	if ((due && (a->funcs.n > AGG_SOFT_FUNCS ||
-	             a->lines.n > AGG_SOFT_LINES)) ||
+	             a->lines.n > AGG_SOFT_LINES)) || age_due ||
 	    a->funcs.n > AGG_MAX_FUNCS || a->lines.n > AGG_MAX_LINES)
 		dropped = agg_fold(a);
 	if (due) {

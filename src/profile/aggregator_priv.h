@@ -155,6 +155,8 @@ struct aggregator {
 	uint64_t sweep_serial;    /* a->serial at the last sweep */
 	uint64_t idle_serial;     /* ... at the one before: rows not sampled
 	                             since are idle */
+	uint64_t next_age_serial; /* a->serial at which aged rows are next
+	                             looked for (agg_sweep) */
 	uint32_t since_clock;     /* records since the clock was last read */
 
 	struct agg_vec funcs;     /* struct agg_func */

@@ -58,6 +58,29 @@ static void make_rec(uint64_t *w, uint64_t seq)
 		w[i] = seq * 64 + i;
 }
 
+/* Queue records seq .. seq + n - 1 without reading any. */
+static void push_backlog(struct ring *r, uint64_t seq, size_t n)
+{
+	static uint64_t w[REC_BYTES / 8];
+	for (size_t i = 0; i < n; i++) {
+		make_rec(w, seq + i);
+		cr_assert(ring_push(r, w, REC_BYTES), "push %llu",
+		          (unsigned long long)(seq + i));
+	}
+}
+
+/* Read back records seq .. seq + n - 1, each intact. */
+static void drain_backlog(struct ring *r, uint64_t seq, size_t n)
+{
+	static uint64_t w[REC_BYTES / 8], got[REC_BYTES / 8];
+	for (size_t i = 0; i < n; i++) {
+		make_rec(w, seq + i);
+		cr_assert_eq(ring_pop(r, got, sizeof(got)), REC_BYTES);
+		cr_assert(memcmp(got, w, REC_BYTES) == 0, "record %llu corrupted",
+		          (unsigned long long)(seq + i));
+	}
+}
+
 /* Four laps of the buffer, one record in flight at a time, as a consumer
  * that keeps up sees them: every record comes back intact, and the
  * ring's resident memory grows by far less than the buffer (it grew by all of it,
@@ -96,16 +119,9 @@ Test(ring_rss, burst_then_steady_stays_within_the_burst)
 
 	cr_assert_not_null(r);
 	size_t before = resident_bytes_at(r);
-	uint64_t seq = 0;
-	for (size_t i = 0; i < burst; i++, seq++) {
-		make_rec(w, seq);
-		cr_assert(ring_push(r, w, REC_BYTES));
-	}
-	for (size_t i = 0; i < burst; i++) {
-		make_rec(w, seq - burst + i);
-		cr_assert_eq(ring_pop(r, got, sizeof(got)), REC_BYTES);
-		cr_assert(memcmp(got, w, REC_BYTES) == 0);
-	}
+	uint64_t seq = burst;
+	push_backlog(r, 0, burst);
+	drain_backlog(r, 0, burst);
 	for (size_t i = 0; i < 4 * (RING_CAP / REC_BYTES); i++, seq++) {
 		make_rec(w, seq);
 		cr_assert(ring_push(r, w, REC_BYTES));
@@ -132,17 +148,10 @@ Test(ring_rss, burst_pages_are_given_back_after_the_backlog)
 
 	cr_assert_not_null(r);
 	size_t before = resident_bytes_at(r);
-	uint64_t seq = 0;
-	for (size_t i = 0; i < burst; i++, seq++) {
-		make_rec(w, seq);
-		cr_assert(ring_push(r, w, REC_BYTES));
-	}
+	uint64_t seq = burst;
+	push_backlog(r, 0, burst);
 	size_t at_burst = resident_bytes_at(r) - before;
-	for (size_t i = 0; i < burst; i++) {
-		make_rec(w, seq - burst + i);
-		cr_assert_eq(ring_pop(r, got, sizeof(got)), REC_BYTES);
-		cr_assert(memcmp(got, w, REC_BYTES) == 0);
-	}
+	drain_backlog(r, 0, burst);
 	/* Past the rebase point twice: the first rebase gives back. */
 	for (size_t i = 0; i < 2 * (128u << 10) / REC_BYTES; i++, seq++) {
 		make_rec(w, seq);

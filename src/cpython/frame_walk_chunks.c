@@ -110,7 +110,7 @@ struct chunk_thread {
 	                             last walk's */
 	size_t nchain;
 	uint64_t guessed_tick;    /* the tick queue_guess last ran for this slot */
-	struct kept_pair *kept;   /* in the reader's region; NULL until the
+	struct kept_walk *kept;   /* in the reader's region; NULL until the
 	                             thread's stack spans chunks */
 	bool spans;               /* the last walk left a chunk by its first frame */
 	bool live_early;          /* live came from the tick's first read */
@@ -139,8 +139,13 @@ struct chunk_walk_state {
 	size_t single_reads;
 	int hit;                      /* the copy in_copies found last, or -1 */
 	bool early;                   /* bytes from the tick's first read used */
-	size_t nkept;                 /* threads given a kept_pair */
+	size_t nkept;                 /* threads given a kept walk */
+	/* The last frame made a record (a recursion's frames are alike). */
+	bool memo;
+	uint64_t memo_code, memo_instr;
+	struct rec_frame memo_rec;
 	struct raw_frame ring[RING_FRAMES];
+	struct kept_fresh fresh;      /* this walk, for the thread's kept walk */
 };
 
 static void *chunk_new_state(const struct py_offsets *o, struct mem_region *mem)
@@ -362,6 +367,7 @@ static void walk_begin(struct chunk_walk_state *ws, const struct chunk_thread *c
 	ws->single_reads = 0;
 	ws->hit = -1;
 	ws->early = false;
+	ws->memo = false;
 }
 
 /* Read the last n prefetch copies queued in local/remote; those past the
@@ -537,14 +543,24 @@ static bool frame_raw(const struct py_offsets *o, const uint8_t *fb, struct raw_
 	return plausible_ptr(r->code) && plausible_ptr(r->instr & ~(uint64_t)7);
 }
 
-static bool raw_to_record(const struct walk_ctx *cx, struct thread_slot *t,
-                          const struct raw_frame *r, uint32_t at)
+static bool raw_to_record(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                          struct thread_slot *t, const struct raw_frame *r, uint32_t at)
 {
-	/* Both are below 2^47 here, so the difference cannot overflow. */
-	if (!walk_frame_record(cx, t, (uintptr_t)r->code,
-	                       (int64_t)r->instr - (int64_t)(r->code + cx->o->co_code_adaptive),
-	                       &t->frames[at]))
-		return false;
+	/* The same code at the same instruction as the last frame: the same
+	 * record (the code is resolved, listed and seen this tick already). */
+	if (!ws->memo || ws->memo_code != r->code || ws->memo_instr != r->instr) {
+		/* Both are below 2^47 here, so the difference cannot overflow. */
+		if (!walk_frame_record(cx, t, (uintptr_t)r->code,
+		                       (int64_t)r->instr - (int64_t)(r->code + cx->o->co_code_adaptive),
+		                       &ws->memo_rec)) {
+			ws->memo = false;
+			return false;
+		}
+		ws->memo = true;
+		ws->memo_code = r->code;
+		ws->memo_instr = r->instr;
+	}
+	t->frames[at] = ws->memo_rec;
 	t->entry[at] = r->entry;
 	return true;
 }
@@ -564,7 +580,7 @@ static bool keep_frame(const struct walk_ctx *cx, struct chunk_walk_state *ws,
 		*ring_at(ws, n) = *r;
 		return true;
 	}
-	if (!raw_to_record(cx, t, r, n))
+	if (!raw_to_record(cx, ws, t, r, n))
 		return false;
 	if (n == 0 && py_code_in_call(code_cache_get(cx->codes, t->frames[0].code_id),
 	                              t->frames[0].instr_offset))
@@ -590,7 +606,7 @@ static bool finish_walk(const struct walk_ctx *cx, struct chunk_walk_state *ws,
 
 	if (!cut && n <= PY_READER_MAX_FRAMES) {
 		for (uint32_t p = KEEP_INNER; p < n; p++)
-			if (!raw_to_record(cx, t, ring_at(ws, p), p))
+			if (!raw_to_record(cx, ws, t, ring_at(ws, p), p))
 				return false;
 		t->out.nframes = n;
 		return true;
@@ -601,7 +617,7 @@ static bool finish_walk(const struct walk_ctx *cx, struct chunk_walk_state *ws,
 	                                      (int32_t)(n - kept - outer > 0 ? n - kept - outer : 1) };
 	t->entry[kept] = 0;
 	for (uint32_t j = 0; j < outer; j++)
-		if (!raw_to_record(cx, t, ring_at(ws, n - outer + j), kept + 1 + j))
+		if (!raw_to_record(cx, ws, t, ring_at(ws, n - outer + j), kept + 1 + j))
 			return false;
 	t->out.nframes = kept + 1 + outer;
 	t->out.flags |= SAMPLE_TRUNCATED;
@@ -640,33 +656,29 @@ static void remember_chain(const struct chunk_walk_state *ws, struct chunk_threa
  * tick's first read), so the chunk was not freed and mapped again since. */
 static bool may_reuse(const struct chunk_thread *ct)
 {
-	const struct kept_walk *w;
-
-	if (ct->kept == NULL || !ct->live_early || !ct->has_live)
-		return false;
-	w = kept_last(ct->kept);
-	return w->ok && ct->clean_from <= w->read_after + 1;
+	return ct->kept != NULL && ct->live_early && ct->has_live && ct->kept->ok &&
+	       ct->clean_from <= ct->kept->read_after + 1;
 }
 
 /* Start recording this walk, for a thread whose stack spans chunks. */
 static void kept_start(const struct walk_ctx *cx, struct chunk_walk_state *ws,
-                       struct chunk_thread *ct, const struct thread_slot *t)
+                       struct chunk_thread *ct)
 {
 	if (cx->o->minor > LAST_UNCACHED_MINOR || (!ct->spans && ct->kept == NULL))
 		return;
 	if (ct->kept == NULL && ws->nkept < KEPT_THREADS &&
-	    (ct->kept = kept_pair_new(ws->mem)) != NULL)
+	    (ct->kept = kept_walk_new(ws->mem)) != NULL)
 		ws->nkept++;
-	if (ct->kept != NULL)
-		kept_begin(ct->kept, t->tstate, cx->tick);
+	kept_fresh_begin(&ws->fresh);
 }
 
 /* A frame the walk went through, Python (r) or not (r NULL). */
-static void kept_note(struct chunk_thread *ct, uint64_t f, const struct raw_frame *r)
+static void kept_note(struct chunk_walk_state *ws, const struct chunk_thread *ct,
+                      const struct raw_frame *r)
 {
 	if (ct->kept != NULL)
-		kept_step(kept_cur(ct->kept), &(struct kept_step){
-			f, r ? r->code : 0, r ? r->instr : 0, r ? r->entry : 0, r != NULL });
+		kept_fresh_step(&ws->fresh, &(struct kept_step){
+			r ? r->code : 0, r ? r->instr : 0, r ? r->entry : 0, r != NULL });
 }
 
 /* The chunk whose first frame is f (as copied this walk, with its header),
@@ -685,16 +697,14 @@ static uint64_t first_frame_chunk(const struct walk_ctx *cx, const struct chunk_
 	return c->chunk;
 }
 
-/* Take the last walk's frames from step `at` on as this walk's frames n
- * and after. */
+/* Take the kept walk's `len` outermost steps as this walk's frames n and
+ * after (newest first: from len - 1 down). */
 static bool replay(const struct walk_ctx *cx, struct chunk_walk_state *ws,
-                   struct chunk_thread *ct, struct thread_slot *t, uint32_t at,
+                   const struct chunk_thread *ct, struct thread_slot *t, uint32_t len,
                    uint32_t *n)
 {
-	const struct kept_walk *w = kept_last(ct->kept);
-
-	for (size_t i = at; i < w->n; i++) {
-		const struct kept_step *s = &w->steps[i];
+	for (size_t i = len; i-- > 0;) {
+		const struct kept_step *s = &ct->kept->steps[i];
 
 		if (s->python) {
 			struct raw_frame r = { s->code, s->instr, s->entry };
@@ -706,7 +716,6 @@ static bool replay(const struct walk_ctx *cx, struct chunk_walk_state *ws,
 			mark_entry(ws, t, *n - 1);
 		}
 	}
-	kept_append(kept_cur(ct->kept), w, at);
 	return true;
 }
 
@@ -732,13 +741,13 @@ static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
 	struct chunk_thread *ct = ws->threads + slot;
 	uint64_t f = ct->frame_ptr;
 	uint8_t tmp[PY_FRAME_READ_MAX];
-	uint32_t n = 0, depth = 0, power = 1, at;
+	uint32_t n = 0, depth = 0, power = 1, len = 0;
 	uint64_t mark = 0;
 	size_t nnext_at_live_bound = SIZE_MAX;
 	bool cut = false, reuse = may_reuse(ct), reused = false, keep;
 
 	walk_begin(ws, ct);
-	kept_start(cx, ws, ct, t);
+	kept_start(cx, ws, ct);
 	ct->spans = false;
 	t->ncheck = 0;
 	while (f != 0) {
@@ -774,12 +783,12 @@ static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
 			}
 			if (!frame_raw(o, fb, &r) || !keep_frame(cx, ws, t, &r, n))
 				goto torn;
-			kept_note(ct, f, &r);
+			kept_note(ws, ct, &r);
 			n++;
 		} else {
 			if (n > 0)
 				mark_entry(ws, t, n - 1); /* the shim before an invocation's frames */
-			kept_note(ct, f, NULL);
+			kept_note(ws, ct, NULL);
 		}
 		if (rd64(fb, o->if_previous) == f)
 			goto torn;
@@ -789,12 +798,12 @@ static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
 			continue;
 		ct->spans = true;
 		if (ct->kept != NULL)
-			kept_bound(kept_cur(ct->kept), chunk);
+			kept_fresh_bound(&ws->fresh, chunk, f);
 		if (chunk != ct->live.chunk)
 			continue;
 		nnext_at_live_bound = ct->nnext;
-		if (reuse && kept_find(kept_last(ct->kept), t->tstate, chunk, f, &at)) {
-			if (!replay(cx, ws, ct, t, at, &n))
+		if (reuse && kept_find(ct->kept, t->tstate, chunk, f, &len)) {
+			if (!replay(cx, ws, ct, t, len, &n))
 				goto torn;
 			reused = true;
 			break;
@@ -802,18 +811,18 @@ static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
 	}
 	if (!finish_walk(cx, ws, t, n, cut))
 		goto torn;
-	keep = ct->kept != NULL && !cut && kept_cur(ct->kept)->ok;
-	if (ct->kept != NULL) {
-		if (ws->early && kept_cur(ct->kept)->read_after >= cx->tick)
-			kept_cur(ct->kept)->read_after = cx->tick - 1;
-		kept_end(ct->kept, !cut);
-	}
+	keep = ct->kept != NULL && !cut && ws->fresh.ok;
+	if (keep)
+		kept_commit(ct->kept, &ws->fresh, reused ? len : 0, t->tstate,
+		            ws->early ? cx->tick - 1 : cx->tick);
+	else if (ct->kept != NULL)
+		ct->kept->ok = false;
 	if (!reused)
 		remember_reads(ws, ct, keep ? nnext_at_live_bound : SIZE_MAX);
 	return;
 torn: /* a code or string that failed said so already */
 	if (ct->kept != NULL)
-		kept_end(ct->kept, false);
+		ct->kept->ok = false;
 	py_sample_fail(&t->out, SAMPLE_ERR_FRAME);
 	t->out.nframes = 0;
 }

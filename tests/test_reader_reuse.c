@@ -2,9 +2,10 @@
  * as its newest chunk plus the frames below that chunk's first frame kept
  * from the last walk, while the thread took no page fault since
  * (src/cpython/frame_walk_chunks.c, frame_walk_kept.h).  Synthetic
- * memory in a forked child (fake_python.h): the child's main thread is
- * the sampled thread, so its own writes into freshly mapped pages are the
- * page faults the reuse must notice.
+ * memory in a forked child (fake_python.h); where the test rebuilds the
+ * stack, the sampled thread is the child's main thread, so that its own
+ * writes into freshly mapped pages are the page faults the reuse must
+ * notice.
  *
  * That only the newest chunk is read shows as the sample staying whole
  * while the older chunks are unreadable in the child; that a stack which
@@ -47,8 +48,12 @@ static void remember_chunk(struct ctx *c)
 		c->chunks[c->nchunks++] = c->t.chunk;
 }
 
-/* main -> f x DEPTH -> leaf on the child's main thread, published. */
-static void ctx_init(struct ctx *c, const struct py_offsets *o)
+/* main -> f x DEPTH -> leaf, published.  The sampled thread is the
+ * child's main thread, whose writes into the child's memory (the test's
+ * changes) are its own page faults where they land on fresh pages, or
+ * (asleep) a thread of its own that never faults, whatever the child's
+ * main thread does (under the sanitizers each command may fault). */
+static void ctx_init(struct ctx *c, const struct py_offsets *o, bool asleep)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
@@ -68,6 +73,8 @@ static void ctx_init(struct ctx *c, const struct py_offsets *o)
 	c->frames[DEPTH + 1] = fake_push(&c->im, &c->t, c->leaf_code, 2);
 	cr_assert_eq(c->nchunks, 3, "the stack spans %zu chunks", c->nchunks);
 	fake_child_sync(&c->child, (uintptr_t)c->im.base, c->im.used);
+	if (asleep)
+		fake_child_thread(&c->child, c->t.tstate + o->ts_native_tid);
 	fake_runtime(&c->im, &c->rt);
 	c->r = py_reader_new(c->child.pid, &c->rt);
 	c->pt = proc_threads_new(c->child.pid);
@@ -145,7 +152,7 @@ static void hide_chunk(struct ctx *c, size_t i)
 	fake_child_protect(&c->child, lo, hi - lo);
 }
 
-static void for_reusing_versions(void (*body)(struct ctx *))
+static void for_reusing_versions(void (*body)(struct ctx *), bool asleep)
 {
 	size_t tested = 0;
 
@@ -154,7 +161,7 @@ static void for_reusing_versions(void (*body)(struct ctx *))
 
 		if (py_offsets_at(i)->minor > 13)
 			continue;
-		ctx_init(&c, py_offsets_at(i));
+		ctx_init(&c, py_offsets_at(i), asleep);
 		body(&c);
 		ctx_end(&c);
 		tested++;
@@ -173,7 +180,7 @@ static void unchanged(struct ctx *c)
 
 Test(reader_reuse, unchanged_stack_reads_only_its_newest_chunk)
 {
-	for_reusing_versions(unchanged);
+	for_reusing_versions(unchanged, true);
 }
 
 static void top_changed(struct ctx *c)
@@ -198,7 +205,7 @@ static void top_changed(struct ctx *c)
 
 Test(reader_reuse, changed_top_is_read_afresh_and_the_rest_kept)
 {
-	for_reusing_versions(top_changed);
+	for_reusing_versions(top_changed, true);
 }
 
 /* Between two samples the thread returned to frame 10 and called back
@@ -231,7 +238,7 @@ static void up_and_down(struct ctx *c)
 
 Test(reader_reuse, stack_rebuilt_below_the_top_is_never_shown_stale)
 {
-	for_reusing_versions(up_and_down);
+	for_reusing_versions(up_and_down, false);
 }
 
 /* The newest chunk returned (CPython freed it): the chunk below is now
@@ -262,7 +269,7 @@ static void returned_across(struct ctx *c)
 
 Test(reader_reuse, return_across_a_chunk_keeps_the_frames_below)
 {
-	for_reusing_versions(returned_across);
+	for_reusing_versions(returned_across, true);
 }
 
 /* A call that needs a new chunk maps it: the fault sends the walk to the
@@ -279,7 +286,7 @@ static void called_across(struct ctx *c)
 
 Test(reader_reuse, call_into_a_new_chunk_reads_the_whole_stack)
 {
-	for_reusing_versions(called_across);
+	for_reusing_versions(called_across, false);
 }
 
 /* 3.14 and later keep a freed chunk cached and take it back without a
@@ -294,7 +301,7 @@ Test(reader_reuse, versions_caching_a_chunk_read_every_chunk)
 
 		if (py_offsets_at(i)->minor <= 13)
 			continue;
-		ctx_init(&c, py_offsets_at(i));
+		ctx_init(&c, py_offsets_at(i), true);
 		warm_up(&c);
 		hide_chunk(&c, 0);
 		{

@@ -348,7 +348,7 @@ void fake_runtime(const struct fake_image *im, struct py_runtime *rt)
 
 /* ---- the child ---------------------------------------------------------- */
 
-enum { CMD_WRITE = 'W', CMD_PROTECT = 'P', CMD_THREAD = 'T' };
+enum { CMD_WRITE = 'W', CMD_PROTECT = 'P', CMD_THREAD = 'T', CMD_REMAP = 'M' };
 
 struct fake_cmd {
 	uint32_t op, pad;
@@ -420,6 +420,10 @@ static void serve(int cmd_fd, int ack_fd)
 				break;
 		} else if (cmd.op == CMD_PROTECT) {
 			result = mprotect((void *)cmd.addr, cmd.len, PROT_NONE);
+		} else if (cmd.op == CMD_REMAP) {
+			result = mmap((void *)cmd.addr, cmd.len, PROT_READ | PROT_WRITE,
+			              MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) ==
+			         (void *)cmd.addr ? 0 : -1;
 		} else if (cmd.op == CMD_THREAD) {
 			struct thread_arg *a = malloc(sizeof(*a));
 			pthread_t th;
@@ -484,6 +488,12 @@ void fake_child_protect(struct fake_child *c, uintptr_t addr, size_t len)
 {
 	if (command(c, CMD_PROTECT, addr, len, NULL) != 0)
 		die("child mprotect");
+}
+
+void fake_child_remap(struct fake_child *c, uintptr_t addr, size_t len)
+{
+	if (command(c, CMD_REMAP, addr, len, NULL) != 0)
+		die("child mmap");
 }
 
 pid_t fake_child_thread(struct fake_child *c, uintptr_t tid_addr)

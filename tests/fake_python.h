@@ -114,6 +114,10 @@ void fake_child_start(struct fake_child *c);
 void fake_child_sync(struct fake_child *c, uintptr_t addr, size_t len);
 /* Make [addr, addr + len) (page aligned) unreadable in the child. */
 void fake_child_protect(struct fake_child *c, uintptr_t addr, size_t len);
+/* Map fresh zero pages over [addr, addr + len) (page aligned) in the child,
+ * as CPython frees a data-stack chunk and maps a new one at the same
+ * address: the child's next write there is a page fault. */
+void fake_child_remap(struct fake_child *c, uintptr_t addr, size_t len);
 /* Start a sleeping OS thread in the child that stores its TID as a
  * 64-bit value at tid_addr (in the child's memory and in ours); returns it. */
 pid_t fake_child_thread(struct fake_child *c, uintptr_t tid_addr);

@@ -16,7 +16,20 @@
  * frame (REC_MORE_FRAMES) counting the frames left out, and its outermost
  * KEEP_OUTER frames, so that a deep recursion still shows <module> and
  * main under it.  The chunks such a walk needs beyond the guessed ones are
- * read next tick in one system call (prefetch), not one by one. */
+ * read next tick in one system call (prefetch), not one by one.
+ *
+ * A stack that spans chunks is mostly the same from tick to tick below its
+ * newest chunk: the frames below that chunk's first frame can only change
+ * once that frame returns, and then CPython frees the chunk (3.11-3.13:
+ * munmap) and maps a new one for the next call, whose first write is a
+ * page fault of the thread.  So when the thread took no page fault since
+ * they were read (its /proc stat, read every tick anyway) and the newest
+ * chunk's first frame still calls the same frame, those frames are taken
+ * from the last walk (frame_walk_kept.h) and only the newest chunk is
+ * read.  Otherwise the older chunks the last walk copied are read in one
+ * more system call.  3.14 and later keep a popped chunk cached in the
+ * thread state and take it back without a fault: there every tick reads
+ * the whole stack. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -26,6 +39,7 @@
 #include <stdlib.h>
 #include <sys/uio.h>
 
+#include "cpython/frame_walk_kept.h"
 #include "cpython/raw_fields.h"
 #include "target/remote_mem.h"
 
@@ -41,6 +55,8 @@
 #define WALK_MAX_FRAMES 65536u     /* Python frames walked at most */
 #define MAX_SINGLE_READS PY_READER_MAX_FRAMES /* frames read one by one per walk */
 #define PREFETCH_BATCH 64          /* chunks per prefetch system call */
+#define KEPT_THREADS 64            /* threads whose last walk is kept */
+#define LAST_UNCACHED_MINOR 13     /* newer versions cache a popped chunk */
 
 /* A region of target memory copied into pytop for this thread's walk. */
 struct copy {
@@ -94,6 +110,13 @@ struct chunk_thread {
 	                             last walk's */
 	size_t nchain;
 	uint64_t guessed_tick;    /* the tick queue_guess last ran for this slot */
+	struct kept_walk *kept;   /* in the reader's region; NULL until the
+	                             thread's stack spans chunks */
+	bool spans;               /* the last walk left a chunk by its first frame */
+	bool live_early;          /* live came from the tick's first read */
+	uint64_t clean_from;      /* the thread took no page fault at the
+	                             ticks from this one to gate_tick */
+	uint64_t gate_tick;
 };
 
 /* A frame of a deep stack that may be among its outermost: kept raw,
@@ -114,7 +137,15 @@ struct chunk_walk_state {
 	size_t npre;
 	bool prefetched;
 	size_t single_reads;
+	int hit;                      /* the copy in_copies found last, or -1 */
+	bool early;                   /* bytes from the tick's first read used */
+	size_t nkept;                 /* threads given a kept walk */
+	/* The last frame made a record (a recursion's frames are alike). */
+	bool memo;
+	uint64_t memo_code, memo_instr;
+	struct rec_frame memo_rec;
 	struct raw_frame ring[RING_FRAMES];
+	struct kept_fresh fresh;      /* this walk, for the thread's kept walk */
 };
 
 static void *chunk_new_state(const struct py_offsets *o, struct mem_region *mem)
@@ -210,6 +241,7 @@ static bool use_speculation(const struct py_offsets *o, struct chunk_thread *ct,
 		ct->frame_ptr = sp->frame_ptr;
 	ct->live = (struct copy){ chunk, top, chunk, sp->buf };
 	ct->has_live = true;
+	ct->live_early = true;
 	return true;
 }
 
@@ -255,6 +287,17 @@ static int queue_stack(const struct walk_ctx *cx, struct chunk_thread *ct,
 	return n;
 }
 
+/* The reuse gate: a tick whose stat read showed a page fault of the
+ * thread, or could not tell, starts the clean run again. */
+static void gate_update(const struct walk_ctx *cx, struct chunk_thread *ct,
+                        const struct py_thread_sample *s)
+{
+	if (!s->faults_known || s->minflt != 0 || s->majflt != 0 ||
+	    ct->gate_tick + 1 != cx->tick)
+		ct->clean_from = cx->tick + 1;
+	ct->gate_tick = cx->tick;
+}
+
 static void chunk_read_stacks(const struct walk_ctx *cx, void *state,
                               struct thread_slot *slots, size_t nslots)
 {
@@ -278,6 +321,8 @@ static void chunk_read_stacks(const struct walk_ctx *cx, void *state,
 			ct->nnext = 0;
 		}
 		ct->has_live = false;
+		ct->live_early = false;
+		gate_update(cx, ct, &t->out);
 		ct->frame_ptr = o->ts_current_frame ? rd64(t->buf, o->ts_current_frame) : 0;
 		if (t->out.status != PY_THREAD_OK) {
 			ct->spec.chunk = 0; /* guess only for threads being sampled */
@@ -320,6 +365,9 @@ static void walk_begin(struct chunk_walk_state *ws, const struct chunk_thread *c
 	ws->npre = 0;
 	ws->prefetched = false;
 	ws->single_reads = 0;
+	ws->hit = -1;
+	ws->early = false;
+	ws->memo = false;
 }
 
 /* Read the last n prefetch copies queued in local/remote; those past the
@@ -403,6 +451,7 @@ static struct copy *copy_chunk(const struct walk_ctx *cx, struct chunk_walk_stat
 	/* Its size is in its header: from the speculative copy, or from a
 	 * first read of the usual chunk size. */
 	head = extra_lookup(ct, chunk, o->chunk_data);
+	ws->early |= head != NULL;
 	buf = NULL;
 	if (head == NULL) {
 		buf = tick_arena_alloc(cx->arena, CHUNK_GUESS);
@@ -416,6 +465,7 @@ static struct copy *copy_chunk(const struct walk_ctx *cx, struct chunk_walk_stat
 	extra_remember(ct, chunk, (size_t)size);
 	if ((head = extra_lookup(ct, chunk, (size_t)size)) != NULL) {
 		buf = (uint8_t *)head;
+		ws->early = true;
 	} else if (buf == NULL || size > CHUNK_GUESS) {
 		buf = tick_arena_alloc(cx->arena, (size_t)size);
 		if (buf == NULL || remote_read(cx->pid, chunk, buf, (size_t)size) != 0)
@@ -428,14 +478,17 @@ static struct copy *copy_chunk(const struct walk_ctx *cx, struct chunk_walk_stat
 
 /* The copy holding frame bytes [f, f + size), or NULL.  A walk goes from
  * chunk to older chunk, so the newest copies are looked at last. */
-static const uint8_t *in_copies(const struct chunk_walk_state *ws, uintptr_t f, size_t size)
+static const uint8_t *in_copies(struct chunk_walk_state *ws, uintptr_t f, size_t size)
 {
 	for (size_t i = ws->ncopies; i-- > 0;) {
 		const struct copy *c = &ws->copies[i];
 
-		if (f >= c->start && f + size <= c->end)
+		if (f >= c->start && f + size <= c->end) {
+			ws->hit = (int)i;
 			return c->buf + (f - c->start);
+		}
 	}
+	ws->hit = -1;
 	return NULL;
 }
 
@@ -468,8 +521,10 @@ static const uint8_t *frame_bytes(const struct walk_ctx *cx, struct chunk_walk_s
 		}
 	}
 	extra_remember(ct, f, size);
-	if ((fb = extra_lookup(ct, f, size)) != NULL)
+	if ((fb = extra_lookup(ct, f, size)) != NULL) {
+		ws->early = true;
 		return fb;
+	}
 	if (ws->single_reads++ == MAX_SINGLE_READS) {
 		*spent = true;
 		return NULL;
@@ -488,14 +543,24 @@ static bool frame_raw(const struct py_offsets *o, const uint8_t *fb, struct raw_
 	return plausible_ptr(r->code) && plausible_ptr(r->instr & ~(uint64_t)7);
 }
 
-static bool raw_to_record(const struct walk_ctx *cx, struct thread_slot *t,
-                          const struct raw_frame *r, uint32_t at)
+static bool raw_to_record(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                          struct thread_slot *t, const struct raw_frame *r, uint32_t at)
 {
-	/* Both are below 2^47 here, so the difference cannot overflow. */
-	if (!walk_frame_record(cx, t, (uintptr_t)r->code,
-	                       (int64_t)r->instr - (int64_t)(r->code + cx->o->co_code_adaptive),
-	                       &t->frames[at]))
-		return false;
+	/* The same code at the same instruction as the last frame: the same
+	 * record (the code is resolved, listed and seen this tick already). */
+	if (!ws->memo || ws->memo_code != r->code || ws->memo_instr != r->instr) {
+		/* Both are below 2^47 here, so the difference cannot overflow. */
+		if (!walk_frame_record(cx, t, (uintptr_t)r->code,
+		                       (int64_t)r->instr - (int64_t)(r->code + cx->o->co_code_adaptive),
+		                       &ws->memo_rec)) {
+			ws->memo = false;
+			return false;
+		}
+		ws->memo = true;
+		ws->memo_code = r->code;
+		ws->memo_instr = r->instr;
+	}
+	t->frames[at] = ws->memo_rec;
 	t->entry[at] = r->entry;
 	return true;
 }
@@ -509,17 +574,13 @@ static struct raw_frame *ring_at(struct chunk_walk_state *ws, uint32_t n)
  * record now; a later one is kept raw in the ring, in case it is among
  * the outermost. */
 static bool keep_frame(const struct walk_ctx *cx, struct chunk_walk_state *ws,
-                       struct thread_slot *t, const uint8_t *fb, uint32_t n)
+                       struct thread_slot *t, const struct raw_frame *r, uint32_t n)
 {
-	struct raw_frame r;
-
-	if (!frame_raw(cx->o, fb, &r))
-		return false;
 	if (n >= KEEP_INNER) {
-		*ring_at(ws, n) = r;
+		*ring_at(ws, n) = *r;
 		return true;
 	}
-	if (!raw_to_record(cx, t, &r, n))
+	if (!raw_to_record(cx, ws, t, r, n))
 		return false;
 	if (n == 0 && py_code_in_call(code_cache_get(cx->codes, t->frames[0].code_id),
 	                              t->frames[0].instr_offset))
@@ -545,7 +606,7 @@ static bool finish_walk(const struct walk_ctx *cx, struct chunk_walk_state *ws,
 
 	if (!cut && n <= PY_READER_MAX_FRAMES) {
 		for (uint32_t p = KEEP_INNER; p < n; p++)
-			if (!raw_to_record(cx, t, ring_at(ws, p), p))
+			if (!raw_to_record(cx, ws, t, ring_at(ws, p), p))
 				return false;
 		t->out.nframes = n;
 		return true;
@@ -556,7 +617,7 @@ static bool finish_walk(const struct walk_ctx *cx, struct chunk_walk_state *ws,
 	                                      (int32_t)(n - kept - outer > 0 ? n - kept - outer : 1) };
 	t->entry[kept] = 0;
 	for (uint32_t j = 0; j < outer; j++)
-		if (!raw_to_record(cx, t, ring_at(ws, n - outer + j), kept + 1 + j))
+		if (!raw_to_record(cx, ws, t, ring_at(ws, n - outer + j), kept + 1 + j))
 			return false;
 	t->out.nframes = kept + 1 + outer;
 	t->out.flags |= SAMPLE_TRUNCATED;
@@ -565,12 +626,13 @@ static bool finish_walk(const struct walk_ctx *cx, struct chunk_walk_state *ws,
 
 /* After a walk that needed more older chunks than the first read
  * guesses: remember them for next tick's prefetch. */
-static void remember_chain(const struct chunk_walk_state *ws, struct chunk_thread *ct)
+static void remember_chain(const struct chunk_walk_state *ws, struct chunk_thread *ct,
+                           bool all)
 {
 	size_t from = ct->has_live ? 1 : 0;
 
 	ct->nchain = 0;
-	if (ws->ncopies - from <= MAX_EXTRA)
+	if (ws->ncopies - from <= (all ? 0 : MAX_EXTRA))
 		return;
 	if (ct->chain == NULL &&
 	    (ct->chain = mem_region_alloc(ws->mem, MAX_COPIES * sizeof(*ct->chain))) == NULL)
@@ -579,11 +641,96 @@ static void remember_chain(const struct chunk_walk_state *ws, struct chunk_threa
 		const struct copy *c = &ws->copies[i];
 		bool guessed = false;
 
-		for (size_t k = 0; k < ct->nnext; k++)
+		for (size_t k = 0; k < ct->nnext && !all; k++)
 			guessed |= ct->next[k].addr == c->chunk;
 		if (!guessed)
 			ct->chain[ct->nchain++] = (struct chain_link){ c->chunk, c->end - c->start };
 	}
+}
+
+/* ---- the frames below the newest chunk, from the last walk ------------- */
+
+/* Whether the frames below the live chunk's first frame may come from the
+ * last walk: the thread took no page fault from the stat read before they
+ * were read to this tick's, which came after the live chunk's read (in the
+ * tick's first read), so the chunk was not freed and mapped again since. */
+static bool may_reuse(const struct chunk_thread *ct)
+{
+	return ct->kept != NULL && ct->live_early && ct->has_live && ct->kept->ok &&
+	       ct->clean_from <= ct->kept->read_after + 1;
+}
+
+/* Start recording this walk, for a thread whose stack spans chunks. */
+static void kept_start(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                       struct chunk_thread *ct)
+{
+	if (cx->o->minor > LAST_UNCACHED_MINOR || (!ct->spans && ct->kept == NULL))
+		return;
+	if (ct->kept == NULL && ws->nkept < KEPT_THREADS &&
+	    (ct->kept = kept_walk_new(ws->mem)) != NULL)
+		ws->nkept++;
+	kept_fresh_begin(&ws->fresh);
+}
+
+/* A frame the walk went through, Python (r) or not (r NULL). */
+static void kept_note(struct chunk_walk_state *ws, const struct chunk_thread *ct,
+                      const struct raw_frame *r)
+{
+	if (ct->kept != NULL)
+		kept_fresh_step(&ws->fresh, &(struct kept_step){
+			r ? r->code : 0, r ? r->instr : 0, r ? r->entry : 0, r != NULL });
+}
+
+/* The chunk whose first frame is f (as copied this walk, with its header),
+ * or 0: the root chunk has no caller chunk, and is never freed. */
+static uint64_t first_frame_chunk(const struct walk_ctx *cx, const struct chunk_walk_state *ws,
+                                  uint64_t f)
+{
+	const struct copy *c;
+
+	if (ws->hit < 0)
+		return 0;
+	c = &ws->copies[ws->hit];
+	if (c->chunk == 0 || c->start != c->chunk || f != c->chunk + cx->o->chunk_data ||
+	    rd64(c->buf, 0) == 0)
+		return 0;
+	return c->chunk;
+}
+
+/* Take the kept walk's `len` outermost steps as this walk's frames n and
+ * after (newest first: from len - 1 down). */
+static bool replay(const struct walk_ctx *cx, struct chunk_walk_state *ws,
+                   const struct chunk_thread *ct, struct thread_slot *t, uint32_t len,
+                   uint32_t *n)
+{
+	for (size_t i = len; i-- > 0;) {
+		const struct kept_step *s = &ct->kept->steps[i];
+
+		if (s->python) {
+			struct raw_frame r = { s->code, s->instr, s->entry };
+
+			if (*n == WALK_MAX_FRAMES || !keep_frame(cx, ws, t, &r, *n))
+				return false;
+			(*n)++;
+		} else if (*n > 0) {
+			mark_entry(ws, t, *n - 1);
+		}
+	}
+	return true;
+}
+
+/* After a walk that read its frames: what next tick reads first.  A stack
+ * whose frames below the live chunk may be reused reads only the live
+ * chunk (and what lies above its first frame) in the first read, and the
+ * older chunks, if the reuse fails, in one read of the whole chain. */
+static void remember_reads(struct chunk_walk_state *ws, struct chunk_thread *ct,
+                           size_t nnext_at_live_bound)
+{
+	bool reusable = nnext_at_live_bound != SIZE_MAX;
+
+	if (reusable)
+		ct->nnext = nnext_at_live_bound;
+	remember_chain(ws, ct, reusable);
 }
 
 static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
@@ -594,15 +741,19 @@ static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
 	struct chunk_thread *ct = ws->threads + slot;
 	uint64_t f = ct->frame_ptr;
 	uint8_t tmp[PY_FRAME_READ_MAX];
-	uint32_t n = 0, depth = 0, power = 1;
+	uint32_t n = 0, depth = 0, power = 1, len = 0;
 	uint64_t mark = 0;
-	bool cut = false;
+	size_t nnext_at_live_bound = SIZE_MAX;
+	bool cut = false, reuse = may_reuse(ct), reused = false, keep;
 
 	walk_begin(ws, ct);
+	kept_start(cx, ws, ct);
+	ct->spans = false;
 	t->ncheck = 0;
 	while (f != 0) {
 		const uint8_t *fb;
 		uint8_t owner;
+		uint64_t chunk;
 
 		if (!plausible_ptr(f) || f == mark)
 			goto torn;
@@ -622,27 +773,56 @@ static void chunk_walk(const struct walk_ctx *cx, void *state, size_t slot,
 		}
 		owner = fb[o->if_owner];
 		if (owner < o->owner_not_python) {
+			struct raw_frame r;
+
 			if (owner > 3)
 				goto torn;
 			if (n == WALK_MAX_FRAMES) {
 				cut = true;
 				break;
 			}
-			if (!keep_frame(cx, ws, t, fb, n))
+			if (!frame_raw(o, fb, &r) || !keep_frame(cx, ws, t, &r, n))
 				goto torn;
+			kept_note(ws, ct, &r);
 			n++;
-		} else if (n > 0) {
-			mark_entry(ws, t, n - 1); /* the shim before an invocation's frames */
+		} else {
+			if (n > 0)
+				mark_entry(ws, t, n - 1); /* the shim before an invocation's frames */
+			kept_note(ws, ct, NULL);
 		}
 		if (rd64(fb, o->if_previous) == f)
 			goto torn;
+		chunk = first_frame_chunk(cx, ws, f);
 		f = rd64(fb, o->if_previous);
+		if (chunk == 0)
+			continue;
+		ct->spans = true;
+		if (ct->kept != NULL)
+			kept_fresh_bound(&ws->fresh, chunk, f);
+		if (chunk != ct->live.chunk)
+			continue;
+		nnext_at_live_bound = ct->nnext;
+		if (reuse && kept_find(ct->kept, t->tstate, chunk, f, &len)) {
+			if (!replay(cx, ws, ct, t, len, &n))
+				goto torn;
+			reused = true;
+			break;
+		}
 	}
 	if (!finish_walk(cx, ws, t, n, cut))
 		goto torn;
-	remember_chain(ws, ct);
+	keep = ct->kept != NULL && !cut && ws->fresh.ok;
+	if (keep)
+		kept_commit(ct->kept, &ws->fresh, reused ? len : 0, t->tstate,
+		            ws->early ? cx->tick - 1 : cx->tick);
+	else if (ct->kept != NULL)
+		ct->kept->ok = false;
+	if (!reused)
+		remember_reads(ws, ct, keep ? nnext_at_live_bound : SIZE_MAX);
 	return;
 torn: /* a code or string that failed said so already */
+	if (ct->kept != NULL)
+		ct->kept->ok = false;
 	py_sample_fail(&t->out, SAMPLE_ERR_FRAME);
 	t->out.nframes = 0;
 }

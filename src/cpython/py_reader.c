@@ -171,6 +171,7 @@ static void classify(struct py_reader *r, struct proc_threads *pt, bool idle)
 		t->out.stime_ns = st.stime_ns;
 		t->out.minflt = st.minflt;
 		t->out.majflt = st.majflt;
+		t->out.faults_known = st.faults_known;
 		t->out.rss_bytes = st.rss_bytes;
 		t->out.run_ns = st.run_ns;
 		t->out.delay_ns = st.delay_ns;

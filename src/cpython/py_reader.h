@@ -61,6 +61,7 @@ struct py_thread_sample {
 	char state;            /* /proc scheduler state letter, 0 unknown */
 	uint64_t utime_ns, stime_ns; /* the thread's CPU time so far */
 	uint64_t minflt, majflt;     /* its faults since the previous tick */
+	bool faults_known;           /* those are a real difference */
 	uint64_t rss_bytes;          /* the process's resident set */
 	/* State R only: scheduler run time and run-queue delay so far
 	 * (proc_thread_stat). */

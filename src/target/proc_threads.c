@@ -253,6 +253,7 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 	if (t->read_once) {
 		out->minflt = line.minflt - t->minflt;
 		out->majflt = line.majflt - t->majflt;
+		out->faults_known = true;
 	}
 	t->minflt = line.minflt;
 	t->majflt = line.majflt;

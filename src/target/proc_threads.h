@@ -20,6 +20,8 @@ struct proc_thread_stat {
 	uint64_t stime_ns; /* system CPU time */
 	uint64_t minflt, majflt; /* the thread's page faults since its previous
 	                            read (0 at the first read) */
+	bool faults_known;       /* the two above are a real difference (not
+	                            the first read, the line whole) */
 	uint64_t rss_bytes;      /* the whole process's resident set */
 	uint64_t start_stack;    /* where the program's stack starts: an exec
 	                            (a new program) moves it */

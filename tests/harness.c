@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -800,12 +801,23 @@ bool h_tmux_start(struct h_tmux *t, int w, int h, const char *script,
 	char ws[16], hs[16], cmd[1024];
 	snprintf(ws, sizeof ws, "%d", w);
 	snprintf(hs, sizeof hs, "%d", h);
-	/* The watchdog lives in the pane's session, outside Criterion's
-	 * reach: it ends the server even if this test is killed on timeout. */
+	/* The pane is a session of its own, and the kernel's autogroup
+	 * scheduling weighs each session as an equal whatever the nice value
+	 * of its processes: the pane's session takes this test's nice value,
+	 * so that a test run at nice 19 beside the accuracy tests
+	 * (scripts/quickstart.sh) gives way to them.  Without autogroups
+	 * the file is missing, and nice alone does it.  The watchdog lives in
+	 * the pane's session, outside Criterion's reach: it ends the server
+	 * even if this test is killed on timeout. */
+	errno = 0;
+	int nice_now = getpriority(PRIO_PROCESS, 0);
+	if (errno != 0 || nice_now < 0)
+		nice_now = 0;
 	snprintf(cmd, sizeof cmd,
+	         "{ echo %d >/proc/self/autogroup; } 2>/dev/null; "
 	         "(sleep %.0f; tmux -L %s kill-server) >/dev/null 2>&1 & "
 	         "exec sh %s",
-	         lifetime_s, t->sock, script);
+	         nice_now, lifetime_s, t->sock, script);
 	const char *args[] = {"new-session", "-d", "-s", "t", "-x", ws, "-y",
 	                      hs, cmd, NULL};
 	struct h_proc r;

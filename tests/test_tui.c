@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -712,6 +713,47 @@ Test(tui, processes_screen_selects_a_process)
 	see("samples of running threads", "all processes again");
 	see("pool_hot_a", "the other worker's function is back");
 	quit();
+}
+
+/* A tmux pane is a session of its own, which the kernel's autogroup
+ * scheduling weighs against the test's whole session as an equal, whatever
+ * nice value the pane inherited: a tmux test run at nice 19 beside the
+ * accuracy tests (scripts/quickstart.sh) took as much CPU as all of them.
+ * So the pane's session gets the test's nice value. */
+Test(tui, pane_session_keeps_the_tests_nice)
+{
+	char path[64], *dir, *script, *text = NULL;
+	struct h_tmux t;
+	int pane_nice = 0;
+
+	h_need_program("tmux");
+	snprintf(path, sizeof path, "/proc/%d/autogroup", (int)getpid());
+	if (access(path, R_OK) != 0)
+		cr_skip_test("no autogroup scheduling in this kernel");
+	cr_assert_eq(setpriority(PRIO_PROCESS, 0, 19), 0);
+	dir = h_tmpdir();
+	script = h_path(dir, "run.sh");
+	FILE *f = fopen(script, "w");
+	cr_assert_not_null(f);
+	fputs("exec sleep 30\n", f);
+	fclose(f);
+	cr_assert(h_tmux_start(&t, 80, 24, script, 60));
+	pid_t pane = h_tmux_pane_pid(&t);
+	cr_assert_gt(pane, 0);
+	snprintf(path, sizeof path, "/proc/%d/autogroup", (int)pane);
+	for (double end = h_now() + 5; h_now() < end; h_sleep(0.05)) {
+		free(text);
+		text = h_read_file(path);
+		const char *at = text ? strstr(text, " nice ") : NULL;
+		pane_nice = at ? atoi(at + 6) : 0;
+		if (pane_nice == 19)
+			break;
+	}
+	h_tmux_kill(&t);
+	cr_assert_eq(pane_nice, 19, "the pane's autogroup: %s", text);
+	free(text), free(script);
+	h_rmtree(dir);
+	free(dir);
 }
 
 int main(int argc, char *argv[])

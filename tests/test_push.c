@@ -379,7 +379,10 @@ Test(push, the_tui_header_says_failing_at_80_columns)
 	cr_expect_not_null(screen, "the header never said the push fails:\n%s", last);
 	if (screen != NULL) {
 		h_note("at 80 columns:\n%.400s", screen);
-		cr_expect_not_null(strstr(screen, "push_outer"), "profiling stopped:\n%s",
+		/* push_leaf has nearly all own samples, so it heads the table
+		 * whatever start-up functions were sampled; push_outer, with
+		 * none, fell below them off an 80x24 screen in a CI run. */
+		cr_expect_not_null(strstr(screen, "push_leaf"), "profiling stopped:\n%s",
 		                   screen);
 	}
 	free(screen);

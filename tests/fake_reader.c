@@ -5,6 +5,7 @@
 
 #include "fake_reader.h"
 
+#include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,4 +41,17 @@ void fake_reader_end(struct fake_reader *f)
 	fake_image_free(&f->im);
 	f->r = NULL;
 	f->pt = NULL;
+}
+
+struct criterion_test_params fake_reader_versions(void)
+{
+	/* Criterion keeps a pointer to the parameters: they must outlive us. */
+	static size_t idx[FAKE_READER_MAX_VERSIONS];
+	size_t n = 0;
+
+	while (n < FAKE_READER_MAX_VERSIONS && py_offsets_at(n) != NULL) {
+		idx[n] = n;
+		n++;
+	}
+	return cr_make_param_array(size_t, idx, n);
 }

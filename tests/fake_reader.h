@@ -7,6 +7,9 @@
 #ifndef PYTOP_TESTS_FAKE_READER_H
 #define PYTOP_TESTS_FAKE_READER_H
 
+#include <criterion/parameterized.h>
+#include <stddef.h>
+
 #include "cpython/py_offsets.h"
 #include "cpython/py_reader.h"
 #include "cpython/py_runtime.h"
@@ -30,5 +33,16 @@ void fake_reader_start(struct fake_reader *f, const struct py_offsets *o);
 void fake_reader_publish(struct fake_reader *f);
 /* Detach, stop the child, free the image. */
 void fake_reader_end(struct fake_reader *f);
+
+#define FAKE_READER_MAX_VERSIONS 16 /* built-in tables at most */
+
+/* The index (py_offsets_at) of every built-in offsets table, as the
+ * parameters of a Criterion parameterized test. */
+struct criterion_test_params fake_reader_versions(void);
+
+/* A test of `suite` run once per built-in table, *vi its index. */
+#define FAKE_READER_VERSION_TEST(suite, name) \
+	ParameterizedTestParameters(suite, name) { return fake_reader_versions(); } \
+	ParameterizedTest(size_t *vi, suite, name, .timeout = 30)
 
 #endif

@@ -23,8 +23,6 @@
 #include "fake_reader.h"
 #include "target/remote_mem.h"
 
-#define MAX_VERSIONS 16
-
 int __real_remote_read(pid_t pid, uintptr_t addr, void *buf, size_t len);
 
 /* What the wrapper does at the watched address. */
@@ -113,21 +111,7 @@ static void ctx_init(struct ctx *c, size_t vi)
 	expect_frame(c, sample(c), 0, "second", 4, "second runs");
 }
 
-static struct criterion_test_params all_versions(void)
-{
-	static size_t idx[MAX_VERSIONS];
-	size_t n = 0;
-
-	while (n < MAX_VERSIONS && py_offsets_at(n) != NULL) {
-		idx[n] = n;
-		n++;
-	}
-	return cr_make_param_array(size_t, idx, n);
-}
-
-#define VERSION_TEST(name) \
-	ParameterizedTestParameters(code_changed_retry, name) { return all_versions(); } \
-	ParameterizedTest(size_t *vi, code_changed_retry, name, .timeout = 30)
+#define VERSION_TEST(name) FAKE_READER_VERSION_TEST(code_changed_retry, name)
 
 /* first is freed, "third" allocated at its address and called in the
  * frame: the tick's walk names the cached first, the check after it sees

@@ -23,7 +23,6 @@
 #include "target/remote_mem.h"
 
 #define READER_MAX_THREADS 1024 /* thread_list.h's bound on a thread list */
-#define MAX_VERSIONS 16
 
 /* ---- fixture ----------------------------------------------------------- */
 
@@ -198,22 +197,7 @@ static void expect_sane_codes(struct ctx *c)
 
 /* ---- one test per built-in table ------------------------------------------ */
 
-static struct criterion_test_params all_versions(void)
-{
-	/* Criterion keeps a pointer to the parameters: they must outlive us. */
-	static size_t idx[MAX_VERSIONS];
-	size_t n = 0;
-
-	while (n < MAX_VERSIONS && py_offsets_at(n) != NULL) {
-		idx[n] = n;
-		n++;
-	}
-	return cr_make_param_array(size_t, idx, n);
-}
-
-#define VERSION_TEST(name) \
-	ParameterizedTestParameters(reader_synthetic, name) { return all_versions(); } \
-	ParameterizedTest(size_t *vi, reader_synthetic, name, .timeout = 30)
+#define VERSION_TEST(name) FAKE_READER_VERSION_TEST(reader_synthetic, name)
 
 Test(reader_synthetic, every_supported_version_has_a_table)
 {
@@ -224,7 +208,7 @@ Test(reader_synthetic, every_supported_version_has_a_table)
 		cr_assert_leq(o->ts_read_size, 512);
 	}
 	cr_assert_geq(n, 3, "expected at least 3.11, 3.12 and 3.13");
-	cr_assert_lt(n, MAX_VERSIONS);
+	cr_assert_lt(n, FAKE_READER_MAX_VERSIONS);
 }
 
 /* ---- well-formed stacks ----------------------------------------------------- */

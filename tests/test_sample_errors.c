@@ -20,8 +20,6 @@
 #include "target/proc_threads.h"
 #include "../ui/header.h"
 
-#define MAX_VERSIONS 16
-
 /* ---- the reader: one thread running inner <- middle <- outer ----------- */
 
 struct ctx {
@@ -71,21 +69,7 @@ static void ctx_end(struct ctx *c)
 	fake_reader_end(&c->fr);
 }
 
-static struct criterion_test_params all_versions(void)
-{
-	static size_t idx[MAX_VERSIONS];
-	size_t n = 0;
-
-	while (n < MAX_VERSIONS && py_offsets_at(n) != NULL) {
-		idx[n] = n;
-		n++;
-	}
-	return cr_make_param_array(size_t, idx, n);
-}
-
-#define VERSION_TEST(name) \
-	ParameterizedTestParameters(reader_kinds, name) { return all_versions(); } \
-	ParameterizedTest(size_t *vi, reader_kinds, name, .timeout = 30)
+#define VERSION_TEST(name) FAKE_READER_VERSION_TEST(reader_kinds, name)
 
 #define KIND_ASCII (FAKE_STR_KIND(1) | FAKE_STR_COMPACT | FAKE_STR_ASCII)
 

@@ -22,19 +22,14 @@
 #include "cpython/py_offsets.h"
 #include "cpython/py_reader.h"
 #include "cpython/py_runtime.h"
-#include "fake_python.h"
+#include "fake_reader.h"
 #include "target/proc_threads.h"
 
 #define DEPTH 400  /* frames of f: three chunks of FAKE_FRAME_SIZE frames */
 #define PAGE 4096u
 
 struct ctx {
-	const struct py_offsets *o; /* borrowed, static */
-	struct fake_image im;
-	struct fake_child child;
-	struct py_runtime rt;
-	struct py_reader *r;        /* owns */
-	struct proc_threads *pt;    /* owns */
+	struct fake_reader fr;
 	struct fake_thread t;
 	uintptr_t main_code, f_code, g_code, leaf_code;
 	uintptr_t chunks[4];        /* the thread's chunks, root first */
@@ -56,46 +51,38 @@ static void remember_chunk(struct ctx *c)
 static void ctx_init(struct ctx *c, const struct py_offsets *o, bool asleep)
 {
 	memset(c, 0, sizeof(*c));
-	c->o = o;
-	fake_image_init(&c->im, o);
-	fake_child_start(&c->child);
-	c->main_code = fake_code(&c->im, "main", "/app/m.py", 1, 0);
-	c->f_code = fake_code(&c->im, "f", "/app/m.py", 10, 0);
-	c->g_code = fake_code(&c->im, "g", "/app/m.py", 20, 0);
-	c->leaf_code = fake_code(&c->im, "leaf", "/app/m.py", 30, 0);
-	fake_thread_new(&c->im, &c->t, c->child.pid);
+	fake_reader_start(&c->fr, o);
+	c->main_code = fake_code(&c->fr.im, "main", "/app/m.py", 1, 0);
+	c->f_code = fake_code(&c->fr.im, "f", "/app/m.py", 10, 0);
+	c->g_code = fake_code(&c->fr.im, "g", "/app/m.py", 20, 0);
+	c->leaf_code = fake_code(&c->fr.im, "leaf", "/app/m.py", 30, 0);
+	fake_thread_new(&c->fr.im, &c->t, c->fr.child.pid);
 	remember_chunk(c);
-	c->frames[0] = fake_push(&c->im, &c->t, c->main_code, 8);
+	c->frames[0] = fake_push(&c->fr.im, &c->t, c->main_code, 8);
 	for (int i = 1; i <= DEPTH; i++) {
-		c->frames[i] = fake_push(&c->im, &c->t, c->f_code, 4);
+		c->frames[i] = fake_push(&c->fr.im, &c->t, c->f_code, 4);
 		remember_chunk(c);
 	}
-	c->frames[DEPTH + 1] = fake_push(&c->im, &c->t, c->leaf_code, 2);
+	c->frames[DEPTH + 1] = fake_push(&c->fr.im, &c->t, c->leaf_code, 2);
 	cr_assert_eq(c->nchunks, 3, "the stack spans %zu chunks", c->nchunks);
-	fake_child_sync(&c->child, (uintptr_t)c->im.base, c->im.used);
+	/* The sleeping thread stores its TID in the image before it is
+	 * published. */
 	if (asleep)
-		fake_child_thread(&c->child, c->t.tstate + o->ts_native_tid);
-	fake_runtime(&c->im, &c->rt);
-	c->r = py_reader_new(c->child.pid, &c->rt);
-	c->pt = proc_threads_new(c->child.pid);
-	cr_assert_not_null(c->r);
-	cr_assert_not_null(c->pt);
+		fake_child_thread(&c->fr.child, c->t.tstate + o->ts_native_tid);
+	fake_reader_publish(&c->fr);
 }
 
 static void ctx_end(struct ctx *c)
 {
-	py_reader_free(c->r);
-	proc_threads_free(c->pt);
-	fake_child_stop(&c->child);
-	fake_image_free(&c->im);
+	fake_reader_end(&c->fr);
 }
 
 static const struct py_thread_sample *ctx_sample(struct ctx *c)
 {
 	const struct py_thread_sample *s;
 
-	cr_assert_eq(py_reader_sample(c->r, c->pt, true), 1);
-	s = py_reader_thread(c->r, 0);
+	cr_assert_eq(py_reader_sample(c->fr.r, c->fr.pt, true), 1);
+	s = py_reader_thread(c->fr.r, 0);
 	cr_assert_not_null(s);
 	return s;
 }
@@ -112,7 +99,7 @@ static void describe(struct ctx *c, const struct py_thread_sample *s, char *out,
 		return;
 	}
 	for (uint32_t i = 0; i < s->nframes;) {
-		const struct py_code *code = py_reader_code(c->r, s->frames[i].code_id);
+		const struct py_code *code = py_reader_code(c->fr.r, s->frames[i].code_id);
 		uint32_t run = 1;
 
 		while (i + run < s->nframes && s->frames[i + run].code_id == s->frames[i].code_id)
@@ -130,7 +117,7 @@ static void expect_stack(struct ctx *c, const char *want, const char *when)
 	char got[256];
 
 	describe(c, ctx_sample(c), got, sizeof(got));
-	cr_expect_str_eq(got, want, "3.%u, %s: %s", c->o->minor, when, got);
+	cr_expect_str_eq(got, want, "3.%u, %s: %s", c->fr.o->minor, when, got);
 }
 
 /* The walks that make the last one reusable: the first finds the stack
@@ -149,7 +136,7 @@ static void hide_chunk(struct ctx *c, size_t i)
 	uintptr_t hi = (c->chunks[i] + FAKE_CHUNK_SIZE) & ~(uintptr_t)(PAGE - 1);
 
 	cr_assert_gt(hi, lo);
-	fake_child_protect(&c->child, lo, hi - lo);
+	fake_child_protect(&c->fr.child, lo, hi - lo);
 }
 
 static void for_reusing_versions(void (*body)(struct ctx *), bool asleep)
@@ -192,13 +179,13 @@ static void top_changed(struct ctx *c)
 	hide_chunk(c, 1);
 	/* leaf returned, two calls made instead, all in the newest chunk */
 	c->t.top -= FAKE_FRAME_SIZE;
-	fake_set_current(&c->im, &c->t, c->frames[DEPTH]);
-	fake_push(&c->im, &c->t, c->g_code, 6);
-	fake_push(&c->im, &c->t, c->leaf_code, 4);
-	fake_child_sync(&c->child, c->t.chunk, c->t.top - c->t.chunk);
-	fake_child_sync(&c->child, c->t.tstate, 512);
+	fake_set_current(&c->fr.im, &c->t, c->frames[DEPTH]);
+	fake_push(&c->fr.im, &c->t, c->g_code, 6);
+	fake_push(&c->fr.im, &c->t, c->leaf_code, 4);
+	fake_child_sync(&c->fr.child, c->t.chunk, c->t.top - c->t.chunk);
+	fake_child_sync(&c->fr.child, c->t.tstate, 512);
 	if (c->t.cframe)
-		fake_child_sync(&c->child, c->t.cframe, 32);
+		fake_child_sync(&c->fr.child, c->t.cframe, 32);
 	cr_assert_gt(c->t.top, top_before);
 	expect_stack(c, "leaf g f*400 main", "the newest frames changed");
 }
@@ -222,14 +209,14 @@ static void up_and_down(struct ctx *c)
 
 	warm_up(c);
 	for (int i = from; i < to; i++) {
-		fake_w64(c->frames[i] + c->o->if_code,
-		         c->o->code_tagged ? c->g_code | 1 : c->g_code);
-		fake_w64(c->frames[i] + c->o->if_instr, c->g_code + c->o->co_code_adaptive + 6);
+		fake_w64(c->frames[i] + c->fr.o->if_code,
+		         c->fr.o->code_tagged ? c->g_code | 1 : c->g_code);
+		fake_w64(c->frames[i] + c->fr.o->if_instr, c->g_code + c->fr.o->co_code_adaptive + 6);
 	}
 	cr_assert_lt(c->frames[from], c->chunks[2]);
 	cr_assert_gt(c->frames[from], c->chunks[1]);
-	fake_child_remap(&c->child, lo, hi - lo);
-	fake_child_sync(&c->child, lo, hi - lo);
+	fake_child_remap(&c->fr.child, lo, hi - lo);
+	fake_child_sync(&c->fr.child, lo, hi - lo);
 	snprintf(want, sizeof(want), "leaf f*%d g*%d f*%d main", DEPTH - to + 1, to - from,
 	         from - 1);
 	expect_stack(c, want, "went up and down again through other code");
@@ -245,7 +232,7 @@ Test(reader_reuse, stack_rebuilt_below_the_top_is_never_shown_stale)
  * the live one, and the frames below its first frame are still kept. */
 static void returned_across(struct ctx *c)
 {
-	uintptr_t first_in_top = c->chunks[2] + c->o->chunk_data;
+	uintptr_t first_in_top = c->chunks[2] + c->fr.o->chunk_data;
 	char want[64];
 	int i = DEPTH;
 
@@ -255,11 +242,11 @@ static void returned_across(struct ctx *c)
 	/* frames[i - 1], the last one of the middle chunk, is the leaf now */
 	c->t.chunk = c->chunks[1];
 	c->t.top = c->frames[i - 1] + FAKE_FRAME_SIZE;
-	fake_store_stack(&c->im, &c->t);
-	fake_set_current(&c->im, &c->t, c->frames[i - 1]);
-	fake_child_sync(&c->child, c->t.tstate, 512);
+	fake_store_stack(&c->fr.im, &c->t);
+	fake_set_current(&c->fr.im, &c->t, c->frames[i - 1]);
+	fake_child_sync(&c->fr.child, c->t.tstate, 512);
 	if (c->t.cframe)
-		fake_child_sync(&c->child, c->t.cframe, 32);
+		fake_child_sync(&c->fr.child, c->t.cframe, 32);
 	hide_chunk(c, 2); /* freed */
 	snprintf(want, sizeof(want), "f*%d main", i - 1);
 	expect_stack(c, want, "the middle chunk is the newest again");
@@ -277,9 +264,9 @@ Test(reader_reuse, return_across_a_chunk_keeps_the_frames_below)
 static void called_across(struct ctx *c)
 {
 	warm_up(c);
-	fake_new_chunk(&c->im, &c->t, 0);
-	fake_push(&c->im, &c->t, c->g_code, 2);
-	fake_child_sync(&c->child, (uintptr_t)c->im.base, c->im.used);
+	fake_new_chunk(&c->fr.im, &c->t, 0);
+	fake_push(&c->fr.im, &c->t, c->g_code, 2);
+	fake_child_sync(&c->fr.child, (uintptr_t)c->fr.im.base, c->fr.im.used);
 	expect_stack(c, "g leaf f*400 main", "a new chunk on top");
 	expect_stack(c, "g leaf f*400 main", "and the next sample");
 }
@@ -309,7 +296,7 @@ Test(reader_reuse, versions_caching_a_chunk_read_every_chunk)
 
 			describe(&c, ctx_sample(&c), got, sizeof(got));
 			cr_expect(strncmp(got, "error", 5) == 0,
-			          "3.%u read no older chunk: %s", c.o->minor, got);
+			          "3.%u read no older chunk: %s", c.fr.o->minor, got);
 		}
 		ctx_end(&c);
 		tested++;

@@ -16,55 +16,40 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fake_python.h"
+#include "fake_reader.h"
 #include "target/proc_threads.h"
 #include "cpython/py_offsets.h"
 #include "cpython/py_reader.h"
 #include "target/remote_mem.h"
 
 #define READER_MAX_THREADS 1024 /* thread_list.h's bound on a thread list */
-#define MAX_VERSIONS 16
 
 /* ---- fixture ----------------------------------------------------------- */
 
 struct ctx {
-	const struct py_offsets *o; /* borrowed, static */
+	struct fake_reader fr;
 	char v[8];                  /* "3.12", for messages */
-	struct fake_image im;
-	struct fake_child child;
-	struct py_runtime rt;
-	struct py_reader *r;        /* owns */
-	struct proc_threads *pt;    /* owns */
 };
 
-/* Image and child first, so that thread states can carry the child's pid;
- * what the test builds afterwards reaches the child with ctx_publish. */
+/* What the test builds after this reaches the child with ctx_publish. */
 static void ctx_init(struct ctx *c, size_t version_index)
 {
+	const struct py_offsets *o = py_offsets_at(version_index);
+
 	memset(c, 0, sizeof(*c));
-	c->o = py_offsets_at(version_index);
-	cr_assert_not_null(c->o);
-	snprintf(c->v, sizeof(c->v), "3.%u", c->o->minor);
-	fake_image_init(&c->im, c->o);
-	fake_child_start(&c->child);
+	cr_assert_not_null(o);
+	snprintf(c->v, sizeof(c->v), "3.%u", o->minor);
+	fake_reader_start(&c->fr, o);
 }
 
-/* Copy the whole image into the child; the first call also attaches. */
 static void ctx_publish(struct ctx *c)
 {
-	fake_child_sync(&c->child, (uintptr_t)c->im.base, c->im.used);
-	if (c->r != NULL)
-		return;
-	fake_runtime(&c->im, &c->rt);
-	c->r = py_reader_new(c->child.pid, &c->rt);
-	c->pt = proc_threads_new(c->child.pid);
-	cr_assert_not_null(c->r);
-	cr_assert_not_null(c->pt);
+	fake_reader_publish(&c->fr);
 }
 
 static int ctx_sample(struct ctx *c)
 {
-	return py_reader_sample(c->r, c->pt, true);
+	return py_reader_sample(c->fr.r, c->fr.pt, true);
 }
 
 /* The child answers a command just before it blocks reading the next one:
@@ -76,7 +61,7 @@ static void ctx_wait_asleep(struct ctx *c)
 		FILE *f;
 		size_t n;
 
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)c->child.pid);
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)c->fr.child.pid);
 		f = fopen(path, "r");
 		cr_assert_not_null(f);
 		n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -92,16 +77,13 @@ static void ctx_wait_asleep(struct ctx *c)
 
 static void ctx_end(struct ctx *c)
 {
-	py_reader_free(c->r);
-	proc_threads_free(c->pt);
-	fake_child_stop(&c->child);
-	fake_image_free(&c->im);
+	fake_reader_end(&c->fr);
 }
 
 /* A thread state of the child's main thread (its TID is its pid). */
 static void ctx_thread(struct ctx *c, struct fake_thread *t)
 {
-	fake_thread_new(&c->im, t, c->child.pid);
+	fake_thread_new(&c->fr.im, t, c->fr.child.pid);
 }
 
 struct code_ref {
@@ -116,7 +98,7 @@ static struct code_ref mk_code(struct ctx *c, const char *qualname,
 {
 	struct code_ref k = { 0, qualname, filename, firstlineno, FAKE_CODE_UNITS };
 
-	k.addr = fake_code(&c->im, qualname, filename, firstlineno, 0);
+	k.addr = fake_code(&c->fr.im, qualname, filename, firstlineno, 0);
 	return k;
 }
 
@@ -130,7 +112,7 @@ struct want {
 
 static const struct py_thread_sample *thread_at(struct ctx *c, size_t i)
 {
-	const struct py_thread_sample *th = py_reader_thread(c->r, i);
+	const struct py_thread_sample *th = py_reader_thread(c->fr.r, i);
 
 	cr_assert_not_null(th, "%s: no thread %zu", c->v, i);
 	return th;
@@ -141,7 +123,7 @@ static void expect_frame(struct ctx *c, const struct py_thread_sample *th, size_
                          const struct want *w)
 {
 	const struct rec_frame *f = &th->frames[i];
-	const struct py_code *pc = py_reader_code(c->r, f->code_id);
+	const struct py_code *pc = py_reader_code(c->fr.r, f->code_id);
 
 	cr_assert_not_null(pc, "%s: frame %zu: unknown code id %u", c->v, i, f->code_id);
 	cr_assert(pc->valid, "%s: frame %zu: code %u not valid", c->v, i, f->code_id);
@@ -189,7 +171,7 @@ static size_t count_codes(struct ctx *c)
 {
 	size_t n = 0;
 
-	while (py_reader_code(c->r, (uint32_t)n) != NULL)
+	while (py_reader_code(c->fr.r, (uint32_t)n) != NULL)
 		n++;
 	return n;
 }
@@ -198,7 +180,7 @@ static size_t count_codes(struct ctx *c)
 static void expect_sane_codes(struct ctx *c)
 {
 	for (uint32_t id = 0; id < count_codes(c); id++) {
-		const struct py_code *pc = py_reader_code(c->r, id);
+		const struct py_code *pc = py_reader_code(c->fr.r, id);
 		const char *names[2] = { pc->qualname, pc->filename };
 
 		if (!pc->valid)
@@ -215,22 +197,7 @@ static void expect_sane_codes(struct ctx *c)
 
 /* ---- one test per built-in table ------------------------------------------ */
 
-static struct criterion_test_params all_versions(void)
-{
-	/* Criterion keeps a pointer to the parameters: they must outlive us. */
-	static size_t idx[MAX_VERSIONS];
-	size_t n = 0;
-
-	while (n < MAX_VERSIONS && py_offsets_at(n) != NULL) {
-		idx[n] = n;
-		n++;
-	}
-	return cr_make_param_array(size_t, idx, n);
-}
-
-#define VERSION_TEST(name) \
-	ParameterizedTestParameters(reader_synthetic, name) { return all_versions(); } \
-	ParameterizedTest(size_t *vi, reader_synthetic, name, .timeout = 30)
+#define VERSION_TEST(name) FAKE_READER_VERSION_TEST(reader_synthetic, name)
 
 Test(reader_synthetic, every_supported_version_has_a_table)
 {
@@ -241,7 +208,7 @@ Test(reader_synthetic, every_supported_version_has_a_table)
 		cr_assert_leq(o->ts_read_size, 512);
 	}
 	cr_assert_geq(n, 3, "expected at least 3.11, 3.12 and 3.13");
-	cr_assert_lt(n, MAX_VERSIONS);
+	cr_assert_lt(n, FAKE_READER_MAX_VERSIONS);
 }
 
 /* ---- well-formed stacks ----------------------------------------------------- */
@@ -258,9 +225,9 @@ VERSION_TEST(three_frames_with_names_and_offsets)
 	mod = mk_code(&c, "<module>", "/app/main.py", 1);
 	run = mk_code(&c, "Worker.run", "/app/worker.py", 10);
 	fn = mk_code(&c, "функция", "/app/ünï.py", 20);
-	fake_push(&c.im, &t, mod.addr, 0);
-	fake_push(&c.im, &t, run.addr, 24);
-	fake_push(&c.im, &t, fn.addr, 6);
+	fake_push(&c.fr.im, &t, mod.addr, 0);
+	fake_push(&c.fr.im, &t, run.addr, 24);
+	fake_push(&c.fr.im, &t, fn.addr, 6);
 	ctx_publish(&c);
 	/* Tick 1 reads cold, later ticks through the speculative read. */
 	for (int tick = 0; tick < 3; tick++) {
@@ -268,7 +235,7 @@ VERSION_TEST(three_frames_with_names_and_offsets)
 
 		cr_assert_eq(ctx_sample(&c), 1, "%s: one thread", c.v);
 		th = thread_at(&c, 0);
-		cr_assert_eq(th->tid, c.child.pid);
+		cr_assert_eq(th->tid, c.fr.child.pid);
 		cr_assert_eq(th->tstate, t.tstate);
 		cr_assert_neq(th->state, 0, "%s: /proc state read", c.v);
 		cr_assert_eq(th->flags & SAMPLE_TRUNCATED, 0);
@@ -281,11 +248,11 @@ VERSION_TEST(three_frames_with_names_and_offsets)
 	}
 	cr_assert_eq(count_codes(&c), 3, "%s: each code read once", c.v);
 	{
-		const struct py_code *pc = py_reader_code(c.r, ids[0]);
-		uintptr_t lt = fake_r64(fn.addr + c.o->co_linetable);
+		const struct py_code *pc = py_reader_code(c.fr.r, ids[0]);
+		uintptr_t lt = fake_r64(fn.addr + c.fr.o->co_linetable);
 
-		cr_assert_eq(pc->linetable_len, fake_r64(lt + c.o->bytes_size));
-		cr_assert_arr_eq(pc->linetable, (const void *)(lt + c.o->bytes_data), pc->linetable_len);
+		cr_assert_eq(pc->linetable_len, fake_r64(lt + c.fr.o->bytes_size));
+		cr_assert_arr_eq(pc->linetable, (const void *)(lt + c.fr.o->bytes_data), pc->linetable_len);
 	}
 	ctx_end(&c);
 }
@@ -317,11 +284,11 @@ VERSION_TEST(names_of_every_string_kind_come_back_as_utf8)
 
 		codes[i] = mk_code(&c, names[i].name, i % 2 ? "/srv/ünï/日本.py" : "/srv/𝔣.py", (int)i + 1);
 		/* The builder chose the kind CPython would. */
-		s = fake_r64(codes[i].addr + c.o->co_qualname);
-		memcpy(&state, (const void *)(s + c.o->str_state), 4);
+		s = fake_r64(codes[i].addr + c.fr.o->co_qualname);
+		memcpy(&state, (const void *)(s + c.fr.o->str_state), 4);
 		cr_assert_eq((state >> 2) & 7, names[i].kind, "%s", names[i].name);
 		cr_assert_eq((state >> 6) & 1, names[i].ascii, "%s", names[i].name);
-		fake_push(&c.im, &t, codes[i].addr, 2 * (int)i);
+		fake_push(&c.fr.im, &t, codes[i].addr, 2 * (int)i);
 		w[N - 1 - i] = (struct want){ &codes[i], 2 * (int)i };
 	}
 	ctx_publish(&c);
@@ -341,8 +308,8 @@ VERSION_TEST(empty_file_name)
 	ctx_thread(&c, &t);
 	mod = mk_code(&c, "<module>", "/app/main.py", 1);
 	fn = mk_code(&c, "<module>", "", 1);
-	fake_push(&c.im, &t, mod.addr, 0);
-	fake_push(&c.im, &t, fn.addr, 2);
+	fake_push(&c.fr.im, &t, mod.addr, 0);
+	fake_push(&c.fr.im, &t, fn.addr, 2);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
 	expect_frames(&c, 0, (struct want[]){ { &fn, 2 }, { &mod, 0 } }, 2);
@@ -358,20 +325,20 @@ VERSION_TEST(two_os_threads)
 
 	ctx_init(&c, *vi);
 	ctx_thread(&c, &t1);
-	fake_thread_new(&c.im, &t2, 0); /* bound once the child's thread runs */
+	fake_thread_new(&c.fr.im, &t2, 0); /* bound once the child's thread runs */
 	a = mk_code(&c, "main", "/app/a.py", 3);
 	b = mk_code(&c, "worker", "/app/b.py", 30);
 	cc = mk_code(&c, "Thread._bootstrap", "/usr/lib/threading.py", 990);
-	fake_push(&c.im, &t1, a.addr, 4);
-	fake_push(&c.im, &t2, cc.addr, 10);
-	fake_push(&c.im, &t2, b.addr, 12);
+	fake_push(&c.fr.im, &t1, a.addr, 4);
+	fake_push(&c.fr.im, &t2, cc.addr, 10);
+	fake_push(&c.fr.im, &t2, b.addr, 12);
 	ctx_publish(&c);
-	tid2 = fake_child_thread(&c.child, t2.tstate + c.o->ts_native_tid);
+	tid2 = fake_child_thread(&c.fr.child, t2.tstate + c.fr.o->ts_native_tid);
 	cr_assert_gt(tid2, 0);
-	cr_assert_neq(tid2, c.child.pid);
+	cr_assert_neq(tid2, c.fr.child.pid);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 2, "%s: two threads", c.v);
-		cr_assert_eq(thread_at(&c, 0)->tid, c.child.pid);
+		cr_assert_eq(thread_at(&c, 0)->tid, c.fr.child.pid);
 		cr_assert_eq(thread_at(&c, 1)->tid, tid2);
 		expect_frames(&c, 0, (struct want[]){ { &a, 4 } }, 1);
 		expect_frames(&c, 1, (struct want[]){ { &b, 12 }, { &cc, 10 } }, 2);
@@ -386,13 +353,13 @@ VERSION_TEST(unbound_and_vanished_threads_are_skipped)
 	struct code_ref a;
 
 	ctx_init(&c, *vi);
-	fake_thread_new(&c.im, &t1, 0);          /* never bound to an OS thread */
+	fake_thread_new(&c.fr.im, &t1, 0);          /* never bound to an OS thread */
 	ctx_thread(&c, &t2);
-	fake_thread_new(&c.im, &t3, 0x3ffffff0); /* no such TID in the child */
+	fake_thread_new(&c.fr.im, &t3, 0x3ffffff0); /* no such TID in the child */
 	a = mk_code(&c, "f", "/f.py", 1);
-	fake_push(&c.im, &t1, a.addr, 0);
-	fake_push(&c.im, &t2, a.addr, 2);
-	fake_push(&c.im, &t3, a.addr, 4);
+	fake_push(&c.fr.im, &t1, a.addr, 0);
+	fake_push(&c.fr.im, &t2, a.addr, 2);
+	fake_push(&c.fr.im, &t3, a.addr, 4);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 3);
 	cr_assert_eq(thread_at(&c, 0)->status, PY_THREAD_SKIPPED);
@@ -411,10 +378,10 @@ VERSION_TEST(sleeping_thread_is_skipped_unless_idle)
 	ctx_init(&c, *vi);
 	ctx_thread(&c, &t);
 	a = mk_code(&c, "sleep", "/s.py", 1);
-	fake_push(&c.im, &t, a.addr, 0);
+	fake_push(&c.fr.im, &t, a.addr, 0);
 	ctx_publish(&c);
 	ctx_wait_asleep(&c); /* in read(), waiting for a command */
-	cr_assert_eq(py_reader_sample(c.r, c.pt, false), 1);
+	cr_assert_eq(py_reader_sample(c.fr.r, c.fr.pt, false), 1);
 	th = thread_at(&c, 0);
 	cr_assert_eq(th->state, 'S', "%s: state %c", c.v, th->state);
 	cr_assert_eq(th->status, PY_THREAD_SKIPPED);
@@ -436,11 +403,11 @@ VERSION_TEST(stack_spanning_chunks_of_several_sizes)
 	ctx_thread(&c, &t);
 	for (int i = 0; i < 9; i++) {
 		if (i == 3)
-			fake_new_chunk(&c.im, &t, 0);
+			fake_new_chunk(&c.fr.im, &t, 0);
 		if (i == 6) /* bigger than the usual chunk, as for a huge frame */
-			fake_new_chunk(&c.im, &t, 3 * FAKE_CHUNK_SIZE);
+			fake_new_chunk(&c.fr.im, &t, 3 * FAKE_CHUNK_SIZE);
 		k[i] = mk_code(&c, names[i], "/deep.py", 100 + i);
-		fake_push(&c.im, &t, k[i].addr, 2 * i);
+		fake_push(&c.fr.im, &t, k[i].addr, 2 * i);
 		w[8 - i] = (struct want){ &k[i], 2 * i };
 	}
 	ctx_publish(&c);
@@ -469,7 +436,7 @@ VERSION_TEST(recursion_fills_several_chunks)
 	for (int i = 0; i < DEPTH; i++) {
 		const struct code_ref *k = i % 2 ? &pong : &ping;
 
-		fake_push(&c.im, &t, k->addr, 2 * (i % 60));
+		fake_push(&c.fr.im, &t, k->addr, 2 * (i % 60));
 		w[DEPTH - 1 - i] = (struct want){ k, 2 * (i % 60) };
 	}
 	cr_assert_neq(t.chunk, root);
@@ -497,8 +464,8 @@ VERSION_TEST(more_chunks_than_copied)
 	k = mk_code(&c, "level", "/l.py", 7);
 	for (int i = 0; i < CHUNKS * PER; i++) {
 		if (i > 0 && i % PER == 0)
-			fake_new_chunk(&c.im, &t, 0);
-		fake_push(&c.im, &t, k.addr, 2 * (i % 64));
+			fake_new_chunk(&c.fr.im, &t, 0);
+		fake_push(&c.fr.im, &t, k.addr, 2 * (i % 64));
 		w[CHUNKS * PER - 1 - i] = (struct want){ &k, 2 * (i % 64) };
 	}
 	ctx_publish(&c);
@@ -529,7 +496,7 @@ VERSION_TEST(deeper_than_the_limit_keeps_both_ends)
 	for (int i = 0; i < DEPTH; i++) {
 		const struct code_ref *k = i < OUTER ? &outer : &inner;
 
-		fake_push(&c.im, &t, k->addr, 2 * (i % 50));
+		fake_push(&c.fr.im, &t, k->addr, 2 * (i % 50));
 		w[DEPTH - 1 - i] = (struct want){ k, 2 * (i % 50) };
 	}
 	ctx_publish(&c);
@@ -581,9 +548,9 @@ VERSION_TEST(frames_read_one_by_one_are_bounded)
 	ctx_thread(&c, &t);
 	mod = mk_code(&c, "<module>", "/g.py", 1);
 	gen = mk_code(&c, "numbers", "/g.py", 4);
-	fake_push(&c.im, &t, mod.addr, 10);
+	fake_push(&c.fr.im, &t, mod.addr, 10);
 	for (int i = 0; i < HEAP; i++)
-		fake_push_heap(&c.im, &t, gen.addr, 8, 1 /* FRAME_OWNED_BY_GENERATOR */);
+		fake_push_heap(&c.fr.im, &t, gen.addr, 8, 1 /* FRAME_OWNED_BY_GENERATOR */);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
 	th = thread_at(&c, 0);
@@ -614,18 +581,18 @@ VERSION_TEST(generator_frame_outside_the_data_stack)
 	mod = mk_code(&c, "<module>", "/g.py", 1);
 	gen = mk_code(&c, "numbers", "/g.py", 4);
 	helper = mk_code(&c, "helper", "/g.py", 9);
-	fake_push(&c.im, &t, mod.addr, 10);
-	fake_push_heap(&c.im, &t, gen.addr, 8, 1 /* FRAME_OWNED_BY_GENERATOR */);
-	fake_push(&c.im, &t, helper.addr, 2);
+	fake_push(&c.fr.im, &t, mod.addr, 10);
+	fake_push_heap(&c.fr.im, &t, gen.addr, 8, 1 /* FRAME_OWNED_BY_GENERATOR */);
+	fake_push(&c.fr.im, &t, helper.addr, 2);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 3; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
 		expect_frames(&c, 0, (struct want[]){ { &helper, 2 }, { &gen, 8 }, { &mod, 10 } }, 3);
 	}
 	/* ... and as the innermost frame. */
-	fake_set_current(&c.im, &t, fake_r64(t.current + c.o->if_previous));
+	fake_set_current(&c.fr.im, &t, fake_r64(t.current + c.fr.o->if_previous));
 	t.top -= FAKE_FRAME_SIZE;
-	fake_store_stack(&c.im, &t);
+	fake_store_stack(&c.fr.im, &t);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
@@ -644,20 +611,20 @@ VERSION_TEST(shim_frames_are_skipped)
 	uintptr_t shim_code;
 
 	ctx_init(&c, *vi);
-	if (c.o->owner_not_python > 3) {
+	if (c.fr.o->owner_not_python > 3) {
 		ctx_end(&c);
-		cr_skip_test("3.%u has no shim frames", c.o->minor);
+		cr_skip_test("3.%u has no shim frames", c.fr.o->minor);
 	}
 	ctx_thread(&c, &t);
 	mod = mk_code(&c, "<module>", "/m.py", 1);
 	cb = mk_code(&c, "callback", "/m.py", 12);
 	/* 3.12: a real code object named <shim>; 3.13: Py_None. */
-	shim_code = c.o->minor == 12 ? fake_code(&c.im, "<interpreter trampoline>", "<shim>", 0, 4)
-	                             : c.im.none;
-	fake_push_heap(&c.im, &t, shim_code, 0, c.o->owner_not_python);
-	fake_push(&c.im, &t, mod.addr, 20);
-	fake_push_heap(&c.im, &t, shim_code, 0, c.o->owner_not_python);
-	fake_push(&c.im, &t, cb.addr, 4);
+	shim_code = c.fr.o->minor == 12 ? fake_code(&c.fr.im, "<interpreter trampoline>", "<shim>", 0, 4)
+	                             : c.fr.im.none;
+	fake_push_heap(&c.fr.im, &t, shim_code, 0, c.fr.o->owner_not_python);
+	fake_push(&c.fr.im, &t, mod.addr, 20);
+	fake_push_heap(&c.fr.im, &t, shim_code, 0, c.fr.o->owner_not_python);
+	fake_push(&c.fr.im, &t, cb.addr, 4);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 3; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
@@ -677,8 +644,8 @@ VERSION_TEST(offsets_at_both_ends_of_the_bytecode)
 	ctx_thread(&c, &t);
 	a = mk_code(&c, "a", "/o.py", 1);
 	b = mk_code(&c, "b", "/o.py", 2);
-	fake_push(&c.im, &t, a.addr, last);
-	fake_push(&c.im, &t, b.addr, -2); /* 3.11/3.12: not started yet */
+	fake_push(&c.fr.im, &t, a.addr, last);
+	fake_push(&c.fr.im, &t, b.addr, -2); /* 3.11/3.12: not started yet */
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
 	expect_frames(&c, 0, (struct want[]){ { &b, -2 }, { &a, last } }, 2);
@@ -719,21 +686,21 @@ VERSION_TEST(stack_changes_between_ticks)
 	for (int i = 0; i < 5; i++)
 		k[i] = mk_code(&c, names[i], "/s.py", i);
 	for (int i = 0; i < 3; i++)
-		f[i] = fake_push(&c.im, &t, k[i].addr, 2 * i);
+		f[i] = fake_push(&c.fr.im, &t, k[i].addr, 2 * i);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
 	expect_frames(&c, 0, (struct want[]){ { &k[2], 4 }, { &k[1], 2 }, { &k[0], 0 } }, 3);
 
 	for (int i = 3; i < 5; i++)
-		f[i] = fake_push(&c.im, &t, k[i].addr, 2 * i);
+		f[i] = fake_push(&c.fr.im, &t, k[i].addr, 2 * i);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
 	expect_frames(&c, 0, (struct want[]){ { &k[4], 8 }, { &k[3], 6 }, { &k[2], 4 },
 	                                      { &k[1], 2 }, { &k[0], 0 } }, 5);
 
-	fake_set_current(&c.im, &t, f[0]);
+	fake_set_current(&c.fr.im, &t, f[0]);
 	t.top = f[0] + FAKE_FRAME_SIZE;
-	fake_store_stack(&c.im, &t);
+	fake_store_stack(&c.fr.im, &t);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
 	expect_frames(&c, 0, (struct want[]){ { &k[0], 0 } }, 1);
@@ -741,7 +708,7 @@ VERSION_TEST(stack_changes_between_ticks)
 	/* Deep enough for a second chunk. */
 	w[299] = (struct want){ &k[0], 0 };
 	for (int i = 1; i < 300; i++) {
-		fake_push(&c.im, &t, k[1 + i % 4].addr, 2 * i % 100);
+		fake_push(&c.fr.im, &t, k[1 + i % 4].addr, 2 * i % 100);
 		w[299 - i] = (struct want){ &k[1 + i % 4], 2 * i % 100 };
 	}
 	cr_assert_neq(t.chunk, root);
@@ -752,14 +719,14 @@ VERSION_TEST(stack_changes_between_ticks)
 	}
 
 	/* Back to the root chunk; the newer one is gone. */
-	fake_child_protect(&c.child, t.chunk, FAKE_CHUNK_SIZE);
+	fake_child_protect(&c.fr.child, t.chunk, FAKE_CHUNK_SIZE);
 	t.chunk = root;
-	fake_set_current(&c.im, &t, f[0]);
+	fake_set_current(&c.fr.im, &t, f[0]);
 	t.top = f[0] + FAKE_FRAME_SIZE;
-	fake_store_stack(&c.im, &t);
-	fake_child_sync(&c.child, t.tstate, 512);
+	fake_store_stack(&c.fr.im, &t);
+	fake_child_sync(&c.fr.child, t.tstate, 512);
 	if (t.cframe)
-		fake_child_sync(&c.child, t.cframe, 32);
+		fake_child_sync(&c.fr.child, t.cframe, 32);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
 		expect_frames(&c, 0, (struct want[]){ { &k[0], 0 } }, 1);
@@ -783,29 +750,29 @@ VERSION_TEST(new_chunk_between_ticks)
 	a = mk_code(&c, "a", "/n.py", 1);
 	b = mk_code(&c, "b", "/n.py", 2);
 	d = mk_code(&c, "d", "/n.py", 3);
-	fake_push(&c.im, &t, a.addr, 0);
-	f1 = fake_push(&c.im, &t, b.addr, 2);
+	fake_push(&c.fr.im, &t, a.addr, 0);
+	f1 = fake_push(&c.fr.im, &t, b.addr, 2);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
 		expect_frames(&c, 0, (struct want[]){ { &b, 2 }, { &a, 0 } }, 2);
 	}
-	fake_new_chunk(&c.im, &t, 0);
-	fake_push(&c.im, &t, d.addr, 4);
+	fake_new_chunk(&c.fr.im, &t, 0);
+	fake_push(&c.fr.im, &t, d.addr, 4);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
 		expect_frames(&c, 0, (struct want[]){ { &d, 4 }, { &b, 2 }, { &a, 0 } }, 3);
 	}
 	/* return: the new chunk is unmapped and its slot reused for another */
-	fake_child_protect(&c.child, t.chunk, FAKE_CHUNK_SIZE);
+	fake_child_protect(&c.fr.child, t.chunk, FAKE_CHUNK_SIZE);
 	t.chunk = root;
 	t.top = f1 + FAKE_FRAME_SIZE;
-	fake_store_stack(&c.im, &t);
-	fake_set_current(&c.im, &t, f1);
-	fake_child_sync(&c.child, t.tstate, 512);
+	fake_store_stack(&c.fr.im, &t);
+	fake_set_current(&c.fr.im, &t, f1);
+	fake_child_sync(&c.fr.child, t.tstate, 512);
 	if (t.cframe != 0)
-		fake_child_sync(&c.child, t.cframe, 32);
+		fake_child_sync(&c.fr.child, t.cframe, 32);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
 		expect_frames(&c, 0, (struct want[]){ { &b, 2 }, { &a, 0 } }, 2);
@@ -830,10 +797,10 @@ VERSION_TEST(steady_state_system_calls)
 	b = mk_code(&c, "b", "/d.py", 2);
 	g = mk_code(&c, "gen", "/d.py", 3);
 	for (int i = 0; i < DEPTH; i++)
-		fake_push(&c.im, &t1, (i % 2 ? a : b).addr, 0);
-	fake_push(&c.im, &t2, a.addr, 0);
-	fake_push_heap(&c.im, &t2, g.addr, 2, 1);
-	fake_push(&c.im, &t2, b.addr, 4);
+		fake_push(&c.fr.im, &t1, (i % 2 ? a : b).addr, 0);
+	fake_push(&c.fr.im, &t2, a.addr, 0);
+	fake_push_heap(&c.fr.im, &t2, g.addr, 2, 1);
+	fake_push(&c.fr.im, &t2, b.addr, 4);
 	ctx_publish(&c);
 	calls = remote_calls();
 	cr_assert_eq(ctx_sample(&c), 2);
@@ -862,13 +829,13 @@ VERSION_TEST(threads_come_and_go)
 	ctx_thread(&c, &t1);
 	a = mk_code(&c, "a", "/a.py", 1);
 	b = mk_code(&c, "b", "/b.py", 1);
-	fake_push(&c.im, &t1, a.addr, 0);
+	fake_push(&c.fr.im, &t1, a.addr, 0);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
 	expect_frames(&c, 0, (struct want[]){ { &a, 0 } }, 1);
 
 	ctx_thread(&c, &t2);
-	fake_push(&c.im, &t2, b.addr, 2);
+	fake_push(&c.fr.im, &t2, b.addr, 2);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 2);
@@ -877,8 +844,8 @@ VERSION_TEST(threads_come_and_go)
 	}
 
 	/* The first thread exits: the head moves to the second. */
-	fake_w64(c.im.interp + c.o->is_threads_head, t2.tstate);
-	memset((void *)t1.tstate, 0, c.o->ts_read_size);
+	fake_w64(c.fr.im.interp + c.fr.o->is_threads_head, t2.tstate);
+	memset((void *)t1.tstate, 0, c.fr.o->ts_read_size);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
@@ -905,8 +872,8 @@ VERSION_TEST(new_thread_in_an_exited_threads_memory)
 	a = mk_code(&c, "a", "/a.py", 1);
 	b = mk_code(&c, "old_thread_code", "/old.py", 1);
 	d = mk_code(&c, "new_thread_code", "/new.py", 1);
-	fake_push(&c.im, &t1, a.addr, 0);
-	frame = fake_push(&c.im, &t2, b.addr, 2);
+	fake_push(&c.fr.im, &t1, a.addr, 0);
+	frame = fake_push(&c.fr.im, &t2, b.addr, 2);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 2);
@@ -914,7 +881,7 @@ VERSION_TEST(new_thread_in_an_exited_threads_memory)
 	}
 
 	/* The second thread leaves the list; its memory stays readable. */
-	fake_w64(t1.tstate + c.o->ts_next, 0);
+	fake_w64(t1.tstate + c.fr.o->ts_next, 0);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
@@ -925,8 +892,8 @@ VERSION_TEST(new_thread_in_an_exited_threads_memory)
 	 * where the old one's was, running other code. */
 	t2.top = frame;
 	t2.current = 0;
-	fake_push(&c.im, &t2, d.addr, 4);
-	fake_w64(t1.tstate + c.o->ts_next, t2.tstate);
+	fake_push(&c.fr.im, &t2, d.addr, 4);
+	fake_w64(t1.tstate + c.fr.o->ts_next, t2.tstate);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 2);
@@ -949,8 +916,8 @@ VERSION_TEST(code_address_reused_by_another_code)
 	ctx_thread(&c, &t);
 	alpha = mk_code(&c, "alpha", "/reuse.py", 10);
 	other = mk_code(&c, "caller", "/reuse.py", 1);
-	fake_push(&c.im, &t, other.addr, 0);
-	fake_push(&c.im, &t, alpha.addr, 6);
+	fake_push(&c.fr.im, &t, other.addr, 0);
+	fake_push(&c.fr.im, &t, alpha.addr, 6);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
 	expect_frames(&c, 0, (struct want[]){ { &alpha, 6 }, { &other, 0 } }, 2);
@@ -962,23 +929,23 @@ VERSION_TEST(code_address_reused_by_another_code)
 	beta.qualname = "Beta.method";
 	beta.filename = "/other.py";
 	beta.firstlineno = 99;
-	fake_w64(alpha.addr + c.o->co_qualname, fake_str(&c.im, beta.qualname));
-	fake_w64(alpha.addr + c.o->co_name, fake_str(&c.im, "method"));
-	fake_w64(alpha.addr + c.o->co_filename, fake_str(&c.im, beta.filename));
-	fake_w32(alpha.addr + c.o->co_firstlineno, 99);
+	fake_w64(alpha.addr + c.fr.o->co_qualname, fake_str(&c.fr.im, beta.qualname));
+	fake_w64(alpha.addr + c.fr.o->co_name, fake_str(&c.fr.im, "method"));
+	fake_w64(alpha.addr + c.fr.o->co_filename, fake_str(&c.fr.im, beta.filename));
+	fake_w32(alpha.addr + c.fr.o->co_firstlineno, 99);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 3; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
 		expect_frames(&c, 0, (struct want[]){ { &beta, 6 }, { &other, 0 } }, 2);
 		id_beta = thread_at(&c, 0)->frames[0].code_id;
 		cr_assert_neq(id_beta, id_alpha, "%s: a new id for the new code", c.v);
-		cr_assert_not(py_reader_code(c.r, id_alpha)->valid, "%s: old entry retired", c.v);
+		cr_assert_not(py_reader_code(c.fr.r, id_alpha)->valid, "%s: old entry retired", c.v);
 	}
 
 	/* Only the first line differs. */
-	fake_w32(alpha.addr + c.o->co_firstlineno, 200);
+	fake_w32(alpha.addr + c.fr.o->co_firstlineno, 200);
 	beta.firstlineno = 200;
-	fake_child_sync(&c.child, alpha.addr, c.o->co_code_adaptive);
+	fake_child_sync(&c.fr.child, alpha.addr, c.fr.o->co_code_adaptive);
 	cr_assert_eq(ctx_sample(&c), 1);
 	expect_frames(&c, 0, (struct want[]){ { &beta, 6 }, { &other, 0 } }, 2);
 	cr_assert_neq(thread_at(&c, 0)->frames[0].code_id, id_beta);
@@ -986,7 +953,7 @@ VERSION_TEST(code_address_reused_by_another_code)
 	/* Only the size differs (a shorter code): the offset must fit it. */
 	fake_w64(alpha.addr + 16, 8);
 	beta.units = 8;
-	fake_child_sync(&c.child, alpha.addr, c.o->co_code_adaptive);
+	fake_child_sync(&c.fr.child, alpha.addr, c.fr.o->co_code_adaptive);
 	cr_assert_eq(ctx_sample(&c), 1);
 	expect_frames(&c, 0, (struct want[]){ { &beta, 6 }, { &other, 0 } }, 2);
 	ctx_end(&c);
@@ -1007,15 +974,15 @@ VERSION_TEST(code_reused_while_off_the_stack)
 	mod = mk_code(&c, "<module>", "/r.py", 1);
 	a = mk_code(&c, "first", "/r.py", 10);
 	b = mk_code(&c, "second", "/r.py", 20);
-	fake_push(&c.im, &t, mod.addr, 0);
-	f = fake_push(&c.im, &t, a.addr, 2);
+	fake_push(&c.fr.im, &t, mod.addr, 0);
+	f = fake_push(&c.fr.im, &t, a.addr, 2);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
 	expect_frames(&c, 0, (struct want[]){ { &a, 2 }, { &mod, 0 } }, 2);
 
 	/* first returns, second runs in the same slot */
-	fake_w64(f + c.o->if_code, b.addr);
-	fake_w64(f + c.o->if_instr, b.addr + c.o->co_code_adaptive + 4);
+	fake_w64(f + c.fr.o->if_code, b.addr);
+	fake_w64(f + c.fr.o->if_instr, b.addr + c.fr.o->co_code_adaptive + 4);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
 	expect_frames(&c, 0, (struct want[]){ { &b, 4 }, { &mod, 0 } }, 2);
@@ -1024,10 +991,10 @@ VERSION_TEST(code_reused_while_off_the_stack)
 	a2 = a;
 	a2.qualname = "third";
 	a2.firstlineno = 30;
-	fake_w64(a.addr + c.o->co_qualname, fake_str(&c.im, "third"));
-	fake_w32(a.addr + c.o->co_firstlineno, 30);
-	fake_w64(f + c.o->if_code, a.addr);
-	fake_w64(f + c.o->if_instr, a.addr + c.o->co_code_adaptive + 6);
+	fake_w64(a.addr + c.fr.o->co_qualname, fake_str(&c.fr.im, "third"));
+	fake_w32(a.addr + c.fr.o->co_firstlineno, 30);
+	fake_w64(f + c.fr.o->if_code, a.addr);
+	fake_w64(f + c.fr.o->if_instr, a.addr + c.fr.o->co_code_adaptive + 6);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 3; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
@@ -1048,10 +1015,10 @@ VERSION_TEST(target_gone)
 	ctx_init(&c, *vi);
 	ctx_thread(&c, &t);
 	a = mk_code(&c, "a", "/a.py", 1);
-	fake_push(&c.im, &t, a.addr, 0);
+	fake_push(&c.fr.im, &t, a.addr, 0);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 1);
-	fake_child_stop(&c.child);
+	fake_child_stop(&c.fr.child);
 	errno = 0;
 	cr_assert_eq(ctx_sample(&c), -1, "%s: a reaped target is gone", c.v);
 	cr_assert_eq(errno, ESRCH);
@@ -1073,9 +1040,9 @@ static void three_frames(struct ctx *c, struct three *s)
 	s->outer = mk_code(c, "outer", "/h.py", 1);
 	s->middle = mk_code(c, "middle", "/h.py", 10);
 	s->inner = mk_code(c, "inner", "/h.py", 20);
-	s->f_outer = fake_push(&c->im, &s->t, s->outer.addr, 0);
-	s->f_middle = fake_push(&c->im, &s->t, s->middle.addr, 2);
-	s->f_inner = fake_push(&c->im, &s->t, s->inner.addr, 4);
+	s->f_outer = fake_push(&c->fr.im, &s->t, s->outer.addr, 0);
+	s->f_middle = fake_push(&c->fr.im, &s->t, s->middle.addr, 2);
+	s->f_inner = fake_push(&c->fr.im, &s->t, s->inner.addr, 4);
 }
 
 /* Sample a few times (cold and speculative paths) expecting an error. */
@@ -1095,7 +1062,7 @@ VERSION_TEST(frame_whose_previous_is_itself)
 
 	ctx_init(&c, *vi);
 	three_frames(&c, &s);
-	fake_w64(s.f_middle + c.o->if_previous, s.f_middle);
+	fake_w64(s.f_middle + c.fr.o->if_previous, s.f_middle);
 	ctx_publish(&c);
 	expect_error_ticks(&c);
 	ctx_end(&c);
@@ -1109,8 +1076,8 @@ VERSION_TEST(heap_frame_whose_previous_is_itself)
 
 	ctx_init(&c, *vi);
 	three_frames(&c, &s);
-	g = fake_push_heap(&c.im, &s.t, s.inner.addr, 0, 1);
-	fake_w64(g + c.o->if_previous, g);
+	g = fake_push_heap(&c.fr.im, &s.t, s.inner.addr, 0, 1);
+	fake_w64(g + c.fr.o->if_previous, g);
 	ctx_publish(&c);
 	expect_error_ticks(&c);
 	ctx_end(&c);
@@ -1125,7 +1092,7 @@ VERSION_TEST(cycle_of_two_frames)
 
 	ctx_init(&c, *vi);
 	three_frames(&c, &s);
-	fake_w64(s.f_outer + c.o->if_previous, s.f_middle); /* inner -> middle -> outer -> middle ... */
+	fake_w64(s.f_outer + c.fr.o->if_previous, s.f_middle); /* inner -> middle -> outer -> middle ... */
 	ctx_publish(&c);
 	expect_error_ticks(&c);
 	ctx_end(&c);
@@ -1139,9 +1106,9 @@ VERSION_TEST(cycle_through_a_heap_frame)
 
 	ctx_init(&c, *vi);
 	three_frames(&c, &s);
-	g = fake_push_heap(&c.im, &s.t, s.middle.addr, 0, 1);
-	fake_push(&c.im, &s.t, s.inner.addr, 0);
-	fake_w64(s.f_outer + c.o->if_previous, g);
+	g = fake_push_heap(&c.fr.im, &s.t, s.middle.addr, 0, 1);
+	fake_push(&c.fr.im, &s.t, s.inner.addr, 0);
+	fake_w64(s.f_outer + c.fr.o->if_previous, g);
 	ctx_publish(&c);
 	expect_error_ticks(&c);
 	ctx_end(&c);
@@ -1156,7 +1123,7 @@ VERSION_TEST(previous_into_unmapped_memory)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ctx_init(&c, *vi);
 		three_frames(&c, &s);
-		fake_w64(s.f_middle + c.o->if_previous, bad[i] != 0 ? bad[i] : c.im.guard);
+		fake_w64(s.f_middle + c.fr.o->if_previous, bad[i] != 0 ? bad[i] : c.fr.im.guard);
 		ctx_publish(&c);
 		expect_error_ticks(&c);
 		ctx_end(&c);
@@ -1171,7 +1138,7 @@ VERSION_TEST(previous_above_the_stack_top)
 	ctx_init(&c, *vi);
 	three_frames(&c, &s);
 	/* a popped slot: stale zeros past datastack_top */
-	fake_w64(s.f_middle + c.o->if_previous, s.t.top + FAKE_FRAME_SIZE);
+	fake_w64(s.f_middle + c.fr.o->if_previous, s.t.top + FAKE_FRAME_SIZE);
 	ctx_publish(&c);
 	expect_error_ticks(&c);
 	ctx_end(&c);
@@ -1186,13 +1153,13 @@ VERSION_TEST(misaligned_and_unmapped_frame_pointers)
 		ctx_init(&c, *vi);
 		three_frames(&c, &s);
 		if (variant == 0)
-			fake_set_current(&c.im, &s.t, s.f_inner + 4);
+			fake_set_current(&c.fr.im, &s.t, s.f_inner + 4);
 		else if (variant == 1)
-			fake_set_current(&c.im, &s.t, c.im.guard + 64);
-		else if (c.o->ts_cframe != 0)
-			fake_w64(s.t.tstate + c.o->ts_cframe, c.im.guard);
+			fake_set_current(&c.fr.im, &s.t, c.fr.im.guard + 64);
+		else if (c.fr.o->ts_cframe != 0)
+			fake_w64(s.t.tstate + c.fr.o->ts_cframe, c.fr.im.guard);
 		else
-			fake_set_current(&c.im, &s.t, 0x10);
+			fake_set_current(&c.fr.im, &s.t, 0x10);
 		ctx_publish(&c);
 		expect_error_ticks(&c);
 		ctx_end(&c);
@@ -1211,21 +1178,21 @@ VERSION_TEST(code_pointer_to_something_else)
 		three_frames(&c, &s);
 		switch (variant) {
 		case 0: /* a str object */
-			code = fake_r64(s.middle.addr + c.o->co_name);
+			code = fake_r64(s.middle.addr + c.fr.o->co_name);
 			break;
 		case 1: /* a code-shaped object of another type */
-			code = fake_code(&c.im, "impostor", "/x.py", 1, 0);
-			fake_w64(code + 8, c.im.other_type);
-			fake_w64(s.f_middle + c.o->if_instr, code + c.o->co_code_adaptive + 2);
+			code = fake_code(&c.fr.im, "impostor", "/x.py", 1, 0);
+			fake_w64(code + 8, c.fr.im.other_type);
+			fake_w64(s.f_middle + c.fr.o->if_instr, code + c.fr.o->co_code_adaptive + 2);
 			break;
 		case 2:
-			code = c.im.guard;
+			code = c.fr.im.guard;
 			break;
 		case 3:
 			code = 0;
 			break;
 		}
-		fake_w64(s.f_middle + c.o->if_code, code);
+		fake_w64(s.f_middle + c.fr.o->if_code, code);
 		ctx_publish(&c);
 		expect_error_ticks(&c);
 		ctx_end(&c);
@@ -1298,27 +1265,27 @@ VERSION_TEST(hostile_names)
 	inner = mk_code(&c, "inner", "/h.py", 20);
 	for (size_t i = 0; i < 2 * N; i++) {
 		const struct bad_str *b = &bad_strs[i / 2];
-		uintptr_t middle = fake_code(&c.im, "middle", "/h.py", 10, 0);
+		uintptr_t middle = fake_code(&c.fr.im, "middle", "/h.py", 10, 0);
 		char *letters = b->data == NULL ? malloc(b->data_len) : NULL;
 		uintptr_t str;
 
 		if (letters != NULL)
 			memset(letters, 'a', b->data_len);
-		str = fake_str_raw(&c.im, b->state, b->length, b->data ? b->data : letters, b->data_len);
+		str = fake_str_raw(&c.fr.im, b->state, b->length, b->data ? b->data : letters, b->data_len);
 		free(letters);
 
-		fake_w64(middle + (i % 2 ? c.o->co_filename : c.o->co_qualname), str);
+		fake_w64(middle + (i % 2 ? c.fr.o->co_filename : c.fr.o->co_qualname), str);
 		shown[i] = b->shown != NULL ? shown_text(b) : NULL;
 		middles[i] = (struct code_ref){ middle, i % 2 ? "middle" : shown[i],
 		                                i % 2 ? shown[i] : "/h.py", 10, FAKE_CODE_UNITS };
 		ctx_thread(&c, &t[i]);
-		fake_push(&c.im, &t[i], outer.addr, 0);
-		fake_push(&c.im, &t[i], middle, 2);
-		fake_push(&c.im, &t[i], inner.addr, 4);
+		fake_push(&c.fr.im, &t[i], outer.addr, 0);
+		fake_push(&c.fr.im, &t[i], middle, 2);
+		fake_push(&c.fr.im, &t[i], inner.addr, 4);
 	}
 	ctx_thread(&c, &good); /* and one that is fine, last */
-	fake_push(&c.im, &good, outer.addr, 0);
-	fake_push(&c.im, &good, inner.addr, 4);
+	fake_push(&c.fr.im, &good, outer.addr, 0);
+	fake_push(&c.fr.im, &good, inner.addr, 4);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 2 * N + 1);
@@ -1349,22 +1316,22 @@ VERSION_TEST(name_pointers_into_unmapped_memory)
 		ctx_init(&c, *vi);
 		three_frames(&c, &s);
 		if (variant == 0) {
-			str = c.im.guard;
+			str = c.fr.im.guard;
 		} else if (variant == 1) {
 			str = 0;
 		} else {
 			/* a header that fits, data that runs into the guard page */
 			static const char text[] = "abcdefghijklmnopqrstuvwxyz";
 
-			str = c.im.guard - c.o->str_compact_data - 16;
-			memset((void *)str, 0, c.o->str_compact_data + 16);
-			fake_w64(str + 8, c.im.other_type);
-			fake_w64(str + c.o->str_length, 1000);
-			fake_w32(str + c.o->str_state, KIND_ASCII);
-			memcpy((void *)(str + c.o->str_ascii_data), text, 16);
-			fake_child_sync(&c.child, str, c.o->str_compact_data + 16);
+			str = c.fr.im.guard - c.fr.o->str_compact_data - 16;
+			memset((void *)str, 0, c.fr.o->str_compact_data + 16);
+			fake_w64(str + 8, c.fr.im.other_type);
+			fake_w64(str + c.fr.o->str_length, 1000);
+			fake_w32(str + c.fr.o->str_state, KIND_ASCII);
+			memcpy((void *)(str + c.fr.o->str_ascii_data), text, 16);
+			fake_child_sync(&c.fr.child, str, c.fr.o->str_compact_data + 16);
 		}
-		fake_w64(s.inner.addr + c.o->co_qualname, str);
+		fake_w64(s.inner.addr + c.fr.o->co_qualname, str);
 		ctx_publish(&c);
 		expect_error_ticks(&c);
 		ctx_end(&c);
@@ -1382,8 +1349,8 @@ VERSION_TEST(instruction_pointer_outside_the_code)
 
 		ctx_init(&c, *vi);
 		three_frames(&c, &s);
-		fake_w64(s.f_middle + c.o->if_instr,
-		         s.middle.addr + c.o->co_code_adaptive + (uint64_t)bad[i]);
+		fake_w64(s.f_middle + c.fr.o->if_instr,
+		         s.middle.addr + c.fr.o->co_code_adaptive + (uint64_t)bad[i]);
 		ctx_publish(&c);
 		expect_error_ticks(&c);
 		ctx_end(&c);
@@ -1400,7 +1367,7 @@ VERSION_TEST(bad_offset_does_not_grow_the_code_table)
 
 	ctx_init(&c, *vi);
 	three_frames(&c, &s);
-	fake_w64(s.f_middle + c.o->if_instr, s.middle.addr + c.o->co_code_adaptive + 4 * FAKE_CODE_UNITS);
+	fake_w64(s.f_middle + c.fr.o->if_instr, s.middle.addr + c.fr.o->co_code_adaptive + 4 * FAKE_CODE_UNITS);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 50; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
@@ -1418,7 +1385,7 @@ VERSION_TEST(garbage_frame_owner)
 
 	ctx_init(&c, *vi);
 	three_frames(&c, &s);
-	fake_w8(s.f_middle + c.o->if_owner, 200);
+	fake_w8(s.f_middle + c.fr.o->if_owner, 200);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 1);
@@ -1438,19 +1405,19 @@ VERSION_TEST(absurd_line_table_is_left_out)
 
 		ctx_init(&c, *vi);
 		three_frames(&c, &s);
-		lt = fake_r64(s.inner.addr + c.o->co_linetable);
+		lt = fake_r64(s.inner.addr + c.fr.o->co_linetable);
 		if (variant == 0)
-			fake_w64(lt + c.o->bytes_size, 1ull << 40);
+			fake_w64(lt + c.fr.o->bytes_size, 1ull << 40);
 		else if (variant == 1)
-			fake_w64(lt + c.o->bytes_size, (uint64_t)-1);
+			fake_w64(lt + c.fr.o->bytes_size, (uint64_t)-1);
 		else if (variant == 2) /* 16 MiB, all of it mapped */
-			fake_w64(lt + c.o->bytes_size, 16u << 20);
+			fake_w64(lt + c.fr.o->bytes_size, 16u << 20);
 		else
-			fake_w64(s.inner.addr + c.o->co_linetable, c.im.guard);
+			fake_w64(s.inner.addr + c.fr.o->co_linetable, c.fr.im.guard);
 		ctx_publish(&c);
 		cr_assert_eq(ctx_sample(&c), 1);
 		expect_frames(&c, 0, (struct want[]){ { &s.inner, 4 }, { &s.middle, 2 }, { &s.outer, 0 } }, 3);
-		pc = py_reader_code(c.r, thread_at(&c, 0)->frames[0].code_id);
+		pc = py_reader_code(c.fr.r, thread_at(&c, 0)->frames[0].code_id);
 		cr_assert_eq(pc->linetable_len, 0);
 		cr_assert_null(pc->linetable);
 		ctx_end(&c);
@@ -1472,25 +1439,25 @@ VERSION_TEST(absurd_chunk_headers)
 		b = mk_code(&c, "b", "/c.py", 2);
 		d = mk_code(&c, "d", "/c.py", 3);
 		root = t.chunk;
-		fake_push(&c.im, &t, a.addr, 0);
-		fake_push(&c.im, &t, b.addr, 2);
-		cur = fake_new_chunk(&c.im, &t, 0);
-		fake_push(&c.im, &t, d.addr, 4);
+		fake_push(&c.fr.im, &t, a.addr, 0);
+		fake_push(&c.fr.im, &t, b.addr, 2);
+		cur = fake_new_chunk(&c.fr.im, &t, 0);
+		fake_push(&c.fr.im, &t, d.addr, 4);
 		switch (variant) {
 		case 0:
-			fake_w64(root + c.o->chunk_size, 1ull << 40);
+			fake_w64(root + c.fr.o->chunk_size, 1ull << 40);
 			break;
 		case 1:
-			fake_w64(root + c.o->chunk_size, 8);
+			fake_w64(root + c.fr.o->chunk_size, 8);
 			break;
 		case 2:
-			fake_w64(cur + c.o->chunk_size, 1ull << 40);
+			fake_w64(cur + c.fr.o->chunk_size, 1ull << 40);
 			break;
 		case 3: /* the current chunk's previous is itself */
 			fake_w64(cur, cur);
 			break;
 		case 4: /* ... or unmapped */
-			fake_w64(cur, c.im.guard);
+			fake_w64(cur, c.fr.im.guard);
 			break;
 		}
 		ctx_publish(&c);
@@ -1516,8 +1483,8 @@ VERSION_TEST(datastack_top_outside_its_chunk)
 		else if (variant == 1)
 			s.t.top = s.t.chunk + (4u << 20);
 		else
-			s.t.top = c.im.guard + 4096;
-		fake_store_stack(&c.im, &s.t);
+			s.t.top = c.fr.im.guard + 4096;
+		fake_store_stack(&c.fr.im, &s.t);
 		ctx_publish(&c);
 		for (int tick = 0; tick < 3; tick++) {
 			cr_assert_eq(ctx_sample(&c), 1);
@@ -1541,9 +1508,9 @@ VERSION_TEST(unreadable_chunk_spoils_only_its_thread)
 	three_frames(&c, &s);
 	ctx_thread(&c, &t2);
 	k = mk_code(&c, "other", "/o.py", 5);
-	fake_push(&c.im, &t2, k.addr, 8);
+	fake_push(&c.fr.im, &t2, k.addr, 8);
 	ctx_publish(&c);
-	fake_child_protect(&c.child, s.t.chunk, FAKE_CHUNK_SIZE);
+	fake_child_protect(&c.fr.child, s.t.chunk, FAKE_CHUNK_SIZE);
 	for (int tick = 0; tick < 3; tick++) {
 		cr_assert_eq(ctx_sample(&c), 2);
 		expect_error(&c, 0);
@@ -1568,10 +1535,10 @@ VERSION_TEST(freed_chunk_of_one_thread_keeps_other_threads_codes)
 	a = mk_code(&c, "a", "/a.py", 1);
 	b = mk_code(&c, "b", "/b.py", 1);
 	root = t1.chunk;
-	f0 = fake_push(&c.im, &t1, a.addr, 0);
-	fake_new_chunk(&c.im, &t1, 0);
-	fake_push(&c.im, &t1, a.addr, 2);
-	fake_push(&c.im, &t2, b.addr, 6);
+	f0 = fake_push(&c.fr.im, &t1, a.addr, 0);
+	fake_new_chunk(&c.fr.im, &t1, 0);
+	fake_push(&c.fr.im, &t1, a.addr, 2);
+	fake_push(&c.fr.im, &t2, b.addr, 6);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 2);
@@ -1580,14 +1547,14 @@ VERSION_TEST(freed_chunk_of_one_thread_keeps_other_threads_codes)
 	}
 	id_b = thread_at(&c, 1)->frames[0].code_id;
 
-	fake_child_protect(&c.child, t1.chunk, FAKE_CHUNK_SIZE);
+	fake_child_protect(&c.fr.child, t1.chunk, FAKE_CHUNK_SIZE);
 	t1.chunk = root;
 	t1.top = f0 + FAKE_FRAME_SIZE;
-	fake_store_stack(&c.im, &t1);
-	fake_set_current(&c.im, &t1, f0);
-	fake_child_sync(&c.child, t1.tstate, 512);
+	fake_store_stack(&c.fr.im, &t1);
+	fake_set_current(&c.fr.im, &t1, f0);
+	fake_child_sync(&c.fr.child, t1.tstate, 512);
 	if (t1.cframe)
-		fake_child_sync(&c.child, t1.cframe, 32);
+		fake_child_sync(&c.fr.child, t1.cframe, 32);
 	for (int tick = 0; tick < 2; tick++) {
 		cr_assert_eq(ctx_sample(&c), 2);
 		expect_frames(&c, 0, (struct want[]){ { &a, 0 } }, 1);
@@ -1610,9 +1577,9 @@ VERSION_TEST(thread_list_with_a_cycle)
 	ctx_thread(&c, &t1);
 	ctx_thread(&c, &t2);
 	a = mk_code(&c, "a", "/a.py", 1);
-	fake_push(&c.im, &t1, a.addr, 0);
-	fake_push(&c.im, &t2, a.addr, 2);
-	fake_w64(t2.tstate + c.o->ts_next, t1.tstate);
+	fake_push(&c.fr.im, &t1, a.addr, 0);
+	fake_push(&c.fr.im, &t2, a.addr, 2);
+	fake_w64(t2.tstate + c.fr.o->ts_next, t1.tstate);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 3; tick++) {
 		int n = ctx_sample(&c);
@@ -1639,7 +1606,7 @@ VERSION_TEST(thread_list_cycle_lists_each_thread_once)
 	ctx_init(&c, *vi);
 	ctx_thread(&c, &t1);
 	ctx_thread(&c, &t2);
-	fake_w64(t2.tstate + c.o->ts_next, t1.tstate);
+	fake_w64(t2.tstate + c.fr.o->ts_next, t1.tstate);
 	ctx_publish(&c);
 	cr_assert_eq(ctx_sample(&c), 2, "%s: a two-thread cycle", c.v);
 	ctx_end(&c);
@@ -1655,9 +1622,9 @@ VERSION_TEST(thread_state_of_another_interpreter)
 	ctx_thread(&c, &t1);
 	ctx_thread(&c, &t2);
 	a = mk_code(&c, "a", "/a.py", 1);
-	fake_push(&c.im, &t1, a.addr, 0);
-	fake_push(&c.im, &t2, a.addr, 2);
-	fake_w64(t2.tstate + c.o->ts_interp, fake_alloc(&c.im, 64));
+	fake_push(&c.fr.im, &t1, a.addr, 0);
+	fake_push(&c.fr.im, &t2, a.addr, 2);
+	fake_w64(t2.tstate + c.fr.o->ts_interp, fake_alloc(&c.fr.im, 64));
 	ctx_publish(&c);
 	for (int tick = 0; tick < 3; tick++) {
 		int n = ctx_sample(&c);
@@ -1678,8 +1645,8 @@ VERSION_TEST(interpreter_list_with_a_cycle)
 	ctx_init(&c, *vi);
 	ctx_thread(&c, &t);
 	a = mk_code(&c, "a", "/a.py", 1);
-	fake_push(&c.im, &t, a.addr, 0);
-	fake_w64(c.im.interp + c.o->is_next, c.im.interp);
+	fake_push(&c.fr.im, &t, a.addr, 0);
+	fake_w64(c.fr.im.interp + c.fr.o->is_next, c.fr.im.interp);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 3; tick++) {
 		int n = ctx_sample(&c);
@@ -1698,11 +1665,11 @@ VERSION_TEST(no_interpreter_yet)
 
 		ctx_init(&c, *vi);
 		if (variant == 0)
-			fake_w64(c.im.runtime + c.o->rt_interp_head, 0);
+			fake_w64(c.fr.im.runtime + c.fr.o->rt_interp_head, 0);
 		else if (variant == 1)
-			fake_w64(c.im.runtime + c.o->rt_interp_head, c.im.guard);
+			fake_w64(c.fr.im.runtime + c.fr.o->rt_interp_head, c.fr.im.guard);
 		else
-			fake_w64(c.im.interp + c.o->is_threads_head, c.im.guard + 8);
+			fake_w64(c.fr.im.interp + c.fr.o->is_threads_head, c.fr.im.guard + 8);
 		ctx_publish(&c);
 		for (int tick = 0; tick < 2; tick++)
 			cr_assert_eq(ctx_sample(&c), 0, "%s: variant %d", c.v, variant);
@@ -1729,7 +1696,7 @@ VERSION_TEST(six_hundred_threads)
 		snprintf(names[i], sizeof(names[i]), "worker_%d", i);
 		ctx_thread(&c, &t[i]);
 		k[i] = mk_code(&c, names[i], "/pool.py", i);
-		fake_push(&c.im, &t[i], k[i].addr, 2 * (i % 64));
+		fake_push(&c.fr.im, &t[i], k[i].addr, 2 * (i % 64));
 	}
 	ctx_publish(&c);
 	for (int tick = 0; tick < 3; tick++) {
@@ -1757,7 +1724,7 @@ VERSION_TEST(code_reuse_noticed_among_many_codes)
 		for (int j = 0; j < D; j++) {
 			snprintf(names[i * D + j], sizeof(names[0]), "f_%d_%d", i, j);
 			k[i * D + j] = mk_code(&c, names[i * D + j], "/many.py", j);
-			fake_push(&c.im, &t[i], k[i * D + j].addr, 2 * j);
+			fake_push(&c.fr.im, &t[i], k[i * D + j].addr, 2 * j);
 		}
 	}
 	ctx_publish(&c);
@@ -1770,8 +1737,8 @@ VERSION_TEST(code_reuse_noticed_among_many_codes)
 	/* thread 0's outermost function is replaced by another at its address */
 	k[0].qualname = "replacement";
 	k[0].firstlineno = 77;
-	fake_w64(k[0].addr + c.o->co_qualname, fake_str(&c.im, "replacement"));
-	fake_w32(k[0].addr + c.o->co_firstlineno, 77);
+	fake_w64(k[0].addr + c.fr.o->co_qualname, fake_str(&c.fr.im, "replacement"));
+	fake_w32(k[0].addr + c.fr.o->co_firstlineno, 77);
 	ctx_publish(&c);
 	for (int tick = 0; tick < 3; tick++) {
 		cr_assert_eq(ctx_sample(&c), T);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fake_python.h"
+#include "fake_reader.h"
 #include "headless.h"
 #include "snapshot_builder.h"
 #include "cpython/py_offsets.h"
@@ -20,17 +20,10 @@
 #include "target/proc_threads.h"
 #include "../ui/header.h"
 
-#define MAX_VERSIONS 16
-
 /* ---- the reader: one thread running inner <- middle <- outer ----------- */
 
 struct ctx {
-	const struct py_offsets *o; /* borrowed, static */
-	struct fake_image im;
-	struct fake_child child;
-	struct py_runtime rt;
-	struct py_reader *r;        /* owns */
-	struct proc_threads *pt;    /* owns */
+	struct fake_reader fr;
 	struct fake_thread t;
 	uintptr_t outer, middle, inner;          /* code objects */
 	uintptr_t f_outer, f_middle, f_inner;    /* their frames */
@@ -39,27 +32,20 @@ struct ctx {
 static void ctx_init(struct ctx *c, size_t version_index)
 {
 	memset(c, 0, sizeof(*c));
-	c->o = py_offsets_at(version_index);
-	cr_assert_not_null(c->o);
-	fake_image_init(&c->im, c->o);
-	fake_child_start(&c->child);
-	fake_thread_new(&c->im, &c->t, c->child.pid);
-	c->outer = fake_code(&c->im, "outer", "/h.py", 1, 0);
-	c->middle = fake_code(&c->im, "middle", "/h.py", 10, 0);
-	c->inner = fake_code(&c->im, "inner", "/h.py", 20, 0);
-	c->f_outer = fake_push(&c->im, &c->t, c->outer, 0);
-	c->f_middle = fake_push(&c->im, &c->t, c->middle, 2);
-	c->f_inner = fake_push(&c->im, &c->t, c->inner, 4);
+	cr_assert_not_null(py_offsets_at(version_index));
+	fake_reader_start(&c->fr, py_offsets_at(version_index));
+	fake_thread_new(&c->fr.im, &c->t, c->fr.child.pid);
+	c->outer = fake_code(&c->fr.im, "outer", "/h.py", 1, 0);
+	c->middle = fake_code(&c->fr.im, "middle", "/h.py", 10, 0);
+	c->inner = fake_code(&c->fr.im, "inner", "/h.py", 20, 0);
+	c->f_outer = fake_push(&c->fr.im, &c->t, c->outer, 0);
+	c->f_middle = fake_push(&c->fr.im, &c->t, c->middle, 2);
+	c->f_inner = fake_push(&c->fr.im, &c->t, c->inner, 4);
 }
 
 static void ctx_publish(struct ctx *c)
 {
-	fake_child_sync(&c->child, (uintptr_t)c->im.base, c->im.used);
-	fake_runtime(&c->im, &c->rt);
-	c->r = py_reader_new(c->child.pid, &c->rt);
-	c->pt = proc_threads_new(c->child.pid);
-	cr_assert_not_null(c->r);
-	cr_assert_not_null(c->pt);
+	fake_reader_publish(&c->fr);
 }
 
 /* Sample three times (the cold path, then the cached and speculative
@@ -69,38 +55,21 @@ static void expect_kind(struct ctx *c, enum sample_error want, const char *what)
 	for (int tick = 0; tick < 3; tick++) {
 		const struct py_thread_sample *th;
 
-		cr_assert_eq(py_reader_sample(c->r, c->pt, true), 1, "3.%u %s", c->o->minor, what);
-		th = py_reader_thread(c->r, 0);
+		cr_assert_eq(py_reader_sample(c->fr.r, c->fr.pt, true), 1, "3.%u %s", c->fr.o->minor, what);
+		th = py_reader_thread(c->fr.r, 0);
 		cr_assert_eq(th->status, PY_THREAD_ERROR, "3.%u %s: tick %d: status %d, want an error",
-		             c->o->minor, what, tick, th->status);
-		cr_assert_eq(th->error_kind, want, "3.%u %s: tick %d: kind %s, want %s", c->o->minor,
+		             c->fr.o->minor, what, tick, th->status);
+		cr_assert_eq(th->error_kind, want, "3.%u %s: tick %d: kind %s, want %s", c->fr.o->minor,
 		             what, tick, sample_error_name(th->error_kind), sample_error_name(want));
 	}
 }
 
 static void ctx_end(struct ctx *c)
 {
-	py_reader_free(c->r);
-	proc_threads_free(c->pt);
-	fake_child_stop(&c->child);
-	fake_image_free(&c->im);
+	fake_reader_end(&c->fr);
 }
 
-static struct criterion_test_params all_versions(void)
-{
-	static size_t idx[MAX_VERSIONS];
-	size_t n = 0;
-
-	while (n < MAX_VERSIONS && py_offsets_at(n) != NULL) {
-		idx[n] = n;
-		n++;
-	}
-	return cr_make_param_array(size_t, idx, n);
-}
-
-#define VERSION_TEST(name) \
-	ParameterizedTestParameters(reader_kinds, name) { return all_versions(); } \
-	ParameterizedTest(size_t *vi, reader_kinds, name, .timeout = 30)
+#define VERSION_TEST(name) FAKE_READER_VERSION_TEST(reader_kinds, name)
 
 #define KIND_ASCII (FAKE_STR_KIND(1) | FAKE_STR_COMPACT | FAKE_STR_ASCII)
 
@@ -110,8 +79,8 @@ VERSION_TEST(name_that_is_no_str_is_a_string_error)
 
 	ctx_init(&c, *vi);
 	/* Not compact: no str CPython makes for a name. */
-	fake_w64(c.middle + c.o->co_qualname,
-	         fake_str_raw(&c.im, FAKE_STR_KIND(1) | FAKE_STR_ASCII, 4, "abcd", 4));
+	fake_w64(c.middle + c.fr.o->co_qualname,
+	         fake_str_raw(&c.fr.im, FAKE_STR_KIND(1) | FAKE_STR_ASCII, 4, "abcd", 4));
 	ctx_publish(&c);
 	expect_kind(&c, SAMPLE_ERR_STRING, "qualname not compact");
 	ctx_end(&c);
@@ -122,8 +91,8 @@ VERSION_TEST(file_name_of_absurd_length_is_a_string_error)
 	struct ctx c;
 
 	ctx_init(&c, *vi);
-	fake_w64(c.middle + c.o->co_filename,
-	         fake_str_raw(&c.im, KIND_ASCII, 1ull << 40, "huge", 4));
+	fake_w64(c.middle + c.fr.o->co_filename,
+	         fake_str_raw(&c.fr.im, KIND_ASCII, 1ull << 40, "huge", 4));
 	ctx_publish(&c);
 	expect_kind(&c, SAMPLE_ERR_STRING, "file name of 2^40 characters");
 	ctx_end(&c);
@@ -135,10 +104,10 @@ VERSION_TEST(code_pointer_to_another_object_is_a_code_error)
 	uintptr_t impostor;
 
 	ctx_init(&c, *vi);
-	impostor = fake_code(&c.im, "impostor", "/x.py", 1, 0);
-	fake_w64(impostor + 8, c.im.other_type);
-	fake_w64(c.f_middle + c.o->if_code, impostor);
-	fake_w64(c.f_middle + c.o->if_instr, impostor + c.o->co_code_adaptive + 2);
+	impostor = fake_code(&c.fr.im, "impostor", "/x.py", 1, 0);
+	fake_w64(impostor + 8, c.fr.im.other_type);
+	fake_w64(c.f_middle + c.fr.o->if_code, impostor);
+	fake_w64(c.f_middle + c.fr.o->if_instr, impostor + c.fr.o->co_code_adaptive + 2);
 	ctx_publish(&c);
 	expect_kind(&c, SAMPLE_ERR_CODE, "code of another type");
 	ctx_end(&c);
@@ -149,7 +118,7 @@ VERSION_TEST(cycle_is_a_torn_frame)
 	struct ctx c;
 
 	ctx_init(&c, *vi);
-	fake_w64(c.f_outer + c.o->if_previous, c.f_middle);
+	fake_w64(c.f_outer + c.fr.o->if_previous, c.f_middle);
 	ctx_publish(&c);
 	expect_kind(&c, SAMPLE_ERR_FRAME, "cycle of two frames");
 	ctx_end(&c);
@@ -160,7 +129,7 @@ VERSION_TEST(previous_into_unmapped_memory_is_a_torn_frame)
 	struct ctx c;
 
 	ctx_init(&c, *vi);
-	fake_w64(c.f_middle + c.o->if_previous, c.im.guard);
+	fake_w64(c.f_middle + c.fr.o->if_previous, c.fr.im.guard);
 	ctx_publish(&c);
 	expect_kind(&c, SAMPLE_ERR_FRAME, "previous frame unmapped");
 	ctx_end(&c);
@@ -172,7 +141,7 @@ VERSION_TEST(unreadable_stack_chunk_is_stack_memory)
 
 	ctx_init(&c, *vi);
 	ctx_publish(&c);
-	fake_child_protect(&c.child, c.t.chunk, FAKE_CHUNK_SIZE);
+	fake_child_protect(&c.fr.child, c.t.chunk, FAKE_CHUNK_SIZE);
 	expect_kind(&c, SAMPLE_ERR_STACK, "data stack chunk unreadable");
 	ctx_end(&c);
 }
@@ -183,11 +152,11 @@ VERSION_TEST(cframe_pointing_nowhere_is_a_thread_state_error)
 	struct ctx c;
 
 	ctx_init(&c, *vi);
-	if (c.o->ts_cframe == 0) {
+	if (c.fr.o->ts_cframe == 0) {
 		ctx_end(&c);
-		cr_skip_test("3.%u keeps no cframe", c.o->minor);
+		cr_skip_test("3.%u keeps no cframe", c.fr.o->minor);
 	}
-	fake_w64(c.t.tstate + c.o->ts_cframe, 0x10);
+	fake_w64(c.t.tstate + c.fr.o->ts_cframe, 0x10);
 	ctx_publish(&c);
 	expect_kind(&c, SAMPLE_ERR_THREAD, "cframe at 0x10");
 	ctx_end(&c);

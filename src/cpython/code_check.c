@@ -69,6 +69,57 @@ static void mark_users_torn(struct thread_slot *slots, size_t n, uint32_t id)
 	}
 }
 
+/* Frame j of t, which named the replaced code, names `now` instead (the
+ * leaf's call flag taken from it); false when the frame's offset lies
+ * outside it (then the frame never ran it). */
+static bool rename_frame(struct thread_slot *t, uint32_t j, const struct py_code *now)
+{
+	struct rec_frame *f = &t->frames[j];
+
+	if (f->instr_offset < -2 || f->instr_offset >= now->code_bytes)
+		return false;
+	f->code_id = now->id;
+	if (j == 0) {
+		t->out.flags &= (uint16_t)~SAMPLE_IN_CALL;
+		if (py_code_in_call(now, f->instr_offset))
+			t->out.flags |= SAMPLE_IN_CALL;
+	}
+	return true;
+}
+
+/* The code old_id, on this tick's stacks, was replaced at its address:
+ * the check after the walk read `seen` there.  Read the code there once
+ * more; if it is the one the check saw, the frames that named the old
+ * code name it (the frames themselves, their addresses and offsets, stay
+ * those of the tick's walk: nothing of the stack is read again, so the
+ * frames older chunks gave, kept or copied, keep the validity the walk
+ * checked).  A code that changed again by then, or cannot be read, tears
+ * its users' samples: no second retry. */
+static void retry_users(struct code_cache *cc, struct thread_slot *slots, size_t n,
+                        uint32_t old_id, const uint8_t *seen, uint64_t tick)
+{
+	struct py_code *now = code_cache_resolve_slow(cc, cc->codes[old_id].addr, -2, tick);
+
+	if (now == NULL || now->id == old_id || !code_fp_matches(cc->o, now, seen)) {
+		mark_users_torn(slots, n, old_id);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct thread_slot *t = &slots[i];
+		bool used = false;
+
+		for (uint32_t j = 0; t->out.status == PY_THREAD_OK && j < t->out.nframes; j++) {
+			if (t->frames[j].code_id != old_id)
+				continue;
+			used = true;
+			if (!rename_frame(t, j, now))
+				py_sample_fail(&t->out, SAMPLE_ERR_CODE_CHANGED);
+		}
+		if (used && t->out.status == PY_THREAD_OK)
+			code_checks_list(t, now, tick);
+	}
+}
+
 void code_checks_verify(struct code_cache *cc, struct thread_slot *slots,
                         size_t n, uint64_t tick, struct tick_arena *arena)
 {
@@ -98,12 +149,16 @@ void code_checks_verify(struct code_cache *cc, struct thread_slot *slots,
 		return;
 	ok = remote_readv(cc->pid, local, remote, nq);
 	for (int k = 0; k < nq; k++) {
-		struct py_code *c = &cc->codes[ids[k]];
+		struct py_code *c = &cc->codes[ids[k]]; /* retry_users may move
+		                                           cc->codes: not kept */
 
 		if (k < ok && code_fp_matches(cc->o, c, bufs[k]))
 			continue;
 		c->valid = false;
 		c->verified_tick = 0;
-		mark_users_torn(slots, n, c->id);
+		if (k < ok)
+			retry_users(cc, slots, n, ids[k], bufs[k], tick);
+		else
+			mark_users_torn(slots, n, ids[k]);
 	}
 }

@@ -2,7 +2,8 @@
  * tick, because the target reuses a freed code object's address at once:
  * the fingerprints of the codes a thread ran last tick ride in the tick's
  * first scatter read; codes new to a stack this tick are checked after the
- * walk in one more read, and a sample that used a replaced code is torn. */
+ * walk in one more read, and a replaced one is read again within the tick
+ * (a sample that used it is torn only when that fails). */
 #ifndef PYTOP_CODE_CHECK_H
 #define PYTOP_CODE_CHECK_H
 
@@ -54,7 +55,10 @@ void code_checks_apply(struct code_checks *ck, struct code_cache *cc);
 
 /* After the walk: check, in one more read, the codes on this tick's
  * stacks that were not checked in the first one (new to their thread's
- * stack and not just read).  A sample that used a replaced code is torn. */
+ * stack and not just read).  A code replaced at its address is read
+ * again, once: the frames that used it name the new code when it is the
+ * one this check saw; otherwise (changed again, unreadable, or too short
+ * for a frame's offset) their samples are torn (SAMPLE_ERR_CODE_CHANGED). */
 void code_checks_verify(struct code_cache *cc, struct thread_slot *slots,
                         size_t n, uint64_t tick, struct tick_arena *arena);
 

@@ -10,6 +10,17 @@
  * read).  A thread off CPU (--idle) has no fresh sample: the sampler
  * unwinds it from where /proc says it is blocked (sampler.c).
  *
+ * A runnable thread (state R) is sampled by the CPU time it ran, as the
+ * truth a profile is read against: once per sampling period of its CPU
+ * time (its task-clock count, in its newest perf sample), at the first
+ * tick after it ran another period.  At the other ticks it has been
+ * waiting for a CPU since, and its stack has not moved: sampling it then
+ * too would count that wait as if it ran (wall time runnable, which on a
+ * busy machine comes in the scheduler's slices of milliseconds, the same
+ * stack over and over: issue 14's Python line shares 5-8 points off under
+ * load), and is left to native_missed, as on the ptrace path, where such
+ * a thread does not stop within the tick.
+ *
  * Pairing with the Python stack read at a tick: the newest sample of the
  * thread.  A runnable thread (state R: on a CPU or waiting for one) takes
  * it only if it ran at most one and a half sample periods of CPU time
@@ -81,8 +92,10 @@ void native_perf_close_all(struct native_perf *np);
 void native_perf_drain(struct native_perf *np);
 
 /* The sample of runnable thread tid to pair with a Python stack whose
- * read ended at read_ns (see the pairing rule above), or NULL. */
-const struct native_perf_sample *native_perf_pair(const struct native_perf *np, pid_t tid,
+ * read ended at read_ns (see the pairing rule above), or NULL, also when
+ * it did not run a sampling period of CPU since the last one it was
+ * sampled for (that period is used up by this call). */
+const struct native_perf_sample *native_perf_pair(struct native_perf *np, pid_t tid,
                                                   uint64_t read_ns);
 
 #endif

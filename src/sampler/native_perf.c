@@ -397,22 +397,37 @@ static bool due(const struct native_perf *np, struct watched *w)
 	return true;
 }
 
-const struct native_perf_sample *native_perf_pair(struct native_perf *np, pid_t tid,
-                                                  uint64_t read_ns)
+/* Whether w's newest sample is at most pair_ns of its CPU time older than
+ * a Python stack read that ended at read_ns. */
+static bool young(const struct native_perf *np, const struct watched *w, uint64_t read_ns)
 {
-	struct watched *w = find(np, tid);
 	uint64_t count;
 
-	if (w == NULL || !w->have || !due(np, w))
-		return NULL;
 	/* Young enough by the wall clock: it cannot have run longer. */
 	if (w->sample.time_ns + np->pair_ns >= read_ns)
-		return &w->sample;
+		return true;
 	/* Older: most likely it has been waiting for a CPU since (a thread
 	 * on one is sampled every period), so reading its count costs no
 	 * interrupt of the target; schedstat's run time would not do, as it
 	 * lags a running thread by up to a scheduler tick. */
 	if (read(w->fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
-		return NULL;
-	return count - w->sample.cpu_ns <= np->pair_ns ? &w->sample : NULL;
+		return false;
+	return count - w->sample.cpu_ns <= np->pair_ns;
+}
+
+enum native_perf_pairing native_perf_pair(struct native_perf *np, pid_t tid, uint64_t read_ns,
+                                          const struct native_perf_sample **out)
+{
+	struct watched *w = find(np, tid);
+
+	*out = NULL;
+	/* No sample yet (its event just opened): due, as it is runnable. */
+	if (w == NULL || !w->have)
+		return NATIVE_PERF_MISSED;
+	if (!due(np, w))
+		return NATIVE_PERF_NOT_DUE;
+	if (!young(np, w, read_ns))
+		return NATIVE_PERF_MISSED;
+	*out = &w->sample;
+	return NATIVE_PERF_PAIRED;
 }

@@ -1,7 +1,8 @@
 /* test_harm_seccomp.c - pytop runs under its seccomp filter (src/sandbox.c)
  * in every mode, and the processes it profiles never do.
  *
- * In each mode (batch and JSON, TUI under tmux, --native, -s; launch and
+ * In each mode (batch and JSON, TUI under tmux, --native with perf events
+ * and with ptrace, -s; launch and
  * attach) every thread of the running pytop must show "Seccomp: 2" (a
  * filter) in /proc/PID/task/TID/status, with at least its sampler thread
  * besides the main one (and the follower with -s), and the profiled
@@ -212,10 +213,20 @@ Test(harm_seccomp, attach_native)
 {
 	struct h_proc t;
 	/* Seize, interrupt, read registers, detach: all still allowed. */
-	pid_t target = attach_filtered(&t, "--native", "attach, --native", "[native]");
+	pid_t target = attach_filtered(&t, "--native=ptrace", "attach, --native=ptrace",
+	                               "[native]");
 	char st = h_proc_state(target);
 
 	cr_assert(st != 'T' && st != 't', "pytop --native left its target stopped (%c)", st);
+	h_proc_free(&t);
+}
+
+Test(harm_seccomp, attach_native_perf)
+{
+	struct h_proc t;
+	/* --native's default: a perf event per thread (cpu -1), its ring
+	 * mapped; the filter allows that much. */
+	attach_filtered(&t, "--native", "attach, --native (perf)", "[native]");
 	h_proc_free(&t);
 }
 

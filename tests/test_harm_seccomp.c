@@ -225,8 +225,9 @@ Test(harm_seccomp, attach_native_perf)
 {
 	struct h_proc t;
 	/* --native's default: a perf event per thread (cpu -1), its ring
-	 * mapped; the filter allows that much. */
-	attach_filtered(&t, "--native", "attach, --native (perf)", "[native]");
+	 * mapped; the filter allows that much (refused, pytop would fall
+	 * back to ptrace and say so in its header). */
+	attach_filtered(&t, "--native", "attach, --native (perf)", "native: perf");
 	h_proc_free(&t);
 }
 

@@ -40,7 +40,7 @@
  * some of the periods the spinner ran meanwhile, as pytop's tick does. */
 #define OVER 1.25
 #define UNDER 0.6
-#define MIN_PERIODS 50
+#define MIN_PERIODS 30
 
 static uint64_t now_ns(clockid_t clock)
 {

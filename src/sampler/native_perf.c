@@ -415,15 +415,31 @@ static bool young(const struct native_perf *np, const struct watched *w, uint64_
 	return count - w->sample.cpu_ns <= np->pair_ns;
 }
 
+/* Whether w's thread ran a whole sampling period of CPU since its event
+ * opened without a sample read from its ring (one that cannot be
+ * parsed, say): due, and missed. */
+static bool ran_unsampled(const struct native_perf *np, const struct watched *w)
+{
+	uint64_t count;
+
+	return read(w->fd, &count, sizeof(count)) != (ssize_t)sizeof(count) ||
+	       count >= np->period_ns;
+}
+
 enum native_perf_pairing native_perf_pair(struct native_perf *np, pid_t tid, uint64_t read_ns,
                                           const struct native_perf_sample **out)
 {
 	struct watched *w = find(np, tid);
 
 	*out = NULL;
-	/* No sample yet (its event just opened): due, as it is runnable. */
-	if (w == NULL || !w->have)
-		return NATIVE_PERF_MISSED;
+	if (w == NULL || w->ring == NULL)
+		return NATIVE_PERF_MISSED; /* no event: refused */
+	/* No sample since its event opened: it ran less than a sample
+	 * period since, so no period is due yet (a thread just seen, or
+	 * one that runs in short bursts: not a miss at every tick until
+	 * its first sample), unless its count says otherwise. */
+	if (!w->have)
+		return ran_unsampled(np, w) ? NATIVE_PERF_MISSED : NATIVE_PERF_NOT_DUE;
 	if (!due(np, w))
 		return NATIVE_PERF_NOT_DUE;
 	if (!young(np, w, read_ns))

@@ -64,7 +64,7 @@ static const struct option long_opts[] = {
 	{"subprocesses", no_argument, NULL, 's'},
 	{"no-color", no_argument, NULL, OPT_NO_COLOR},
 	{"demo", no_argument, NULL, OPT_DEMO},
-	{"native", optional_argument, NULL, OPT_NATIVE},
+	{"native", no_argument, NULL, OPT_NATIVE},
 	{"native-all", no_argument, NULL, OPT_NATIVE_ALL},
 	{"native-perf", no_argument, NULL, OPT_NATIVE_PERF},
 	{"locals", no_argument, NULL, OPT_LOCALS},
@@ -354,24 +354,6 @@ static void report_bad_option(char **argv)
 	usage_error("unknown option '-%c'; see pytop --help", optopt);
 }
 
-/* --native[=perf|ptrace]: perf events by default (nothing stops; ptrace
- * where they are refused), ptrace when asked. */
-static bool set_native(const char *method, struct options *o)
-{
-	o->native = true;
-	if (method == NULL || strcmp(method, "perf") == 0) {
-		o->native_perf = true;
-		return true;
-	}
-	if (strcmp(method, "ptrace") == 0) {
-		o->native_perf = false;
-		return true;
-	}
-	usage_error("--native takes perf or ptrace, not '%s'; use --native (perf "
-	            "events, ptrace where refused) or --native=ptrace", method);
-	return false;
-}
-
 static void set_defaults(struct options *o)
 {
 	const char *no_color = getenv("NO_COLOR");
@@ -382,8 +364,6 @@ static void set_defaults(struct options *o)
 	o->push_every_s = PYTOP_DEFAULT_PUSH_EVERY_S;
 	o->from_s = -1.0;
 	o->to_s = -1.0;
-	/* --native's method unless --native=ptrace. */
-	o->native_perf = true;
 	/* https://no-color.org: set and non-empty disables colour. */
 	o->no_color = no_color != NULL && no_color[0] != '\0';
 }
@@ -407,7 +387,7 @@ static int apply_option(int c, char **argv, struct options *o)
 	case 's': o->subprocesses = true; return 0;
 	case OPT_NO_COLOR: o->no_color = true; return 0;
 	case OPT_DEMO: o->demo = true; return 0;
-	case OPT_NATIVE: return set_native(optarg, o) ? 0 : -1;
+	case OPT_NATIVE: o->native = true; return 0;
 	case OPT_NATIVE_ALL: o->native = o->native_all = true; return 0;
 	case OPT_NATIVE_PERF: o->native = o->native_perf = true; return 0;
 	case OPT_LOCALS: o->locals = true; return 0;
@@ -753,22 +733,21 @@ void options_print_help(FILE *out)
 "                         wait/GIL wait or charge memory growth and faults\n"
 "                         to lines (their columns are hidden, their JSON\n"
 "                         fields 0; for measuring what they cost)\n"
-"      --native[=perf|ptrace]\n"
-"                         also sample native (C) stacks; C functions appear\n"
-"                         under the Python line that called them. perf\n"
-"                         (default): nothing is stopped; each runnable\n"
-"                         thread is unwound from the registers and stack\n"
-"                         top the kernel copies at a perf event's sample\n"
-"                         and sampled once per period of the CPU time it\n"
-"                         ran; ptrace where perf events are refused (the\n"
-"                         header says which). ptrace: each sampled thread\n"
-"                         is stopped for a moment and unwound; stop pytop\n"
-"                         with Ctrl-Z or kill -TSTP, not -STOP: a SIGSTOP\n"
-"                         may hold one sample's threads until SIGCONT.\n"
-"                         Works on non-Python processes too\n"
+"      --native           also sample native (C) stacks: each sampled thread\n"
+"                         is stopped for a moment (ptrace) and unwound; C\n"
+"                         functions appear under the Python line that\n"
+"                         called them. Works on non-Python processes too.\n"
+"                         Stop pytop with Ctrl-Z or kill -TSTP, not -STOP:\n"
+"                         a SIGSTOP may hold one sample's threads until\n"
+"                         SIGCONT\n"
 "      --native-all       --native, showing the interpreter's own frames too\n"
 "                         (key n toggles them)\n"
-"      --native-perf      the same as --native=perf\n"
+"      --native-perf      --native without stopping anything: unwound from\n"
+"                         the registers and stack top the kernel copies at\n"
+"                         a perf event's sample, taken at most 3/8 of a\n"
+"                         sampling period of the thread's CPU time before\n"
+"                         its Python stack; ptrace where perf events are\n"
+"                         refused (the header says which)\n"
 "  -s, --subprocesses     also follow the target's child processes and their\n"
 "                         children as they start and exit; Python ones are\n"
 "                         sampled, others listed\n"

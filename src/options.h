@@ -32,8 +32,7 @@ struct options {
 	bool no_color;      /* NO_COLOR set or --no-color */
 	bool native;        /* --native: native stacks too */
 	bool native_all;    /* --native-all: and the interpreter's plumbing */
-	bool native_perf;   /* --native (=perf, the default): by perf events
-	                       where permitted; false: --native=ptrace */
+	bool native_perf;   /* --native-perf: by perf events where permitted */
 	bool dump;          /* `pytop dump`: every thread's stack once, then exit */
 	bool locals;        /* --locals (dump): each frame's arguments and locals */
 	/* Exports (ui/export.h): the format's name as given (checked by

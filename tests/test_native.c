@@ -176,8 +176,6 @@ Test(native, c_program, .timeout = TIMEOUT_S)
 
 /* ---- killing pytop leaves the target running --------------------------- */
 
-/* On the ptrace path, which stops threads (perf events, --native's
- * default, stop nothing). */
 static void kill_pytop(int sig)
 {
 	char *python = h_need_python_slot("py311_debian"), *dir = h_tmpdir();
@@ -190,7 +188,7 @@ static void kill_pytop(int sig)
 	cr_assert(h_proc_wait_stdout(&w, "ready", 15));
 	snprintf(pidarg, sizeof pidarg, "%d", (int)w.pid);
 	/* The highest rate: pytop is most likely caught mid-unwind. */
-	const char *argv[] = { h_pytop(), "--native=ptrace", "-b", "-r", "10000", "-d", "0.2",
+	const char *argv[] = { h_pytop(), "--native", "-b", "-r", "10000", "-d", "0.2",
 	                       "-p", pidarg, NULL };
 	cr_assert(h_proc_start(&p, argv));
 	h_sleep(1.0);

@@ -1,13 +1,13 @@
-/* test_native_perf.c - --native (perf events, its default) stops nothing,
- * and the ptrace path still serves when perf events are refused or not
- * wanted (issue 14, "native stacks without stopping the target").
+/* test_native_perf.c - --native-perf (perf events) stops nothing, and the
+ * ptrace path still serves when perf events are refused or not wanted
+ * (issue 14, "native stacks without stopping the target").
  *
- * - never_stopped_at_10khz: while a 10 kHz pytop --native samples a
+ * - never_stopped_at_10khz: while a 10 kHz pytop --native-perf samples a
  *   target with busy, half-busy and sleeping threads, a watcher reads
  *   every target thread's /proc state as fast as it can; the ptrace path
  *   shows 't' (ptrace stop) there within milliseconds, the perf path never.
- * - ptrace_when_asked / ptrace_when_perf_refused: --native=ptrace, and a
- *   --native pytop whose perf_event_open fails with EACCES (a seccomp filter put
+ * - ptrace_when_asked / ptrace_when_perf_refused: --native (ptrace), and a
+ *   --native-perf pytop whose perf_event_open fails with EACCES (a seccomp filter put
  *   around it by this test, as a container's would), say "ptrace" and
  *   still find the zlib and OpenSSL code under their Python lines.
  * - idle_threads_unwound_in_place: with --idle, threads off CPU (which
@@ -126,7 +126,7 @@ Test(native_perf, never_stopped_at_10khz, .timeout = TIMEOUT_S)
 	cr_assert(h_proc_start(&w, wargv));
 	cr_assert(h_proc_wait_stdout(&w, "ready", WAIT_S), "the target never started");
 	snprintf(pid, sizeof pid, "%d", (int)w.pid);
-	const char *argv[] = { h_pytop(), "--native", "-b", "--json", "-r", "10000", "-d", "2",
+	const char *argv[] = { h_pytop(), "--native-perf", "-b", "--json", "-r", "10000", "-d", "2",
 	                       "-n", "1", "-p", pid, NULL };
 	cr_assert(h_proc_start(&p, argv));
 	/* Until pytop ends: its first second or so is start-up, the rest
@@ -170,7 +170,7 @@ Test(native_perf, idle_threads_unwound_in_place, .timeout = TIMEOUT_S)
 	cr_assert(h_proc_start(&w, wargv));
 	cr_assert(h_proc_wait_stdout(&w, "ready", WAIT_S), "the target never started");
 	snprintf(pid, sizeof pid, "%d", (int)w.pid);
-	const char *argv[] = { h_pytop(), "--native", "--idle", "-b", "--json", "-r", "200",
+	const char *argv[] = { h_pytop(), "--native-perf", "--idle", "-b", "--json", "-r", "200",
 	                       "-d", "1.5", "-n", "1", "-p", pid, NULL };
 	cr_assert(h_run(&p, TIMEOUT_S, argv), "pytop did not finish: %s", p.err.data);
 	cr_assert_eq(p.status, 0, "pytop exited with %d: %s", p.status, p.err.data);
@@ -257,7 +257,7 @@ static void mix_with(const char *const *pre, size_t npre, const char *want_metho
 
 Test(native_perf, ptrace_when_asked, .timeout = TIMEOUT_S)
 {
-	const char *pre[] = { h_pytop(), "--native=ptrace" };
+	const char *pre[] = { h_pytop(), "--native" };
 
 	mix_with(pre, 2, "ptrace");
 }
@@ -268,7 +268,7 @@ Test(native_perf, ptrace_when_asked, .timeout = TIMEOUT_S)
 Test(native_perf, ptrace_when_perf_refused, .timeout = TIMEOUT_S)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	const char *pre[] = { h_pytop(), "--native" };
+	const char *pre[] = { h_pytop(), "--native-perf" };
 
 	cr_assert_not_null(ctx);
 	cr_assert_eq(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(perf_event_open), 0), 0);

@@ -1,9 +1,8 @@
-/* test_native_perf_accuracy.c - the perf path's native shares against the
- * truth the workload measures itself (issue 14: the perf path had to be as
- * accurate as ptrace's before it could become --native's default).
+/* test_native_perf_accuracy.c - --native-perf's native shares against the
+ * truth the workload measures itself (issue 14: the perf path must be as
+ * accurate as ptrace's before it may become --native's default).
  *
- * - mix_*: test_native's mix check, which now runs --native's default,
- *   with a check that the perf path was the one used: zlib.compress
+ * - mix_*: test_native's mix check run with --native-perf: zlib.compress
  *   and hashlib.sha256 calls (tests/workloads/native_mix.py, which times
  *   each call's CPU), their Python lines' shares and the shares of the
  *   native code under those lines within SHARE_PP of the truth, the same
@@ -97,11 +96,11 @@ static void mix(const char *slot)
 
 	/* 500 Hz as test_native: ~1200 samples, a 20 % share's standard error
 	 * about 1.2 points. */
-	native_mix_run(&m, slot, "--native", RATE);
+	native_mix_run(&m, slot, "--native-perf", RATE);
 	snap = m.snap;
 	truth = m.truth;
 	cr_assert_str_eq(json_string_value(json_object_get(snap, "native_method")), "perf",
-	                 "%s: pytop --native did not use perf events", slot);
+	                 "%s: pytop --native-perf did not use perf events", slot);
 	samples = native_mix_measured(snap, truth, &measured);
 	missed = h_num(snap, "native_missed");
 	h_note("%s: %.0f samples, %.0f on the measured lines, %.0f without a native stack "

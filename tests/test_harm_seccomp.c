@@ -1,7 +1,7 @@
 /* test_harm_seccomp.c - pytop runs under its seccomp filter (src/sandbox.c)
  * in every mode, and the processes it profiles never do.
  *
- * In each mode (batch and JSON, TUI under tmux, --native, -s; launch and
+ * In each mode (batch and JSON, TUI under tmux, --native, --native-perf, -s; launch and
  * attach) every thread of the running pytop must show "Seccomp: 2" (a
  * filter) in /proc/PID/task/TID/status, with at least its sampler thread
  * besides the main one (and the follower with -s), and the profiled
@@ -216,6 +216,16 @@ Test(harm_seccomp, attach_native)
 	char st = h_proc_state(target);
 
 	cr_assert(st != 'T' && st != 't', "pytop --native left its target stopped (%c)", st);
+	h_proc_free(&t);
+}
+
+Test(harm_seccomp, attach_native_perf)
+{
+	struct h_proc t;
+	/* A perf event per thread (cpu -1), its ring mapped: the filter
+	 * allows that much (refused, pytop would fall back to ptrace and say
+	 * so in its header). */
+	attach_filtered(&t, "--native-perf", "attach, --native-perf", "native: perf");
 	h_proc_free(&t);
 }
 

@@ -62,10 +62,13 @@ struct watched {
 	bool listed;         /* in this tick's list */
 	bool have;           /* sample holds one */
 	struct native_perf_sample sample;
+	uint64_t due_ns;     /* task-clock count at which the thread's next
+	                        sample is due: one per period of CPU */
 };
 
 struct native_perf {
 	pid_t pid;
+	uint64_t period_ns;  /* the sampling period */
 	uint64_t sample_ns;  /* the events' period: CPU time between samples */
 	uint64_t pair_ns;    /* pairing bound: CPU run since the sample */
 	bool user_only;      /* kernel-mode samples refused to us: skip them */
@@ -80,6 +83,7 @@ struct native_perf *native_perf_new(pid_t pid, uint64_t period_ns)
 	if (np == NULL)
 		return NULL;
 	np->pid = pid;
+	np->period_ns = period_ns;
 	np->sample_ns = period_ns / SPLIT > MIN_SAMPLE_NS ? period_ns / SPLIT : MIN_SAMPLE_NS;
 	/* One sample period, and half as much again: the task-clock timer
 	 * fires a little late, and the count read after the Python stack's
@@ -377,22 +381,69 @@ void native_perf_drain(struct native_perf *np)
 			drain_one(&np->w[i]);
 }
 
-const struct native_perf_sample *native_perf_pair(const struct native_perf *np, pid_t tid,
-                                                  uint64_t read_ns)
+/* Whether w's thread ran another sampling period of CPU, by the count in
+ * its newest sample, since the last sample it was due for; if so, that
+ * period is used up.  The backlog is kept to one period: a thread that
+ * ran while pytop was late is not sampled at every later tick. */
+static bool due(const struct native_perf *np, struct watched *w)
 {
-	const struct watched *w = find(np, tid);
+	uint64_t ran = w->sample.cpu_ns;
+
+	if (ran < w->due_ns)
+		return false;
+	w->due_ns += np->period_ns;
+	if (ran > w->due_ns + np->period_ns)
+		w->due_ns = ran - np->period_ns;
+	return true;
+}
+
+/* Whether w's newest sample is at most pair_ns of its CPU time older than
+ * a Python stack read that ended at read_ns. */
+static bool young(const struct native_perf *np, const struct watched *w, uint64_t read_ns)
+{
 	uint64_t count;
 
-	if (w == NULL || !w->have)
-		return NULL;
 	/* Young enough by the wall clock: it cannot have run longer. */
 	if (w->sample.time_ns + np->pair_ns >= read_ns)
-		return &w->sample;
+		return true;
 	/* Older: most likely it has been waiting for a CPU since (a thread
 	 * on one is sampled every period), so reading its count costs no
 	 * interrupt of the target; schedstat's run time would not do, as it
 	 * lags a running thread by up to a scheduler tick. */
 	if (read(w->fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
-		return NULL;
-	return count - w->sample.cpu_ns <= np->pair_ns ? &w->sample : NULL;
+		return false;
+	return count - w->sample.cpu_ns <= np->pair_ns;
+}
+
+/* Whether w's thread ran a whole sampling period of CPU since its event
+ * opened without a sample read from its ring (one that cannot be
+ * parsed, say): due, and missed. */
+static bool ran_unsampled(const struct native_perf *np, const struct watched *w)
+{
+	uint64_t count;
+
+	return read(w->fd, &count, sizeof(count)) != (ssize_t)sizeof(count) ||
+	       count >= np->period_ns;
+}
+
+enum native_perf_pairing native_perf_pair(struct native_perf *np, pid_t tid, uint64_t read_ns,
+                                          const struct native_perf_sample **out)
+{
+	struct watched *w = find(np, tid);
+
+	*out = NULL;
+	if (w == NULL || w->ring == NULL)
+		return NATIVE_PERF_MISSED; /* no event: refused */
+	/* No sample since its event opened: it ran less than a sample
+	 * period since, so no period is due yet (a thread just seen, or
+	 * one that runs in short bursts: not a miss at every tick until
+	 * its first sample), unless its count says otherwise. */
+	if (!w->have)
+		return ran_unsampled(np, w) ? NATIVE_PERF_MISSED : NATIVE_PERF_NOT_DUE;
+	if (!due(np, w))
+		return NATIVE_PERF_NOT_DUE;
+	if (!young(np, w, read_ns))
+		return NATIVE_PERF_MISSED;
+	*out = &w->sample;
+	return NATIVE_PERF_PAIRED;
 }

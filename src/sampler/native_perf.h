@@ -10,6 +10,18 @@
  * read).  A thread off CPU (--idle) has no fresh sample: the sampler
  * unwinds it from where /proc says it is blocked (sampler.c).
  *
+ * A runnable thread (state R) is sampled by the CPU time it ran, as the
+ * truth a profile is read against: once per sampling period of its CPU
+ * time (its task-clock count, in its newest perf sample), at the first
+ * tick after it ran another period.  At the other ticks it has been
+ * waiting for a CPU since, and its stack has not moved: sampling it then
+ * too would count that wait as if it ran (wall time runnable, which on a
+ * busy machine comes in the scheduler's slices of milliseconds, the same
+ * stack over and over: issue 14's Python line shares 5-8 points off under
+ * load).  It is not counted in native_missed either: nothing was missed.
+ * (The ptrace path leaves such a thread out too, as it does not stop
+ * within the tick, but counts it there.)
+ *
  * Pairing with the Python stack read at a tick: the newest sample of the
  * thread.  A runnable thread (state R: on a CPU or waiting for one) takes
  * it only if it ran at most one and a half sample periods of CPU time
@@ -80,9 +92,18 @@ void native_perf_close_all(struct native_perf *np);
 /* Read every watched thread's ring, keeping its newest sample. */
 void native_perf_drain(struct native_perf *np);
 
-/* The sample of runnable thread tid to pair with a Python stack whose
- * read ended at read_ns (see the pairing rule above), or NULL. */
-const struct native_perf_sample *native_perf_pair(const struct native_perf *np, pid_t tid,
-                                                  uint64_t read_ns);
+/* Whether runnable thread tid is sampled this tick, and with which
+ * native stack (see the rules above). */
+enum native_perf_pairing {
+	NATIVE_PERF_PAIRED,  /* *out: the sample to pair with its Python stack */
+	NATIVE_PERF_NOT_DUE, /* it did not run a sampling period of CPU since
+	                        it was last due: not sampled this tick */
+	NATIVE_PERF_MISSED,  /* due, but no sample young enough (or none) */
+};
+
+/* For a Python stack whose read ended at read_ns; a period that came due
+ * is used up by this call. */
+enum native_perf_pairing native_perf_pair(struct native_perf *np, pid_t tid, uint64_t read_ns,
+                                          const struct native_perf_sample **out);
 
 #endif

@@ -76,7 +76,8 @@ struct sampler {
 	struct native_unwind *unwind;    /* NULL without --native */
 	struct native_perf *perf;        /* the perf path; NULL: ptrace's */
 	uint64_t *nat_ips;               /* NATIVE_MAX_FRAMES per thread index */
-	int *nat_n;                      /* IPs taken per thread index, 0 = none */
+	int *nat_n;                      /* IPs taken per thread index, 0 = none,
+	                                    NAT_NOT_DUE: not sampled this tick */
 	pid_t *nat_tid;                  /* the thread of each index this tick */
 	size_t nat_cap;                  /* thread indices the three hold */
 	int nat_count;                   /* thread indices this tick */
@@ -391,6 +392,10 @@ static void push_thread_states(struct sampler *s, struct sampler_proc *p, int n,
 
 /* ---- --native: the target's native stacks ------------------------------ */
 
+/* nat_n's mark for a runnable thread that the perf path does not sample
+ * this tick: it waited for a CPU rather than ran (native_perf.h). */
+#define NAT_NOT_DUE (-1)
+
 static void take_native(void *ctx, pid_t tid, const uint64_t *ips, int nips)
 {
 	struct sampler *s = ctx;
@@ -494,12 +499,19 @@ static void perf_stacks(struct sampler *s, struct sampler_proc *p, int n)
 			blocked_stack(s, p, i, t->tid);
 			continue;
 		}
-		ps = native_perf_pair(s->perf, t->tid, read_ns);
-		if (ps != NULL)
+		switch (native_perf_pair(s->perf, t->tid, read_ns, &ps)) {
+		case NATIVE_PERF_NOT_DUE:
+			s->nat_n[i] = NAT_NOT_DUE;
+			break;
+		case NATIVE_PERF_MISSED:
+			break;
+		case NATIVE_PERF_PAIRED:
 			s->nat_n[i] = native_unwind_copy(s->unwind, t->tid, &ps->regs, ps->stack_base,
 			                                 ps->stack, ps->stack_len,
 			                                 &s->nat_ips[(size_t)i * NATIVE_MAX_FRAMES],
 			                                 NATIVE_MAX_FRAMES);
+			break;
+		}
 	}
 }
 
@@ -535,7 +547,8 @@ static void native_stacks(struct sampler *s, struct sampler_proc *p, int n, uint
 }
 
 /* The REC_NATIVE for thread index i, just before its REC_SAMPLE; false
- * when the thread has no native stack this tick. */
+ * when the thread has no native stack this tick (counted in
+ * native_missed) or is not sampled this tick (NAT_NOT_DUE). */
 static bool push_native(struct sampler *s, struct sampler_proc *p, int i,
                         const struct py_thread_sample *t, uint64_t now)
 {
@@ -545,6 +558,8 @@ static bool push_native(struct sampler *s, struct sampler_proc *p, int i,
 	uint16_t ng = 0, run = 0;
 	size_t size;
 
+	if (nips == NAT_NOT_DUE)
+		return false;
 	if (nips == 0) {
 		atomic_fetch_add_explicit(&s->stats.native_missed, 1, memory_order_relaxed);
 		return false;
@@ -666,6 +681,10 @@ static bool sample_proc(struct sampler *s, struct sampler_proc *p, uint64_t now,
 
 		if (!k->named)
 			announce_thread(s, p, t);
+		/* The perf path samples a runnable thread by the CPU it ran:
+		 * one that waited for a CPU since is not sampled this tick. */
+		if (native && i < s->nat_count && s->nat_n[i] == NAT_NOT_DUE)
+			continue;
 		if (!define_codes(s, p, t, s->frames))
 			continue; /* the ring is full: the sample would be dropped too */
 		/* With --native a sample is whole or not at all: a Python

@@ -1295,6 +1295,32 @@ static void agg_forget_row_caches(struct aggregator *a)
 	hashmap_clear(&a->frame_cache);
 }
 
+/* The rows a fold's maps send to "[other]", for the stack table. */
+struct agg_fold_maps {
+	const struct aggregator *a;
+	const uint32_t *fmap, *lmap;
+};
+
+/* Which of frame (code_id, line)'s rows fold (stack_table_fold_frames):
+ * looked up as agg_resolve found them, before the fold renumbers them. */
+static unsigned agg_frame_folds(void *ctx, uint32_t code_id, int32_t line)
+{
+	const struct agg_fold_maps *m = ctx;
+	const struct code_info *ci = code_table_get(m->a->codes, code_id);
+	unsigned bits = 0;
+	uint64_t idx;
+	if (ci == NULL)
+		return 0; /* its stacks fold with the dead codes' */
+	if (hashmap_get(&m->a->func_by_key, pair_key(ci->qualname_sid, ci->filename_sid),
+	                &idx) && m->fmap[idx] == 0)
+		bits |= STACK_FOLD_FUNC;
+	if (!((ci->native || ci->marker) && line <= 0) &&
+	    hashmap_get(&m->a->line_by_key, pair_key(ci->filename_sid, (uint32_t)line),
+	                &idx) && m->lmap[idx] == 0)
+		bits |= STACK_FOLD_LINE;
+	return bits;
+}
+
 /* Fold the idle rows, and beyond three quarters of the hard caps the
  * fewest-sampled.  false when there was nothing to fold, or on OOM
  * (nothing changed then). */
@@ -1313,7 +1339,11 @@ static bool agg_fold(struct aggregator *a)
 	uint32_t *fmap = agg_fold_map(&a->funcs, fe, fo, a->idle_serial, fkeep);
 	uint32_t *lmap = agg_fold_map(&a->lines, le, lo, a->idle_serial, lkeep);
 	uint32_t *cmap = malloc((a->callees.n ? a->callees.n : 1) * sizeof *cmap);
-	bool ok = fmap != NULL && lmap != NULL && cmap != NULL;
+	struct agg_fold_maps maps = { a, fmap, lmap };
+	bool ok = fmap != NULL && lmap != NULL && cmap != NULL &&
+	          /* First: the frames of the rows that fold count in
+	           * "[other]" from now on, as the rows do. */
+	          stack_table_fold_frames(&a->stacks, agg_frame_folds, &maps);
 	if (ok) {
 		a->folded_funcs += agg_fold_funcs(a, fmap);
 		a->folded_lines += agg_fold_lines(a, lmap);

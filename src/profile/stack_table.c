@@ -58,6 +58,7 @@ void stack_table_destroy(struct stack_table *t)
 	free(t->nodes);
 	free(t->cells);
 	free(t->bkt);
+	free(t->fold);
 	hashmap_destroy(&t->frame_by_key);
 	hashmap_destroy(&t->node_by_key);
 	hashmap_destroy(&t->cell_by_key);
@@ -467,16 +468,23 @@ static size_t st_compact_frames(struct stack_table *t, const bool *live_node,
 	fmap[STACK_FRAME_OTHER] = STACK_FRAME_OTHER;
 	to[STACK_FRAME_OTHER] = t->frames[STACK_FRAME_OTHER];
 	hashmap_clear(&t->frame_by_key);
-	size_t nf = 1;
+	size_t nf = 1, nfold = t->nfold ? 1 : 0;
 	for (size_t i = 1; i < t->nframes; i++) {
 		if (fmap[i] == UINT32_MAX)
 			continue;
 		to[nf] = t->frames[i];
-		/* Cannot fail: the map held more keys a moment ago. */
-		(void)hashmap_put(&t->frame_by_key,
-		                  st_key(to[nf].code_id, (uint32_t)to[nf].line), nf);
+		/* Moves down in place, like the frames; a marked frame is
+		 * interned no more (stack_table_fold_frames). */
+		uint8_t bits = i < t->nfold ? t->fold[i] : 0;
+		if (i < t->nfold)
+			t->fold[nfold++] = bits;
+		if (bits == 0)
+			/* Cannot fail: the map held more keys a moment ago. */
+			(void)hashmap_put(&t->frame_by_key,
+			                  st_key(to[nf].code_id, (uint32_t)to[nf].line), nf);
 		fmap[i] = (uint32_t)nf++;
 	}
+	t->nfold = nfold;
 	return nf;
 }
 
@@ -630,4 +638,46 @@ uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
 		return NULL;
 	}
 	return cmap;
+}
+
+/* ---- folding in frame space -------------------------------------------- */
+
+/* Room for a fold mark per frame; false on OOM. */
+static bool st_fold_fit(struct stack_table *t)
+{
+	if (t->nfold >= t->nframes)
+		return true;
+	uint8_t *f = realloc(t->fold, t->nframes);
+	if (f == NULL)
+		return false;
+	memset(f + t->nfold, 0, t->nframes - t->nfold);
+	t->fold = f;
+	t->nfold = t->nframes;
+	return true;
+}
+
+bool stack_table_fold_frames(struct stack_table *t, stack_frame_folds folds, void *ctx)
+{
+	const uint8_t all = STACK_FOLD_FUNC | STACK_FOLD_LINE;
+	bool marked = false;
+	if (!st_fold_fit(t))
+		return false;
+	for (size_t i = 1; i < t->nframes; i++) {
+		if (t->fold[i] == all)
+			continue;
+		uint8_t bits = (uint8_t)(folds(ctx, t->frames[i].code_id, t->frames[i].line) & all);
+		marked |= (bits & ~t->fold[i]) != 0;
+		t->fold[i] |= bits;
+	}
+	if (!marked)
+		return true;
+	hashmap_clear(&t->frame_by_key);
+	for (size_t i = 1; i < t->nframes; i++)
+		if (t->fold[i] == 0)
+			/* Cannot fail: the map held more keys a moment ago. */
+			(void)hashmap_put(&t->frame_by_key,
+			                  st_key(t->frames[i].code_id, (uint32_t)t->frames[i].line), i);
+	/* The memos' nodes stand on frames no longer interned. */
+	t->gen++;
+	return true;
 }

@@ -29,7 +29,10 @@
  * the cap) and folds the others into their thread's "[other stacks]"
  * cell, so every sum stays right; nodes and frames no kept cell uses go.
  * Stacks holding a code the code table dropped (code churn, code ids are
- * never reused) fold at the same time.  Folding renumbers cells, nodes
+ * never reused) fold at the same time.  The aggregator's row fold is done
+ * in frame space (stack_table_fold_frames): the frames of a function or
+ * line whose row went to "[other]" are marked, not moved, so every stack
+ * still derives the rows' figures (stack_derive.h).  Folding renumbers cells, nodes
  * and frames; it bumps `gen`, which invalidates every memo.
  *
  * Single-threaded, consumer side only (like the aggregator that owns it).
@@ -51,6 +54,11 @@
 #define STACK_OTHER 1u          /* "[other stacks]" */
 #define STACK_FRAME_OTHER 0u    /* the frame id of "[other stacks]" */
 #define STACK_NO_CELL UINT32_MAX
+
+/* A frame whose function (line) row the aggregator folded into "[other]"
+ * (aggregator.h: bounded memory): its samples count there from then on. */
+#define STACK_FOLD_FUNC 1u
+#define STACK_FOLD_LINE 2u
 
 /* Caps (see above).  A cell costs about 300 bytes (256 of its own, 48 of
  * them its kept-memory marks), a node about 40. */
@@ -114,6 +122,9 @@ struct stack_table {
 	uint64_t folded;              /* stacks (cells) folded since the reset */
 	uint64_t hashed;              /* frames interned by hashing (the memo
 	                                 skips them): for tests and benches */
+	uint8_t *fold;                /* owned: STACK_FOLD_* of frames[0..nfold)
+	                                 (frames after them: none) */
+	size_t nfold;
 };
 
 /* false on OOM (t is then empty but usable for stack_table_destroy). */
@@ -197,5 +208,24 @@ typedef bool (*stack_code_dead)(void *ctx, uint32_t code_id);
  * OOM (nothing changed then). */
 uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
                            stack_code_dead dead, void *ctx);
+
+/* Which of a frame's rows fold now: STACK_FOLD_* bits (the caller's
+ * answer for (code id, line)). */
+typedef unsigned (*stack_frame_folds)(void *ctx, uint32_t code_id, int32_t line);
+
+/* Fold in frame space: every frame `folds` names is marked (its bits
+ * added to those it had) and keeps its code id, so the nodes, cells and
+ * memory marks on it stay and count into "[other]" where the frame's
+ * row would have (stack_derive.h).  A marked frame is interned no more:
+ * the same (code, line) sampled again is a new frame, under new nodes,
+ * as a folded row seen again is a new row.  Bumps `gen` when a frame was
+ * marked.  false on OOM (nothing marked then). */
+bool stack_table_fold_frames(struct stack_table *t, stack_frame_folds folds, void *ctx);
+
+/* STACK_FOLD_* bits of frame id f. */
+static inline unsigned stack_table_frame_fold(const struct stack_table *t, uint32_t f)
+{
+	return f < t->nfold ? t->fold[f] : 0;
+}
 
 #endif

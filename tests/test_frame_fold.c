@@ -22,6 +22,7 @@
 
 #include "profile/aggregator.h"
 #include "profile/aggregator_priv.h"
+#include "profile/code_table.h"
 #include "profile/stack_derive.h"
 #include "sim_stream.h"
 #include "transport/record.h"
@@ -65,8 +66,9 @@ static void sample(struct run *r, int k, const uint32_t *codes, uint16_t nframes
 		.cpu_user_ns = r->cpu[k] * 9 / 10, .cpu_sys_ns = r->cpu[k] / 10,
 		.minflt = r->n % 3, .mem_growth = r->n % 4 == 0 ? 4096 : 0,
 	};
+	/* A marker stands for 7 frames left out ("[7 more frames]"). */
 	for (uint16_t i = 0; i < nframes; i++)
-		s->frames[i] = (struct rec_frame){ codes[i], 0 };
+		s->frames[i] = (struct rec_frame){ codes[i], codes[i] == REC_MORE_FRAMES ? 7 : 0 };
 	aggregator_ingest(r->a, s, s->h.size);
 }
 
@@ -114,8 +116,9 @@ static bool busy(uint32_t i)
 }
 
 /* Every churn function once under main (a native leaf under every fifth:
- * callees), hot now and then; with pairs, also stacks holding two churn
- * functions, both idle. */
+ * callees), hot now and then; with pairs, also stacks holding two
+ * functions that fold: two churn functions, or one over "[7 more
+ * frames]". */
 static void phase_a(struct run *r, bool pairs)
 {
 	for (uint32_t i = 0; i < NCHURN; i++) {
@@ -136,6 +139,14 @@ static void phase_a(struct run *r, bool pairs)
 		if (i % 10 == 0) {
 			uint32_t hot[] = { HOT, MAIN };
 			sample(r, k, hot, 2);
+		}
+		/* Truncated stacks: "[7 more frames]" (no line) folds too, a
+		 * second folded function on the stack. */
+		if (pairs && i % 11 == 1 && !busy(i)) {
+			uint32_t deep[] = { CHURN + i, MAIN, REC_MORE_FRAMES };
+			sample(r, k, deep, 3);
+			r->with_folded++;
+			r->own_folded++;
 		}
 	}
 	uint32_t lone[] = { CHURN + 3, MAIN };
@@ -372,6 +383,39 @@ Test(frame_fold, other_total_is_once_per_sample_in_the_stacks)
 	cr_expect_eq(rows.own, r.own_folded);
 	cr_expect_eq(derived.total, r.with_folded, "once per sample with a folded frame");
 	cr_expect_gt(rows.total, derived.total, "the rows count a pair twice");
+	aggregator_free(r.a);
+}
+
+/* Codes unused for 10 sweeps go: the frames of theirs that folded
+ * whole become one "[other]" frame and their stacks merge, so the
+ * stacks still give the rows' figures (before, those stacks folded
+ * whole into "[other stacks]", main's total with them) and the table
+ * shrinks.  "[7 more frames]" has no line before and after. */
+Test(frame_fold, codes_that_go_merge_their_folded_frames)
+{
+	struct run r;
+	struct snapshot s = { 0 };
+	setup(&r);
+	phase_a(&r, true);
+	fold(&r);
+	size_t cells = r.a->stacks.ncells, codes = code_table_count(r.a->codes);
+	for (int e = 0; e < 12; e++) {
+		phase_b(&r);
+		sweep(&r);
+	}
+	cr_assert_lt(code_table_count(r.a->codes), codes - NCHURN / 2, "no code went: no test");
+	check_all(&r, false);
+	cr_expect_lt(r.a->stacks.ncells, cells / 2, "%zu cells, %zu before", r.a->stacks.ncells,
+	             cells);
+	aggregator_filter_thread(r.a, 0);
+	aggregator_filter_process(r.a, 0);
+	aggregator_snapshot(r.a, &s);
+	cr_expect_eq(s.folded_stacks, 0, "stacks folded whole");
+	size_t others = 0;
+	for (size_t i = 0; i < s.nstack_frames; i++)
+		others += strcmp(s.stack_frames[i].name, "[other]") == 0 && s.stack_frames[i].folded_func;
+	cr_expect_eq(others, 2, "one [other] frame with a line, one without");
+	snapshot_free(&s);
 	aggregator_free(r.a);
 }
 

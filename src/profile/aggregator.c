@@ -1314,8 +1314,11 @@ static unsigned agg_frame_folds(void *ctx, uint32_t code_id, int32_t line)
 	if (hashmap_get(&m->a->func_by_key, pair_key(ci->qualname_sid, ci->filename_sid),
 	                &idx) && m->fmap[idx] == 0)
 		bits |= STACK_FOLD_FUNC;
-	if (!((ci->native || ci->marker) && line <= 0) &&
-	    hashmap_get(&m->a->line_by_key, pair_key(ci->filename_sid, (uint32_t)line),
+	if ((ci->native || ci->marker) && line <= 0)
+		/* No line row: folded whole with its function (once its code
+		 * goes, stack_table_rewrite_gone must know it had no line). */
+		return bits ? bits | STACK_FOLD_NO_LINE : 0;
+	if (hashmap_get(&m->a->line_by_key, pair_key(ci->filename_sid, (uint32_t)line),
 	                &idx) && m->lmap[idx] == 0)
 		bits |= STACK_FOLD_LINE;
 	return bits;
@@ -1472,7 +1475,7 @@ static void agg_rehome(struct aggregator *a)
 
 static bool agg_code_dead(void *ctx, uint32_t code_id)
 {
-	return code_table_get(ctx, code_id) == NULL;
+	return code_id != STACK_CODE_OTHER && code_table_get(ctx, code_id) == NULL;
 }
 
 static uint32_t agg_map_cell(const uint32_t *cmap, size_t n, uint32_t cell)
@@ -1496,8 +1499,23 @@ static void agg_remap_cells(struct aggregator *a, const uint32_t *cmap, size_t n
 	}
 }
 
+/* Codes went: the frames of theirs folded whole into "[other]" become
+ * the one "[other]" frame, their stacks merging (the rows' figures
+ * stay); the stacks the others stand on fold below. */
+static void agg_rewrite_gone(struct aggregator *a)
+{
+	size_t n = a->stacks.ncells;
+	uint32_t *cmap = stack_table_rewrite_gone(&a->stacks, agg_code_dead, a->codes);
+	if (cmap == NULL)
+		return;
+	agg_remap_cells(a, cmap, n);
+	free(cmap);
+}
+
 static void agg_fold_stacks(struct aggregator *a, bool codes_went)
 {
+	if (codes_went)
+		agg_rewrite_gone(a);
 	bool over = stack_table_over_cap(&a->stacks);
 	size_t n = a->stacks.ncells;
 	if (!over && !codes_went)

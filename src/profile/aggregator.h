@@ -26,7 +26,9 @@
  *    (131072) the fewest sampled fold at once.  A folded function seen
  *    again gets a fresh row.  The stack table's frames of a folded row
  *    are marked folded at the same time (stack_table_fold_frames), so
- *    the stacks still give the rows' figures.  snapshot.folded_funcs / folded_lines count
+ *    the stacks still give the rows' figures; when such a frame's
+ *    code is dropped too, it becomes one "[other]" frame and the stacks
+ *    that become equal merge (stack_table_rewrite_gone).  snapshot.folded_funcs / folded_lines count
  *    the rows folded since the last reset.  Code definitions unused for
  *    18 s are dropped (code_table_age).
  *  - Threads are listed by tid, ascending.  A thread row appears with its

@@ -32,7 +32,9 @@
  * never reused) fold at the same time.  The aggregator's row fold is done
  * in frame space (stack_table_fold_frames): the frames of a function or
  * line whose row went to "[other]" are marked, not moved, so every stack
- * still derives the rows' figures (stack_derive.h).  Folding renumbers cells, nodes
+ * still derives the rows' figures (stack_derive.h); once their codes
+ * go, those folded whole become one "[other]" frame and the stacks on
+ * them merge (stack_table_rewrite_gone) instead of folding away.  Folding renumbers cells, nodes
  * and frames; it bumps `gen`, which invalidates every memo.
  *
  * Single-threaded, consumer side only (like the aggregator that owns it).
@@ -59,6 +61,12 @@
  * (aggregator.h: bounded memory): its samples count there from then on. */
 #define STACK_FOLD_FUNC 1u
 #define STACK_FOLD_LINE 2u
+/* The frame has no line row (a native frame without a source line,
+ * "[N more frames]"): with STACK_FOLD_FUNC it is folded whole. */
+#define STACK_FOLD_NO_LINE 4u
+/* The code of the "[other]" frames that the frames of folded rows whose
+ * codes went became (stack_table_rewrite_gone); never a real code's id. */
+#define STACK_CODE_OTHER 0xfffffffeu
 
 /* Caps (see above).  A cell costs about 300 bytes (256 of its own, 48 of
  * them its kept-memory marks), a node about 40. */
@@ -221,6 +229,16 @@ typedef unsigned (*stack_frame_folds)(void *ctx, uint32_t code_id, int32_t line)
  * as a folded row seen again is a new row.  Bumps `gen` when a frame was
  * marked.  false on OOM (nothing marked then). */
 bool stack_table_fold_frames(struct stack_table *t, stack_frame_folds folds, void *ctx);
+
+/* The code table dropped codes: every frame of a gone code that is
+ * folded whole (STACK_FOLD_FUNC and STACK_FOLD_LINE or _NO_LINE)
+ * becomes one "[other]" frame (code STACK_CODE_OTHER, line 0, its marks
+ * kept), and the nodes and cells that thereby become equal merge, as
+ * stack_table_merge_gone merges threads: every sum stays, the table
+ * shrinks.  The other frames of gone codes are left to stack_table_fold.
+ * Returns the old cell -> new cell map (owned by the caller), or NULL
+ * when nothing changed or on OOM (nothing changed then). */
+uint32_t *stack_table_rewrite_gone(struct stack_table *t, stack_code_dead dead, void *ctx);
 
 /* STACK_FOLD_* bits of frame id f. */
 static inline unsigned stack_table_frame_fold(const struct stack_table *t, uint32_t f)

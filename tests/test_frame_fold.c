@@ -81,6 +81,8 @@ static void sweep(struct run *r)
 	r->a->next_sweep_ns = UINT64_MAX;
 }
 
+static void add_processes(struct run *r);
+
 static void setup(struct run *r)
 {
 	char name[32], file[32];
@@ -96,7 +98,12 @@ static void setup(struct run *r)
 		sim_def_code_as(r->a, CHURN + i, name, file, 1 + (int)i);
 	}
 	cr_assert(aggregator_define_native(r->a, NAT, "nat", "lib.c", 0, "lib.so"));
-	/* Under a process filter, 100 % comes from the process table (-s). */
+	add_processes(r);
+}
+
+/* Under a process filter, 100 % comes from the process table (-s). */
+static void add_processes(struct run *r)
+{
 	for (int k = 0; k < 3; k += 2) {
 		struct rec_process *p = (struct rec_process *)buf;
 		memset(buf, 0, sizeof buf);
@@ -416,6 +423,50 @@ Test(frame_fold, codes_that_go_merge_their_folded_frames)
 		others += strcmp(s.stack_frames[i].name, "[other]") == 0 && s.stack_frames[i].folded_func;
 	cr_expect_eq(others, 2, "one [other] frame with a line, one without");
 	snapshot_free(&s);
+	aggregator_free(r.a);
+}
+
+/* Under the soft cap nothing folds, but codes still go (exec churn: a
+ * new "<module>" of "<string>" each time): their frames move to the
+ * function's own code and keep counting in its rows, so the stacks
+ * still give the rows' figures (before, those stacks folded whole into
+ * "[other stacks]"), the function's first line the smallest of its
+ * codes'; the code table keeps one code for the fifty. */
+Test(frame_fold, codes_that_go_keep_their_living_rows)
+{
+	struct run r = { .a = aggregator_new(true) };
+	struct snapshot s = { 0 };
+	cr_assert_not_null(r.a);
+	r.a->next_sweep_ns = UINT64_MAX;
+	add_processes(&r);
+	sim_def_code_as(r.a, MAIN, "main", "app.py", 1);
+	sim_def_code_as(r.a, HOT, "hot", "app.py", 10);
+	for (uint32_t k = 0; k < 50; k++) {
+		sim_def_code_as(r.a, CHURN + k, "<module>", "<string>", 3 + (int)(k % 4));
+		uint32_t one[] = { CHURN + k, MAIN }, two[] = { CHURN + k, CHURN + (k + 1) % 50, MAIN };
+		sample(&r, (int)(k % 3), one, 2);
+		if (k % 5 == 0)
+			sample(&r, (int)(k % 3), two, 3);
+	}
+	uint32_t deep[] = { HOT, MAIN, REC_MORE_FRAMES }, hot[] = { HOT, MAIN };
+	sample(&r, 0, deep, 3);
+	for (int e = 0; e < 12; e++) {
+		sample(&r, 1, hot, 2);
+		sweep(&r);
+	}
+	cr_assert_eq(r.a->folded_funcs, 0, "a row folded: not this test's case");
+	cr_assert_lt(code_table_count(r.a->codes), 10, "%zu codes: they did not go",
+	             code_table_count(r.a->codes));
+	check_all(&r, true);
+	aggregator_snapshot(r.a, &s);
+	cr_expect_eq(s.folded_stacks, 0, "stacks folded whole");
+	snapshot_free(&s);
+
+	/* The function runs again under a new code: one row still. */
+	sim_def_code_as(r.a, CHURN + 60, "<module>", "<string>", 9);
+	uint32_t again[] = { CHURN + 60, MAIN };
+	sample(&r, 2, again, 2);
+	check_all(&r, true);
 	aggregator_free(r.a);
 }
 

@@ -1499,6 +1499,29 @@ static void agg_remap_cells(struct aggregator *a, const uint32_t *cmap, size_t n
 	}
 }
 
+/* Before codes go (code_table_age): a frame of a code about to go whose
+ * rows live moves to its function's code (code_table_function), so its
+ * stacks keep counting where they did; function codes and markers still
+ * on a stack stay.  A frame folded whole is left to go with its code
+ * (agg_rewrite_gone). */
+static uint32_t agg_recode_frame(void *ctx, uint32_t code_id, unsigned fold)
+{
+	struct aggregator *a = ctx;
+	const struct code_info *ci = code_table_get(a->codes, code_id);
+	if (ci == NULL || ci->native ||
+	    ((fold & STACK_FOLD_FUNC) && (fold & (STACK_FOLD_LINE | STACK_FOLD_NO_LINE))))
+		return code_id;
+	if (ci->function || ci->marker) {
+		(void)code_table_use(a->codes, code_id);
+		return code_id;
+	}
+	if (!code_table_goes(a->codes, code_id, AGG_CODE_IDLE_EPOCHS))
+		return code_id;
+	const struct code_info *fc = code_table_function(a->codes, code_id);
+	/* Without one, its stacks fold into "[other stacks]" as it goes. */
+	return fc != NULL ? fc->code_id : code_id;
+}
+
 /* Codes went: the frames of theirs folded whole into "[other]" become
  * the one "[other]" frame, their stacks merging (the rows' figures
  * stay); the stacks the others stand on fold below. */
@@ -1562,6 +1585,7 @@ void agg_sweep(struct aggregator *a)
 		a->next_sweep_ns = now + AGG_SWEEP_NS;
 		a->idle_serial = a->sweep_serial;
 		a->sweep_serial = a->serial;
+		stack_table_recode(&a->stacks, agg_recode_frame, a);
 		codes_went = code_table_age(a->codes, AGG_CODE_IDLE_EPOCHS) > 0;
 		dropped |= codes_went;
 		/* A thread per request and no code churn: only a rehome frees

@@ -30,7 +30,8 @@
  *    code is dropped too, it becomes one "[other]" frame and the stacks
  *    that become equal merge (stack_table_rewrite_gone).  snapshot.folded_funcs / folded_lines count
  *    the rows folded since the last reset.  Code definitions unused for
- *    18 s are dropped (code_table_age).
+ *    18 s are dropped (code_table_age); the stack frames of one whose
+ *    rows live move to its function's code first (code_table_function).
  *  - Threads are listed by tid, ascending.  A thread row appears with its
  *    first sample, REC_THREAD or REC_THREADS; its name is the latest
  *    REC_THREAD's.

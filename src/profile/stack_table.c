@@ -825,3 +825,30 @@ uint32_t *stack_table_rewrite_gone(struct stack_table *t, stack_code_dead dead, 
 	free(live);
 	return cmap;
 }
+
+/* The frames not marked, by their key again. */
+static void st_index_frames(struct stack_table *t)
+{
+	hashmap_clear(&t->frame_by_key);
+	for (size_t i = 1; i < t->nframes; i++)
+		if (stack_table_frame_fold(t, (uint32_t)i) == 0)
+			/* Cannot fail: as many keys at most as a moment ago. */
+			(void)hashmap_put(&t->frame_by_key,
+			                  st_key(t->frames[i].code_id, (uint32_t)t->frames[i].line), i);
+}
+
+void stack_table_recode(struct stack_table *t, stack_frame_recode recode, void *ctx)
+{
+	bool changed = false;
+	for (size_t i = 1; i < t->nframes; i++) {
+		struct stack_frame *f = &t->frames[i];
+		uint32_t code = recode(ctx, f->code_id, stack_table_frame_fold(t, (uint32_t)i));
+		changed |= code != f->code_id;
+		f->code_id = code;
+	}
+	if (!changed)
+		return;
+	st_index_frames(t);
+	/* A memo's raw frames name the old codes. */
+	t->gen++;
+}

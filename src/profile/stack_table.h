@@ -29,7 +29,9 @@
  * the cap) and folds the others into their thread's "[other stacks]"
  * cell, so every sum stays right; nodes and frames no kept cell uses go.
  * Stacks holding a code the code table dropped (code churn, code ids are
- * never reused) fold at the same time.  The aggregator's row fold is done
+ * never reused) fold at the same time (the aggregator first moves the
+ * frames of a code about to go to its function's code:
+ * stack_table_recode, so only OOM leaves such frames).  The aggregator's row fold is done
  * in frame space (stack_table_fold_frames): the frames of a function or
  * line whose row went to "[other]" are marked, not moved, so every stack
  * still derives the rows' figures (stack_derive.h); once their codes
@@ -239,6 +241,16 @@ bool stack_table_fold_frames(struct stack_table *t, stack_frame_folds folds, voi
  * Returns the old cell -> new cell map (owned by the caller), or NULL
  * when nothing changed or on OOM (nothing changed then). */
 uint32_t *stack_table_rewrite_gone(struct stack_table *t, stack_code_dead dead, void *ctx);
+
+/* What a frame's code becomes (code_id itself: unchanged); fold: the
+ * frame's STACK_FOLD_* bits. */
+typedef uint32_t (*stack_frame_recode)(void *ctx, uint32_t code_id, unsigned fold);
+
+/* Every frame's code through `recode`, in place: frames keep their ids,
+ * lines and marks, nodes and cells stay (a code about to go leaves its
+ * frames to its function's code, code_table_function).  Bumps gen when
+ * a code changed. */
+void stack_table_recode(struct stack_table *t, stack_frame_recode recode, void *ctx);
 
 /* STACK_FOLD_* bits of frame id f. */
 static inline unsigned stack_table_frame_fold(const struct stack_table *t, uint32_t f)

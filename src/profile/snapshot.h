@@ -116,6 +116,10 @@ struct snap_frame {
 	const char *module; /* native: its module's file name; "" for Python */
 	bool marker;        /* "[N more frames]": the frames a truncated stack
 	                       left out; it has no line */
+	bool folded_func;   /* its function's row folded into "[other]"
+	                       (aggregator.h, bounded memory): the frame keeps
+	                       its name, its samples count in "[other]" */
+	bool folded_line;   /* likewise its line's row */
 };
 
 struct snap_stack_node {

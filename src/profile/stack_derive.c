@@ -20,6 +20,7 @@ struct derive {
 	uint32_t *callee_line, *callee_func; /* owned: each callee's rows */
 	uint32_t *frame_func, *frame_line; /* owned; UINT32_MAX = no line */
 	uint64_t *func_stamp, *line_stamp; /* owned: the stack that counted it */
+	uint32_t other_func, other_line; /* the "[other]" rows; NO_LINE = none yet */
 	struct stack_derived *out;
 };
 
@@ -36,11 +37,38 @@ static bool key_of(struct derive *d, const char *a, const char *b, uint32_t lo,
 	return true;
 }
 
-static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *fr,
-                       uint32_t *lr)
+/* The "[other]" row of the rows folded away (as the aggregator's row
+ * 0): one of functions (lines == false) or of lines, made on first use
+ * and kept apart from every named row. */
+static uint32_t other_row(struct derive *d, bool lines)
+{
+	struct stack_derived *o = d->out;
+	uint32_t *row = lines ? &d->other_line : &d->other_func;
+	if (*row != NO_LINE)
+		return *row;
+	if (lines) {
+		*row = (uint32_t)o->nlines++;
+		o->lines[*row] = (struct snap_line){ .name = "[other]", .file = "",
+			.module = "", .other = true };
+	} else {
+		*row = (uint32_t)o->nfuncs++;
+		o->funcs[*row] = (struct snap_func){ .name = "[other]", .file = "",
+			.module = "", .other = true };
+	}
+	return *row;
+}
+
+/* A frame's function row: its own, or "[other]" once that folded.  A
+ * folded frame does not name or place a named row: a folded row seen
+ * again starts anew, from the frames after the fold. */
+static bool func_row(struct derive *d, const struct snap_frame *f, uint32_t *fr)
 {
 	struct stack_derived *o = d->out;
 	uint64_t key, v;
+	if (f->folded_func) {
+		*fr = other_row(d, false);
+		return true;
+	}
 	if (!key_of(d, f->name, f->file, 0, true, &key))
 		return false;
 	if (hashmap_get(&d->func_by_key, key, &v)) {
@@ -55,9 +83,22 @@ static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *f
 			return false;
 	}
 	*fr = (uint32_t)v;
+	return true;
+}
+
+/* Its line row, likewise; NO_LINE for a native frame without a source
+ * line and for "[N more frames]". */
+static bool line_row(struct derive *d, const struct snap_frame *f, uint32_t *lr)
+{
+	struct stack_derived *o = d->out;
+	uint64_t key, v;
 	*lr = NO_LINE;
 	if ((f->native || f->marker) && f->line <= 0 && !f->other)
 		return true;
+	if (f->folded_line) {
+		*lr = other_row(d, true);
+		return true;
+	}
 	if (!key_of(d, f->file, NULL, (uint32_t)f->line, false, &key))
 		return false;
 	if (!hashmap_get(&d->line_by_key, key, &v)) {
@@ -70,6 +111,12 @@ static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *f
 	}
 	*lr = (uint32_t)v;
 	return true;
+}
+
+static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *fr,
+                       uint32_t *lr)
+{
+	return func_row(d, f, fr) && line_row(d, f, lr);
 }
 
 static void add_own(struct snap_counts *c, const struct snap_stack *st)
@@ -171,7 +218,8 @@ static void name_callees(struct derive *d)
 static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pid_t pid)
 {
 	struct stack_derived *o = d->out;
-	size_t nf = s->nstack_frames ? s->nstack_frames : 1;
+	/* One row per frame at most, and the two "[other]" rows. */
+	size_t nf = s->nstack_frames + 1;
 	o->funcs = calloc(nf, sizeof *o->funcs);
 	o->lines = calloc(nf, sizeof *o->lines);
 	d->frame_func = malloc(nf * sizeof *d->frame_func);
@@ -207,7 +255,7 @@ static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pi
 bool stack_derive(const struct snapshot *s, pid_t tid, pid_t pid,
                   struct stack_derived *out)
 {
-	struct derive d = { .out = out };
+	struct derive d = { .out = out, .other_func = NO_LINE, .other_line = NO_LINE };
 	*out = (struct stack_derived){ .funcs = NULL };
 	hashmap_init(&d.func_by_key);
 	hashmap_init(&d.line_by_key);

@@ -526,3 +526,40 @@ Test(frame_fold, marks_survive_a_stack_fold_and_are_not_interned)
 	cr_expect_eq(stack_table_frame_fold(&t, t.nodes[nb2].frame), 0);
 	stack_table_destroy(&t);
 }
+
+/* Rows that aged (not sampled for AGG_AGE_SAMPLES, at most a thousandth
+ * of the samples) fold under the soft caps too, by the same fold: their
+ * frames must be marked as a cap fold's are, or the stacks would keep
+ * giving the aged functions rows of their own. */
+Test(frame_fold, aged_rows_derive_into_other_as_the_rows_fold)
+{
+	struct run r;
+	setup(&r);
+	for (uint32_t i = 0; i < 60; i++) {
+		uint32_t plain[] = { CHURN + i, MAIN }, nat[] = { NAT, CHURN + i, MAIN };
+		if (i % 5 == 0)
+			sample(&r, (int)(i % 3), nat, 3);
+		else
+			sample(&r, (int)(i % 3), plain, 2);
+	}
+	uint32_t lone[] = { CHURN + 3, MAIN }, hot[] = { HOT, MAIN };
+	sample(&r, LONE, lone, 2);
+	/* Past the age, and past the next look at it (every eighth of the
+	 * age, made by the sweeps every 1024 records). */
+	for (uint32_t i = 0; i < 120000 + 120000 / 4; i++)
+		sample(&r, (int)(i % 3), hot, 2);
+	cr_assert_lt(r.a->funcs.n, 2048, "over the soft cap: not the aging path");
+	/* The sixty and their native leaf. */
+	cr_assert_eq(r.a->folded_funcs, 61, "the aged functions did not fold: no test (%llu)",
+	             (unsigned long long)r.a->folded_funcs);
+	cr_assert_gt(r.a->folded_lines, 0, "no line row folded: no test");
+	/* A native leaf and its caller fold both: "[other]"'s total is
+	 * the by-design difference there. */
+	check_all(&r, false);
+	check(&r, tids[LONE], 0, true);
+	struct snap_counts rows, derived;
+	other_rows(&r, &rows, &derived);
+	cr_expect_eq(rows.own, 61, "[other] holds the aged rows' own samples");
+	cr_expect_eq(derived.total, 61, "once per sample with an aged frame");
+	aggregator_free(r.a);
+}

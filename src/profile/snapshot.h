@@ -120,6 +120,9 @@ struct snap_frame {
 	                       (aggregator.h, bounded memory): the frame keeps
 	                       its name, its samples count in "[other]" */
 	bool folded_line;   /* likewise its line's row */
+	bool folded_other;  /* "[other]": the one frame standing for the
+	                       frames of folded rows whose code objects
+	                       pytop forgot (folded_func set too) */
 };
 
 struct snap_stack_node {

@@ -148,6 +148,7 @@ struct aggregator *aggregator_new(bool split)
 		goto fail;
 	if (!stack_table_init(&a->stacks))
 		goto fail;
+	folded_rows_init(&a->folded);
 	a->next_sweep_ns = clock_now_ns() + AGG_SWEEP_NS;
 	return a;
 fail:
@@ -167,6 +168,7 @@ void aggregator_free(struct aggregator *a)
 	}
 	free(a->threads.items);
 	stack_table_destroy(&a->stacks);
+	folded_rows_destroy(&a->folded);
 	free(a->sframes);
 	free(a->tfuncs.items);
 	free(a->tlines.items);
@@ -378,6 +380,7 @@ static void agg_kept_mark_all(struct aggregator *a)
 	agg_kept_mark_trows(&a->plines, clk);
 	agg_kept_mark_trows(&a->pcallees, clk);
 	stack_table_mark_kept(&a->stacks, clk);
+	folded_rows_mark_kept(&a->folded, clk);
 }
 
 /* ---- the Python / native / system split ------------------------------- */
@@ -418,6 +421,7 @@ static void agg_split_apply(struct aggregator *a, struct agg_thread *t,
 	agg_trow_split(&a->plines, it->pline, d, win);
 	agg_trow_split(&a->pcallees, it->pcallee, d, win);
 	stack_table_split(&a->stacks, it->cell, d, win);
+	agg_folded_split(a, it, d, win);
 	snap_split_add(&t->split, d);
 	snap_split_add(&a->split, d);
 	if (win) {
@@ -1384,6 +1388,9 @@ static bool agg_fold(struct aggregator *a)
 		a->folded_funcs += agg_fold_funcs(a, fmap);
 		a->folded_lines += agg_fold_lines(a, lmap);
 		agg_fold_callees(a, fmap, lmap, cmap);
+		folded_rows_renumber(&a->folded, FOLDED_FUNC, fmap);
+		folded_rows_renumber(&a->folded, FOLDED_LINE, lmap);
+		folded_rows_renumber(&a->folded, FOLDED_CALLEE, cmap);
 		agg_fold_trows((struct agg_ttable){ &a->tfuncs, &a->tfunc_by_key }, fmap);
 		agg_fold_trows((struct agg_ttable){ &a->pfuncs, &a->pfunc_by_key }, fmap);
 		agg_fold_trows((struct agg_ttable){ &a->tlines, &a->tline_by_key }, lmap);
@@ -1576,8 +1583,9 @@ static void agg_fold_stacks(struct aggregator *a, bool codes_went)
 	size_t n = a->stacks.ncells;
 	if (!over && !codes_went)
 		return;
-	uint32_t *cmap = stack_table_fold(&a->stacks, over ? STACK_MAX_CELLS * 3 / 4 : n,
-	                                  codes_went ? agg_code_dead : NULL, a->codes);
+	uint32_t *cmap = stack_table_fold_each(&a->stacks, over ? STACK_MAX_CELLS * 3 / 4 : n,
+	                                       codes_went ? agg_code_dead : NULL, a->codes,
+	                                       agg_cell_folds, a);
 	if (cmap == NULL)
 		return;
 	agg_remap_cells(a, cmap, n);
@@ -1595,6 +1603,7 @@ static bool agg_tid_gone(void *ctx, pid_t tid)
 static void agg_merge_gone_stacks(struct aggregator *a)
 {
 	size_t n = a->stacks.ncells;
+	folded_rows_merge_gone(&a->folded, agg_tid_gone, a);
 	uint32_t *cmap = stack_table_merge_gone(&a->stacks, agg_tid_gone, a);
 	if (cmap == NULL)
 		return;
@@ -1866,6 +1875,7 @@ static void agg_reset_stacks(struct aggregator *a)
 		t[i].prev.cell = c < a->stacks.ncells ? a->stacks.cells[c].node : STACK_NO_CELL;
 	}
 	stack_table_reset(&a->stacks);
+	folded_rows_clear(&a->folded);
 	for (size_t i = 0; i < a->threads.n; i++)
 		if (t[i].prev.cell != STACK_NO_CELL)
 			t[i].prev.cell = stack_table_cell(&a->stacks, t[i].prev.cell,

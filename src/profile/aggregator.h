@@ -28,7 +28,10 @@
  *    are marked folded at the same time (stack_table_fold_frames), so
  *    the stacks still give the rows' figures; when such a frame's
  *    code is dropped too, it becomes one "[other]" frame and the stacks
- *    that become equal merge (stack_table_rewrite_gone).  snapshot.folded_funcs / folded_lines count
+ *    that become equal merge (stack_table_rewrite_gone).  Beyond the
+ *    stack table's own cap its rarest stacks fold into "[other stacks]";
+ *    what they were samples of stays in folded_rows.h, so the stacks
+ *    with it still give the rows' figures.  snapshot.folded_funcs / folded_lines count
  *    the rows folded since the last reset.  Code definitions unused for
  *    18 s are dropped (code_table_age); the stack frames of one whose
  *    rows live move to its function's code first (code_table_function).

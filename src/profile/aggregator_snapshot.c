@@ -402,7 +402,9 @@ void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 	agg_snap_lines(a, &lv, out);
 	agg_snap_callees(a, &cv, out);
 	stack_snapshot_emit(&a->stacks, &a->kept_clock, agg_describe, a, out);
+	agg_snap_folded_rows(a, out);
 	stack_table_close_window(&a->stacks);
+	folded_rows_close_window(&a->folded);
 	if (!ok) {
 		free(out->funcs);
 		free(out->lines);

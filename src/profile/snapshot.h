@@ -125,6 +125,24 @@ struct snap_frame {
 	                       pytop forgot (folded_func set too) */
 };
 
+enum snap_folded_kind { SNAP_FOLDED_FUNC, SNAP_FOLDED_LINE, SNAP_FOLDED_CALLEE };
+
+/* One thread's counts of a function, line or callee on stacks folded
+ * into "[other stacks]".  other: the row is "[other]" (a callee: its
+ * function's); a callee's Python line is caller_file:caller_line, or
+ * "[other]" when caller_other. */
+struct snap_folded_row {
+	enum snap_folded_kind kind;
+	pid_t tid, pid;
+	const char *name, *file, *module;
+	int line;           /* a function's first line, a line's line */
+	bool native, other;
+	const char *caller_file;
+	int caller_line;
+	bool caller_other;
+	struct snap_counts c;
+};
+
 struct snap_stack_node {
 	uint32_t parent;    /* node index; the root's is 0 */
 	uint32_t frame;     /* index into stack_frames */
@@ -350,6 +368,14 @@ struct snapshot {
 	struct snap_frame *stack_frames;      size_t nstack_frames;
 	struct snap_stack_node *stack_nodes;  size_t nstack_nodes;
 	struct snap_stack *stacks;            size_t nstacks;
+	/* What the stacks folded into "[other stacks]" were samples of: per
+	 * thread (tid -PID: its process's ended threads), the counts of
+	 * their functions, lines and callees (profile/folded_rows.h), so
+	 * that rows counted from the stacks stay exact; has_folded_rows
+	 * says the "[other stacks]" cells are all told here (a replayed
+	 * recording has none: its "[other stacks]" is a row of its own). */
+	struct snap_folded_row *stack_folded_rows; size_t nstack_folded_rows;
+	bool has_folded_rows;
 
 	/* -s: the followed family, in tree order (empty without -s) */
 	bool following;

@@ -119,6 +119,26 @@ static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *f
 	return func_row(d, f, fr) && line_row(d, f, lr);
 }
 
+/* The function row of a folded row (its first line as a frame's). */
+static bool folded_func_row(struct derive *d, const struct snap_folded_row *r, uint32_t *fr)
+{
+	struct snap_frame f = { .name = r->name, .file = r->file, .first_line = r->line,
+	                        .native = r->native, .module = r->module,
+	                        .folded_func = r->other };
+	return func_row(d, &f, fr);
+}
+
+/* The line row of a folded line row, or of a folded callee's caller. */
+static bool folded_line_row(struct derive *d, const struct snap_folded_row *r, uint32_t *lr)
+{
+	bool callee = r->kind == SNAP_FOLDED_CALLEE;
+	struct snap_frame f = {
+		.name = callee ? "" : r->name, .file = callee ? r->caller_file : r->file,
+		.line = callee ? r->caller_line : r->line, .module = callee ? "" : r->module,
+		.native = !callee && r->native, .folded_line = callee ? r->caller_other : r->other };
+	return line_row(d, &f, lr);
+}
+
 static void add_own(struct snap_counts *c, const struct snap_stack *st)
 {
 	c->own += st->samples;
@@ -127,6 +147,19 @@ static void add_own(struct snap_counts *c, const struct snap_stack *st)
 	c->mem_kept += st->mem_kept;
 	snap_split_add(&c->split, &st->split);
 	snap_split_add(&c->split_win, &st->split_win);
+}
+
+static void add_counts(struct snap_counts *c, const struct snap_counts *x)
+{
+	c->own += x->own;
+	c->own_win += x->own_win;
+	c->own_s += x->own_s;
+	c->total += x->total;
+	c->total_win += x->total_win;
+	c->total_s += x->total_s;
+	c->mem_kept += x->mem_kept;
+	snap_split_add(&c->split, &x->split);
+	snap_split_add(&c->split_win, &x->split_win);
 }
 
 static void add_total(struct snap_counts *c, uint64_t *stamp, uint64_t serial,
@@ -140,6 +173,20 @@ static void add_total(struct snap_counts *c, uint64_t *stamp, uint64_t serial,
 	c->total_s += st->seconds;
 }
 
+/* The callee row of (line row, function row), made if need be. */
+static bool callee_row(struct derive *d, uint32_t lr, uint32_t fr, uint64_t *v)
+{
+	struct stack_derived *o = d->out;
+	uint64_t key = (uint64_t)lr << 32 | fr;
+	if (hashmap_get(&d->callee_by_key, key, v))
+		return true;
+	*v = o->ncallees++;
+	o->callees[*v] = (struct snap_callee){ .name = "" };
+	d->callee_line[*v] = lr;
+	d->callee_func[*v] = fr;
+	return hashmap_put(&d->callee_by_key, key, *v);
+}
+
 /* A stack whose leaf is native: its own samples under the line of its
  * innermost Python frame (lr) and the leaf's function (fr); own and total
  * alike.  false on OOM. */
@@ -147,15 +194,9 @@ static bool count_callee(struct derive *d, uint32_t lr, uint32_t fr,
                          const struct snap_stack *st)
 {
 	struct stack_derived *o = d->out;
-	uint64_t key = (uint64_t)lr << 32 | fr, v;
-	if (!hashmap_get(&d->callee_by_key, key, &v)) {
-		v = o->ncallees++;
-		o->callees[v] = (struct snap_callee){ .name = "" };
-		d->callee_line[v] = lr;
-		d->callee_func[v] = fr;
-		if (!hashmap_put(&d->callee_by_key, key, v))
-			return false;
-	}
+	uint64_t v;
+	if (!callee_row(d, lr, fr, &v))
+		return false;
 	add_own(&o->callees[v].c, st);
 	o->callees[v].c.total += st->samples;
 	o->callees[v].c.total_win += st->samples_win;
@@ -198,6 +239,48 @@ static bool count_stack(struct derive *d, const struct snapshot *s,
 	return true;
 }
 
+/* What the stacks folded into "[other stacks]" were samples of
+ * (snapshot.h: stack_folded_rows), added to the rows: callees after the
+ * functions and lines they name.  false on OOM. */
+static bool count_folded(struct derive *d, const struct snapshot *s, pid_t tid, pid_t pid)
+{
+	struct stack_derived *o = d->out;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->nstack_folded_rows; i++) {
+			const struct snap_folded_row *r = &s->stack_folded_rows[i];
+			uint32_t fr, lr;
+			uint64_t v;
+			if ((tid != 0 && r->tid != tid) || (pid != 0 && r->pid != pid) ||
+			    (r->kind == SNAP_FOLDED_CALLEE) != (pass == 1))
+				continue;
+			if (r->kind == SNAP_FOLDED_FUNC) {
+				if (!folded_func_row(d, r, &fr))
+					return false;
+				add_counts(&o->funcs[fr].c, &r->c);
+			} else if (r->kind == SNAP_FOLDED_LINE) {
+				if (!folded_line_row(d, r, &lr))
+					return false;
+				add_counts(&o->lines[lr].c, &r->c);
+			} else {
+				if (!folded_line_row(d, r, &lr) || !folded_func_row(d, r, &fr) ||
+				    !callee_row(d, lr, fr, &v))
+					return false;
+				add_counts(&o->callees[v].c, &r->c);
+			}
+		}
+	return true;
+}
+
+/* A stack folded into "[other stacks]" whose rows the snapshot tells
+ * apart (count_folded). */
+static bool told_apart(const struct snapshot *s, const struct snap_stack *st)
+{
+	if (!s->has_folded_rows || st->node >= s->nstack_nodes)
+		return false;
+	uint32_t f = s->stack_nodes[st->node].frame;
+	return f < s->nstack_frames && s->stack_frames[f].other;
+}
+
 /* The callees' names, once their rows are final. */
 static void name_callees(struct derive *d)
 {
@@ -218,8 +301,9 @@ static void name_callees(struct derive *d)
 static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pid_t pid)
 {
 	struct stack_derived *o = d->out;
-	/* One row per frame at most, and the two "[other]" rows. */
-	size_t nf = s->nstack_frames + 1;
+	/* One row per frame or folded row at most, and the two "[other]"
+	 * rows. */
+	size_t nf = s->nstack_frames + s->nstack_folded_rows + 1;
 	o->funcs = calloc(nf, sizeof *o->funcs);
 	o->lines = calloc(nf, sizeof *o->lines);
 	d->frame_func = malloc(nf * sizeof *d->frame_func);
@@ -227,7 +311,7 @@ static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pi
 	d->func_stamp = calloc(nf, sizeof *d->func_stamp);
 	d->line_stamp = calloc(nf, sizeof *d->line_stamp);
 	d->keys = strtab_new();
-	size_t ns = s->nstacks ? s->nstacks : 1;
+	size_t ns = s->nstacks + s->nstack_folded_rows + 1;
 	o->callees = calloc(ns, sizeof *o->callees);
 	d->callee_line = malloc(ns * sizeof *d->callee_line);
 	d->callee_func = malloc(ns * sizeof *d->callee_func);
@@ -245,9 +329,11 @@ static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pi
 		o->samples += st->samples;
 		o->samples_win += st->samples_win;
 		snap_split_add(&o->split, &st->split);
-		if (!count_stack(d, s, st, i + 1))
+		if (!told_apart(s, st) && !count_stack(d, s, st, i + 1))
 			return false;
 	}
+	if (!count_folded(d, s, tid, pid))
+		return false;
 	name_callees(d);
 	return true;
 }

@@ -594,6 +594,21 @@ static void st_compact_cells(struct stack_table *t, const bool *keep_cell,
 uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
                            stack_code_dead dead, void *ctx)
 {
+	return stack_table_fold_each(t, keep, dead, ctx, NULL, NULL);
+}
+
+static void st_tell_folded(const struct stack_table *t, const bool *keep_cell,
+                           stack_cell_folds each, void *ectx)
+{
+	for (size_t i = 0; each != NULL && i < t->ncells; i++)
+		if (!keep_cell[i] && t->cells[i].node != STACK_OTHER)
+			each(ectx, t, &t->cells[i]);
+}
+
+uint32_t *stack_table_fold_each(struct stack_table *t, size_t keep,
+                                stack_code_dead dead, void *ctx,
+                                stack_cell_folds each, void *ectx)
+{
 	size_t n_old = t->ncells, nc = t->ncells ? t->ncells : 1, nn = t->nnodes;
 	uint32_t *cmap = malloc(nc * sizeof *cmap);
 	uint32_t *nmap = malloc(nn * sizeof *nmap);
@@ -617,6 +632,7 @@ uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
 		ok = st_sum_folded(t, keep_cell, &others, cmap);
 	}
 	if (ok) {
+		st_tell_folded(t, keep_cell, each, ectx);
 		st_compact_nodes(t, live_node, nmap, fmap, fto);
 		st_compact_cells(t, keep_cell, nmap, cmap, &others);
 		st_bkt_remap(t, bkt, cmap, n_old);

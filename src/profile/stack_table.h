@@ -219,6 +219,17 @@ typedef bool (*stack_code_dead)(void *ctx, uint32_t code_id);
 uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
                            stack_code_dead dead, void *ctx);
 
+/* A cell about to fold into "[other stacks]", the table still whole:
+ * what the caller keeps of it (folded_rows.h). */
+typedef void (*stack_cell_folds)(void *ctx, const struct stack_table *t,
+                                 const struct stack_cell *c);
+
+/* stack_table_fold, telling `each` of every cell that folds (never of an
+ * "[other stacks]" cell), once the fold cannot fail any more. */
+uint32_t *stack_table_fold_each(struct stack_table *t, size_t keep,
+                                stack_code_dead dead, void *ctx,
+                                stack_cell_folds each, void *ectx);
+
 /* Which of a frame's rows fold now: STACK_FOLD_* bits (the caller's
  * answer for (code id, line)). */
 typedef unsigned (*stack_frame_folds)(void *ctx, uint32_t code_id, int32_t line);

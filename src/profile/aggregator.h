@@ -1,5 +1,8 @@
-/* aggregator.h - turns records from the ring into per-function, per-line
- * and per-thread counters, and hands out snapshots of them.
+/* aggregator.h - turns records from the ring into per-stack counters
+ * (and, until they go, per-function, per-line and per-thread row
+ * counters, the tests' cross-check), and hands out snapshots whose
+ * functions, lines and callees are counted from the stacks
+ * (stack_derive.h).
  *
  * Single-threaded: the aggregator lives on the consumer side of the ring and
  * is only touched by that thread (the UI / batch loop).

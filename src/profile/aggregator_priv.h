@@ -250,6 +250,12 @@ enum snap_thread_state agg_thread_state(const struct aggregator *a,
 /* Drop the gone threads beyond the most recent AGG_KEEP_GONE_THREADS. */
 void agg_age_threads(struct aggregator *a);
 
+/* aggregator_snapshot.c, for the tests' cross-check: aggregator_snapshot
+ * with the row counters' functions, lines and callees in place of those
+ * counted from the stacks (their strings the aggregator's: valid until
+ * its next sweep). */
+void agg_snapshot_counted(struct aggregator *a, struct snapshot *out);
+
 /* aggregator_folded.c: */
 /* A cell folds into "[other stacks]" (stack_cell_folds): its rows'
  * figures go to a->folded. */

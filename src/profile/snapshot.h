@@ -351,8 +351,8 @@ struct snapshot {
 	/* Bounded memory under code churn: beyond a cap, the function and
 	 * line rows with the fewest samples are folded into one "[other]"
 	 * row each (other = true), which carries their counts, so own still
-	 * adds up to samples.  Its total is the sum of the folded rows'
-	 * totals, at most samples.  How many rows were folded since start: */
+	 * adds up to samples.  Its total counts a sample with a folded row on
+	 * its stack once.  How many rows were folded since start: */
 	uint64_t folded_funcs, folded_lines;
 	/* Beyond the stack table's cap, the stacks with fewest samples fold
 	 * into "[other stacks]" (node 1); stacks of codes that went fold

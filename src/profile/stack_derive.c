@@ -21,6 +21,8 @@ struct derive {
 	uint32_t *frame_func, *frame_line; /* owned; UINT32_MAX = no line */
 	uint64_t *func_stamp, *line_stamp; /* owned: the stack that counted it */
 	uint32_t other_func, other_line; /* the "[other]" rows; NO_LINE = none yet */
+	size_t fcap, lcap, ccap; /* rows room: grown as rows come (far fewer
+	                            than frames or stacks, as a rule) */
 	struct stack_derived *out;
 };
 
@@ -37,25 +39,92 @@ static bool key_of(struct derive *d, const char *a, const char *b, uint32_t lo,
 	return true;
 }
 
+/* Room for row n in *rows (elem bytes each) and, if stamps, in its
+ * stamp array, zeroed; false on OOM. */
+static bool room(void **rows, uint64_t **stamps, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return true;
+	size_t cap2 = *cap ? *cap * 2 : 64;
+	void *r = realloc(*rows, cap2 * elem);
+	if (r == NULL)
+		return false;
+	*rows = r;
+	if (stamps != NULL) {
+		uint64_t *s = realloc(*stamps, cap2 * sizeof *s);
+		if (s == NULL)
+			return false;
+		memset(s + *cap, 0, (cap2 - *cap) * sizeof *s);
+		*stamps = s;
+	}
+	*cap = cap2;
+	return true;
+}
+
+/* The index of a new function (line) row, room made; false on OOM. */
+static bool new_func(struct derive *d, uint64_t *v)
+{
+	struct stack_derived *o = d->out;
+	if (!room((void **)&o->funcs, &d->func_stamp, &d->fcap, o->nfuncs, sizeof *o->funcs))
+		return false;
+	*v = o->nfuncs++;
+	return true;
+}
+
+static bool new_line(struct derive *d, uint64_t *v)
+{
+	struct stack_derived *o = d->out;
+	if (!room((void **)&o->lines, &d->line_stamp, &d->lcap, o->nlines, sizeof *o->lines))
+		return false;
+	*v = o->nlines++;
+	return true;
+}
+
+/* A new callee row, with its line and function rows' slots. */
+static bool new_callee(struct derive *d, uint64_t *v)
+{
+	struct stack_derived *o = d->out;
+	size_t n = o->ncallees, cap = d->ccap;
+	if (n == cap) {
+		size_t cap2 = cap ? cap * 2 : 16;
+		struct snap_callee *c = realloc(o->callees, cap2 * sizeof *c);
+		if (c != NULL)
+			o->callees = c;
+		uint32_t *l = realloc(d->callee_line, cap2 * sizeof *l);
+		if (l != NULL)
+			d->callee_line = l;
+		uint32_t *f = realloc(d->callee_func, cap2 * sizeof *f);
+		if (f != NULL)
+			d->callee_func = f;
+		if (c == NULL || l == NULL || f == NULL)
+			return false;
+		d->ccap = cap2;
+	}
+	*v = o->ncallees++;
+	return true;
+}
+
 /* The "[other]" row of the rows folded away (as the aggregator's row
  * 0): one of functions (lines == false) or of lines, made on first use
- * and kept apart from every named row. */
-static uint32_t other_row(struct derive *d, bool lines)
+ * and kept apart from every named row.  false on OOM. */
+static bool other_row(struct derive *d, bool lines, uint32_t *out)
 {
 	struct stack_derived *o = d->out;
 	uint32_t *row = lines ? &d->other_line : &d->other_func;
-	if (*row != NO_LINE)
-		return *row;
-	if (lines) {
-		*row = (uint32_t)o->nlines++;
-		o->lines[*row] = (struct snap_line){ .name = "[other]", .file = "",
-			.module = "", .other = true };
-	} else {
-		*row = (uint32_t)o->nfuncs++;
-		o->funcs[*row] = (struct snap_func){ .name = "[other]", .file = "",
-			.module = "", .other = true };
+	uint64_t v;
+	if (*row == NO_LINE) {
+		if (!(lines ? new_line(d, &v) : new_func(d, &v)))
+			return false;
+		*row = (uint32_t)v;
+		if (lines)
+			o->lines[v] = (struct snap_line){ .name = "[other]", .file = "",
+				.module = "", .other = true };
+		else
+			o->funcs[v] = (struct snap_func){ .name = "[other]", .file = "",
+				.module = "", .other = true };
 	}
-	return *row;
+	*out = *row;
+	return true;
 }
 
 /* A frame's function row: its own, or "[other]" once that folded.  A
@@ -65,17 +134,16 @@ static bool func_row(struct derive *d, const struct snap_frame *f, uint32_t *fr)
 {
 	struct stack_derived *o = d->out;
 	uint64_t key, v;
-	if (f->folded_func) {
-		*fr = other_row(d, false);
-		return true;
-	}
+	if (f->folded_func)
+		return other_row(d, false, fr);
 	if (!key_of(d, f->name, f->file, 0, true, &key))
 		return false;
 	if (hashmap_get(&d->func_by_key, key, &v)) {
 		if (f->first_line < o->funcs[v].line)
 			o->funcs[v].line = f->first_line;
 	} else {
-		v = o->nfuncs++;
+		if (!new_func(d, &v))
+			return false;
 		o->funcs[v] = (struct snap_func){ .name = f->name, .file = f->file,
 			.line = f->first_line, .native = f->native,
 			.module = f->module, .other = f->other };
@@ -95,14 +163,13 @@ static bool line_row(struct derive *d, const struct snap_frame *f, uint32_t *lr)
 	*lr = NO_LINE;
 	if ((f->native || f->marker) && f->line <= 0 && !f->other)
 		return true;
-	if (f->folded_line) {
-		*lr = other_row(d, true);
-		return true;
-	}
+	if (f->folded_line)
+		return other_row(d, true, lr);
 	if (!key_of(d, f->file, NULL, (uint32_t)f->line, false, &key))
 		return false;
 	if (!hashmap_get(&d->line_by_key, key, &v)) {
-		v = o->nlines++;
+		if (!new_line(d, &v))
+			return false;
 		o->lines[v] = (struct snap_line){ .name = f->name, .file = f->file,
 			.line = f->line, .native = f->native,
 			.module = f->module, .other = f->other };
@@ -180,7 +247,8 @@ static bool callee_row(struct derive *d, uint32_t lr, uint32_t fr, uint64_t *v)
 	uint64_t key = (uint64_t)lr << 32 | fr;
 	if (hashmap_get(&d->callee_by_key, key, v))
 		return true;
-	*v = o->ncallees++;
+	if (!new_callee(d, v))
+		return false;
 	o->callees[*v] = (struct snap_callee){ .name = "" };
 	d->callee_line[*v] = lr;
 	d->callee_func[*v] = fr;
@@ -301,23 +369,12 @@ static void name_callees(struct derive *d)
 static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pid_t pid)
 {
 	struct stack_derived *o = d->out;
-	/* One row per frame or folded row at most, and the two "[other]"
-	 * rows. */
-	size_t nf = s->nstack_frames + s->nstack_folded_rows + 1;
-	o->funcs = calloc(nf, sizeof *o->funcs);
-	o->lines = calloc(nf, sizeof *o->lines);
+	/* Each frame's rows; the rows themselves grow as they come. */
+	size_t nf = s->nstack_frames ? s->nstack_frames : 1;
 	d->frame_func = malloc(nf * sizeof *d->frame_func);
 	d->frame_line = malloc(nf * sizeof *d->frame_line);
-	d->func_stamp = calloc(nf, sizeof *d->func_stamp);
-	d->line_stamp = calloc(nf, sizeof *d->line_stamp);
 	d->keys = strtab_new();
-	size_t ns = s->nstacks + s->nstack_folded_rows + 1;
-	o->callees = calloc(ns, sizeof *o->callees);
-	d->callee_line = malloc(ns * sizeof *d->callee_line);
-	d->callee_func = malloc(ns * sizeof *d->callee_func);
-	if (!o->funcs || !o->lines || !d->frame_func || !d->frame_line ||
-	    !d->func_stamp || !d->line_stamp || !d->keys || !o->callees ||
-	    !d->callee_line || !d->callee_func)
+	if (!d->frame_func || !d->frame_line || !d->keys)
 		return false;
 	for (size_t i = 0; i < s->nstack_frames; i++)
 		if (!frame_rows(d, &s->stack_frames[i], &d->frame_func[i], &d->frame_line[i]))

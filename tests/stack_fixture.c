@@ -37,8 +37,8 @@ static void start(struct snapshot *s)
 	if (s->nstack_nodes != 0)
 		return;
 	s->stack_frames = grow(s->stack_frames, 0, sizeof *s->stack_frames);
-	s->stack_frames[0] = (struct snap_frame){ "[other stacks]", "", 0, 0,
-	                                          false, true, "", false };
+	s->stack_frames[0] = (struct snap_frame){ .name = "[other stacks]", .file = "",
+	                                          .other = true, .module = "" };
 	s->nstack_frames = 1;
 	s->stack_nodes = grow(s->stack_nodes, 0, sizeof *s->stack_nodes);
 	s->stack_nodes = grow(s->stack_nodes, 1, sizeof *s->stack_nodes);

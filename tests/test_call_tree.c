@@ -36,8 +36,8 @@ static void fx_init(struct fixture *fx)
 {
 	memset(fx, 0, sizeof *fx);
 	fx->nnodes = 2; /* root, "[other stacks]" */
-	fx->frames[0] = (struct snap_frame){ "[other stacks]", "", 0, 0,
-	                                     false, true, "", false };
+	fx->frames[0] = (struct snap_frame){ .name = "[other stacks]", .file = "",
+	                                     .other = true, .module = "" };
 	fx->nframes = 1;
 	fx->nodes[1] = (struct snap_stack_node){ 0, 0, 1 };
 }

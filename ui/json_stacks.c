@@ -30,7 +30,8 @@ static json_t *frame_json(const struct snap_frame *f)
 	return json_pack("{s:o, s:o, s:i, s:i, s:s, s:o}",
 	                 "name", jstr(f->name), "file", jstr(f->file),
 	                 "line", f->line, "first_line", f->first_line,
-	                 "kind", f->other ? "other"
+	                 /* Both folds are pytop's, not the target's. */
+	                 "kind", f->other || f->folded_other ? "other"
 	                         : f->native ? "native" : "python",
 	                 "module", jstr(f->module));
 }

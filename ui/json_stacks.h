@@ -2,7 +2,8 @@
  * line, off by default because they can be large:
  *   frames: [{name, file, line, first_line, kind, module}] every frame of
  *           the stacks, indexed from 0; kind is python, native or other
- *           ("[other stacks]", the stacks folded away)
+ *           ("[other stacks]", the stacks folded away, and "[other]",
+ *           the one frame of folded rows whose code objects went)
  *   stacks: [{frames, tid, pid, samples, samples_win, seconds, python,
  *           native, system, waiting, cpu_wait, gil_wait, mem_growth,
  *           mem_shrink, minflt, majflt}] one per stack and thread with

@@ -148,6 +148,7 @@ struct aggregator *aggregator_new(bool split)
 		goto fail;
 	if (!stack_table_init(&a->stacks))
 		goto fail;
+	folded_rows_init(&a->folded);
 	a->next_sweep_ns = clock_now_ns() + AGG_SWEEP_NS;
 	return a;
 fail:
@@ -167,6 +168,7 @@ void aggregator_free(struct aggregator *a)
 	}
 	free(a->threads.items);
 	stack_table_destroy(&a->stacks);
+	folded_rows_destroy(&a->folded);
 	free(a->sframes);
 	free(a->tfuncs.items);
 	free(a->tlines.items);
@@ -378,6 +380,7 @@ static void agg_kept_mark_all(struct aggregator *a)
 	agg_kept_mark_trows(&a->plines, clk);
 	agg_kept_mark_trows(&a->pcallees, clk);
 	stack_table_mark_kept(&a->stacks, clk);
+	folded_rows_mark_kept(&a->folded, clk);
 }
 
 /* ---- the Python / native / system split ------------------------------- */
@@ -418,6 +421,7 @@ static void agg_split_apply(struct aggregator *a, struct agg_thread *t,
 	agg_trow_split(&a->plines, it->pline, d, win);
 	agg_trow_split(&a->pcallees, it->pcallee, d, win);
 	stack_table_split(&a->stacks, it->cell, d, win);
+	agg_folded_split(a, it, d, win);
 	snap_split_add(&t->split, d);
 	snap_split_add(&a->split, d);
 	if (win) {
@@ -1325,6 +1329,35 @@ static void agg_forget_row_caches(struct aggregator *a)
 	hashmap_clear(&a->frame_cache);
 }
 
+/* The rows a fold's maps send to "[other]", for the stack table. */
+struct agg_fold_maps {
+	const struct aggregator *a;
+	const uint32_t *fmap, *lmap;
+};
+
+/* Which of frame (code_id, line)'s rows fold (stack_table_fold_frames):
+ * looked up as agg_resolve found them, before the fold renumbers them. */
+static unsigned agg_frame_folds(void *ctx, uint32_t code_id, int32_t line)
+{
+	const struct agg_fold_maps *m = ctx;
+	const struct code_info *ci = code_table_get(m->a->codes, code_id);
+	unsigned bits = 0;
+	uint64_t idx;
+	if (ci == NULL)
+		return 0; /* its stacks fold with the dead codes' */
+	if (hashmap_get(&m->a->func_by_key, pair_key(ci->qualname_sid, ci->filename_sid),
+	                &idx) && m->fmap[idx] == 0)
+		bits |= STACK_FOLD_FUNC;
+	if ((ci->native || ci->marker) && line <= 0)
+		/* No line row: folded whole with its function (once its code
+		 * goes, stack_table_rewrite_gone must know it had no line). */
+		return bits ? bits | STACK_FOLD_NO_LINE : 0;
+	if (hashmap_get(&m->a->line_by_key, pair_key(ci->filename_sid, (uint32_t)line),
+	                &idx) && m->lmap[idx] == 0)
+		bits |= STACK_FOLD_LINE;
+	return bits;
+}
+
 /* Fold the idle rows, and beyond three quarters of the hard caps the
  * fewest-sampled.  false when there was nothing to fold, or on OOM
  * (nothing changed then). */
@@ -1346,11 +1379,18 @@ static bool agg_fold(struct aggregator *a)
 	uint32_t *fmap = agg_fold_map(&a->funcs, fe, fo, &g, fkeep);
 	uint32_t *lmap = agg_fold_map(&a->lines, le, lo, &g, lkeep);
 	uint32_t *cmap = malloc((a->callees.n ? a->callees.n : 1) * sizeof *cmap);
-	bool ok = fmap != NULL && lmap != NULL && cmap != NULL;
+	struct agg_fold_maps maps = { a, fmap, lmap };
+	bool ok = fmap != NULL && lmap != NULL && cmap != NULL &&
+	          /* First: the frames of the rows that fold count in
+	           * "[other]" from now on, as the rows do. */
+	          stack_table_fold_frames(&a->stacks, agg_frame_folds, &maps);
 	if (ok) {
 		a->folded_funcs += agg_fold_funcs(a, fmap);
 		a->folded_lines += agg_fold_lines(a, lmap);
 		agg_fold_callees(a, fmap, lmap, cmap);
+		folded_rows_renumber(&a->folded, FOLDED_FUNC, fmap);
+		folded_rows_renumber(&a->folded, FOLDED_LINE, lmap);
+		folded_rows_renumber(&a->folded, FOLDED_CALLEE, cmap);
 		agg_fold_trows((struct agg_ttable){ &a->tfuncs, &a->tfunc_by_key }, fmap);
 		agg_fold_trows((struct agg_ttable){ &a->pfuncs, &a->pfunc_by_key }, fmap);
 		agg_fold_trows((struct agg_ttable){ &a->tlines, &a->tline_by_key }, lmap);
@@ -1475,7 +1515,7 @@ static void agg_rehome(struct aggregator *a)
 
 static bool agg_code_dead(void *ctx, uint32_t code_id)
 {
-	return code_table_get(ctx, code_id) == NULL;
+	return code_id != STACK_CODE_OTHER && code_table_get(ctx, code_id) == NULL;
 }
 
 static uint32_t agg_map_cell(const uint32_t *cmap, size_t n, uint32_t cell)
@@ -1499,14 +1539,53 @@ static void agg_remap_cells(struct aggregator *a, const uint32_t *cmap, size_t n
 	}
 }
 
+/* Before codes go (code_table_age): a frame of a code about to go whose
+ * rows live moves to its function's code (code_table_function), so its
+ * stacks keep counting where they did; function codes and markers still
+ * on a stack stay.  A frame folded whole is left to go with its code
+ * (agg_rewrite_gone). */
+static uint32_t agg_recode_frame(void *ctx, uint32_t code_id, unsigned fold)
+{
+	struct aggregator *a = ctx;
+	const struct code_info *ci = code_table_get(a->codes, code_id);
+	if (ci == NULL || ci->native ||
+	    ((fold & STACK_FOLD_FUNC) && (fold & (STACK_FOLD_LINE | STACK_FOLD_NO_LINE))))
+		return code_id;
+	if (ci->function || ci->marker) {
+		(void)code_table_use(a->codes, code_id);
+		return code_id;
+	}
+	if (!code_table_goes(a->codes, code_id, AGG_CODE_IDLE_EPOCHS))
+		return code_id;
+	const struct code_info *fc = code_table_function(a->codes, code_id);
+	/* Without one, its stacks fold into "[other stacks]" as it goes. */
+	return fc != NULL ? fc->code_id : code_id;
+}
+
+/* Codes went: the frames of theirs folded whole into "[other]" become
+ * the one "[other]" frame, their stacks merging (the rows' figures
+ * stay); the stacks the others stand on fold below. */
+static void agg_rewrite_gone(struct aggregator *a)
+{
+	size_t n = a->stacks.ncells;
+	uint32_t *cmap = stack_table_rewrite_gone(&a->stacks, agg_code_dead, a->codes);
+	if (cmap == NULL)
+		return;
+	agg_remap_cells(a, cmap, n);
+	free(cmap);
+}
+
 static void agg_fold_stacks(struct aggregator *a, bool codes_went)
 {
+	if (codes_went)
+		agg_rewrite_gone(a);
 	bool over = stack_table_over_cap(&a->stacks);
 	size_t n = a->stacks.ncells;
 	if (!over && !codes_went)
 		return;
-	uint32_t *cmap = stack_table_fold(&a->stacks, over ? STACK_MAX_CELLS * 3 / 4 : n,
-	                                  codes_went ? agg_code_dead : NULL, a->codes);
+	uint32_t *cmap = stack_table_fold_each(&a->stacks, over ? STACK_MAX_CELLS * 3 / 4 : n,
+	                                       codes_went ? agg_code_dead : NULL, a->codes,
+	                                       agg_cell_folds, a);
 	if (cmap == NULL)
 		return;
 	agg_remap_cells(a, cmap, n);
@@ -1524,6 +1603,7 @@ static bool agg_tid_gone(void *ctx, pid_t tid)
 static void agg_merge_gone_stacks(struct aggregator *a)
 {
 	size_t n = a->stacks.ncells;
+	folded_rows_merge_gone(&a->folded, agg_tid_gone, a);
 	uint32_t *cmap = stack_table_merge_gone(&a->stacks, agg_tid_gone, a);
 	if (cmap == NULL)
 		return;
@@ -1550,6 +1630,7 @@ void agg_sweep(struct aggregator *a)
 		a->next_sweep_ns = now + AGG_SWEEP_NS;
 		a->idle_serial = a->sweep_serial;
 		a->sweep_serial = a->serial;
+		stack_table_recode(&a->stacks, agg_recode_frame, a);
 		codes_went = code_table_age(a->codes, AGG_CODE_IDLE_EPOCHS) > 0;
 		dropped |= codes_went;
 		/* A thread per request and no code churn: only a rehome frees
@@ -1794,6 +1875,7 @@ static void agg_reset_stacks(struct aggregator *a)
 		t[i].prev.cell = c < a->stacks.ncells ? a->stacks.cells[c].node : STACK_NO_CELL;
 	}
 	stack_table_reset(&a->stacks);
+	folded_rows_clear(&a->folded);
 	for (size_t i = 0; i < a->threads.n; i++)
 		if (t[i].prev.cell != STACK_NO_CELL)
 			t[i].prev.cell = stack_table_cell(&a->stacks, t[i].prev.cell,

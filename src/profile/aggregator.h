@@ -1,5 +1,8 @@
-/* aggregator.h - turns records from the ring into per-function, per-line
- * and per-thread counters, and hands out snapshots of them.
+/* aggregator.h - turns records from the ring into per-stack counters
+ * (and, until they go, per-function, per-line and per-thread row
+ * counters, the tests' cross-check), and hands out snapshots whose
+ * functions, lines and callees are counted from the stacks
+ * (stack_derive.h).
  *
  * Single-threaded: the aggregator lives on the consumer side of the ring and
  * is only touched by that thread (the UI / batch loop).
@@ -24,9 +27,17 @@
  *    sampled for 2-4 s are folded into one "[other]" row (other = true),
  *    which keeps their counts, per thread and per process too; over 65536
  *    (131072) the fewest sampled fold at once.  A folded function seen
- *    again gets a fresh row.  snapshot.folded_funcs / folded_lines count
+ *    again gets a fresh row.  The stack table's frames of a folded row
+ *    are marked folded at the same time (stack_table_fold_frames), so
+ *    the stacks still give the rows' figures; when such a frame's
+ *    code is dropped too, it becomes one "[other]" frame and the stacks
+ *    that become equal merge (stack_table_rewrite_gone).  Beyond the
+ *    stack table's own cap its rarest stacks fold into "[other stacks]";
+ *    what they were samples of stays in folded_rows.h, so the stacks
+ *    with it still give the rows' figures.  snapshot.folded_funcs / folded_lines count
  *    the rows folded since the last reset.  Code definitions unused for
- *    18 s are dropped (code_table_age).
+ *    18 s are dropped (code_table_age); the stack frames of one whose
+ *    rows live move to its function's code first (code_table_function).
  *  - Threads are listed by tid, ascending.  A thread row appears with its
  *    first sample, REC_THREAD or REC_THREADS; its name is the latest
  *    REC_THREAD's.
@@ -61,7 +72,9 @@
  *    (snapshot.h: stack_frames, stack_nodes, stacks, folded_stacks); the
  *    functions, lines and callees counted from them (stack_derive.h) are
  *    the rows' figures, kept memory and line names included, as long as
- *    neither the rows nor the stacks folded.  A reset forgets their
+ *    the stacks did not fold into "[other stacks]" (a row fold is
+ *    marked on the frames: only "[other]"'s total differs, counted
+ *    once per sample).  A reset forgets their
  *    counts, not the stacks.
  */
 #ifndef PYTOP_AGGREGATOR_H

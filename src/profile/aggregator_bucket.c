@@ -25,6 +25,12 @@ bool aggregator_describe_frame(const struct aggregator *a, uint32_t code_id, int
 {
 	const struct code_info *ci = code_table_get(a->codes, code_id);
 
+	if (code_id == STACK_CODE_OTHER) {
+		/* Frames of folded rows whose codes went (stack_table.h). */
+		*out = (struct snap_frame){ .name = "[other]", .file = "", .line = line,
+			.module = "" };
+		return true;
+	}
 	if (ci == NULL)
 		return false;
 	*out = (struct snap_frame){

@@ -2,7 +2,8 @@
  * is the interface): its rows, threads and state, and the few functions
  * one file calls in the other.  aggregator.c ingests records, counts them
  * and keeps the tables bounded; aggregator_snapshot.c turns the counts
- * into a snapshot and closes the window.  Nothing outside them includes
+ * into a snapshot and closes the window; aggregator_folded.c keeps the
+ * rows of the stacks the stack table folds (folded_rows.h).  Nothing outside them includes
  * this header. */
 #ifndef PYTOP_AGGREGATOR_PRIV_H
 #define PYTOP_AGGREGATOR_PRIV_H
@@ -16,6 +17,7 @@
 #include "profile/aggregator.h"
 #include "profile/code_table.h"
 #include "profile/cpu_split.h"
+#include "profile/folded_rows.h"
 #include "profile/mem_kept.h"
 #include "profile/proc_table.h"
 #include "profile/snapshot.h"
@@ -200,6 +202,8 @@ struct aggregator {
 	struct stack_frame *sframes; /* owned; the same as stack frames */
 	size_t scratch_cap;
 	struct stack_table stacks; /* every stack, counted per thread */
+	struct folded_rows folded; /* the rows of the stacks folded into
+	                              "[other stacks]" (aggregator_folded.c) */
 
 	uint64_t serial;          /* samples counted so far, for stamps */
 	uint64_t samples, samples_win;
@@ -245,5 +249,21 @@ enum snap_thread_state agg_thread_state(const struct aggregator *a,
                                         const struct agg_thread *t);
 /* Drop the gone threads beyond the most recent AGG_KEEP_GONE_THREADS. */
 void agg_age_threads(struct aggregator *a);
+
+/* aggregator_snapshot.c, for the tests' cross-check: aggregator_snapshot
+ * with the row counters' functions, lines and callees in place of those
+ * counted from the stacks (their strings the aggregator's: valid until
+ * its next sweep). */
+void agg_snapshot_counted(struct aggregator *a, struct snapshot *out);
+
+/* aggregator_folded.c: */
+/* A cell folds into "[other stacks]" (stack_cell_folds): its rows'
+ * figures go to a->folded. */
+void agg_cell_folds(void *ctx, const struct stack_table *t, const struct stack_cell *c);
+/* A share settled for a sample whose cell folded: to its rows there. */
+void agg_folded_split(struct aggregator *a, const struct split_item *it,
+                      const struct snap_split *d, bool win);
+/* a->folded into the snapshot (has_folded_rows, stack_folded_rows). */
+void agg_snap_folded_rows(struct aggregator *a, struct snapshot *out);
 
 #endif

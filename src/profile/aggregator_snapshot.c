@@ -1,8 +1,11 @@
 /* aggregator_snapshot.c - the aggregator's counts into a snapshot (see
- * aggregator.h for what each row counts): functions, lines and callees,
- * global or of the filtered thread or process; threads with their state,
- * CPU and GIL shares over the window; the stacks (stack_snapshot.h); and
- * the window closed for every row. */
+ * aggregator.h for what each row counts): the stacks (stack_snapshot.h)
+ * and what the folded ones were samples of (folded_rows.h); functions,
+ * lines and callees, global or of the filtered thread or process,
+ * counted from those (stack_derive.h); threads with their state, CPU and
+ * GIL shares over the window; and the window closed for every row.  The
+ * row counters' own figures are kept for the tests' cross-check
+ * (agg_snapshot_counted) until they go. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -12,6 +15,7 @@
 
 #include "clock.h"
 #include "profile/aggregator_priv.h"
+#include "profile/stack_derive.h"
 #include "profile/stack_snapshot.h"
 #include "transport/record.h"
 
@@ -387,47 +391,128 @@ static void agg_settle_gone(struct aggregator *a)
 			agg_settle_lifetime(a, &t[i]);
 }
 
-void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
+/* The row counters' functions, lines and callees into `to` (its rows
+ * only), their windows closed. */
+static void agg_snap_counted(struct aggregator *a, struct snapshot *to)
 {
 	struct agg_view fv = { NULL }, lv = { NULL }, cv = { NULL };
-	agg_sweep(a);
-	agg_settle_gone(a);
-	agg_provisional(a, 1);
-	/* Without memory for the filter's map, show no rows rather than
-	 * the wrong ones. */
+	/* Without memory for the filter's map, no rows rather than the
+	 * wrong ones. */
 	bool ok = agg_filtered_views(a, &fv, &lv, &cv);
-	proc_table_snapshot(a->procs, a->empty, out);
-	agg_process_tops(a, out);
-	agg_snap_funcs(a, &fv, out);
-	agg_snap_lines(a, &lv, out);
-	agg_snap_callees(a, &cv, out);
-	stack_snapshot_emit(&a->stacks, &a->kept_clock, agg_describe, a, out);
-	stack_table_close_window(&a->stacks);
+	agg_snap_funcs(a, &fv, to);
+	agg_snap_lines(a, &lv, to);
+	agg_snap_callees(a, &cv, to);
 	if (!ok) {
-		free(out->funcs);
-		free(out->lines);
-		free(out->callees);
-		out->funcs = NULL;
-		out->lines = NULL;
-		out->callees = NULL;
-		out->nfuncs = out->nlines = out->ncallees = 0;
+		free(to->funcs);
+		free(to->lines);
+		free(to->callees);
+		to->funcs = NULL;
+		to->lines = NULL;
+		to->callees = NULL;
+		to->nfuncs = to->nlines = to->ncallees = 0;
 	}
 	free(fv.by_row);
 	free(lv.by_row);
 	free(cv.by_row);
+}
+
+/* Keep the rows of d that have samples (callees: own ones), sorted, as
+ * out's; d's arrays move into out. */
+static void agg_take_derived(struct stack_derived *d, struct snapshot *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->nfuncs; i++)
+		if (d->funcs[i].c.total > 0)
+			d->funcs[n++] = d->funcs[i];
+	out->funcs = n ? d->funcs : NULL;
+	out->nfuncs = n;
+	if (n == 0)
+		free(d->funcs);
+	n = 0;
+	for (size_t i = 0; i < d->nlines; i++)
+		if (d->lines[i].c.total > 0)
+			d->lines[n++] = d->lines[i];
+	out->lines = n ? d->lines : NULL;
+	out->nlines = n;
+	if (n == 0)
+		free(d->lines);
+	n = 0;
+	for (size_t i = 0; i < d->ncallees; i++)
+		if (d->callees[i].c.own > 0)
+			d->callees[n++] = d->callees[i];
+	out->callees = n ? d->callees : NULL;
+	out->ncallees = n;
+	if (n == 0)
+		free(d->callees);
+	*d = (struct stack_derived){ .funcs = NULL };
+	if (out->nfuncs > 1)
+		qsort(out->funcs, out->nfuncs, sizeof *out->funcs, agg_cmp_func);
+	if (out->nlines > 1)
+		qsort(out->lines, out->nlines, sizeof *out->lines, agg_cmp_line);
+	if (out->ncallees > 1)
+		qsort(out->callees, out->ncallees, sizeof *out->callees, snapshot_callee_cmp);
+}
+
+/* Functions, lines and callees counted from out's stacks, as the
+ * filters select; none on OOM. */
+static void agg_snap_derived(const struct aggregator *a, struct snapshot *out)
+{
+	struct stack_derived d;
+	if (stack_derive(out, a->filter, a->filter ? 0 : a->pfilter, &d))
+		agg_take_derived(&d, out);
+}
+
+static void agg_snapshot_rows(struct aggregator *a, struct snapshot *out,
+                              struct snapshot *counted)
+{
+	struct snapshot scratch = { .funcs = NULL };
+	agg_sweep(a);
+	agg_settle_gone(a);
+	agg_provisional(a, 1);
+	proc_table_snapshot(a->procs, a->empty, out);
+	agg_process_tops(a, out);
+	agg_snap_counted(a, counted != NULL ? counted : &scratch);
+	snapshot_free(&scratch);
+	stack_snapshot_emit(&a->stacks, &a->kept_clock, agg_describe, a, out);
+	agg_snap_folded_rows(a, out);
+	stack_table_close_window(&a->stacks);
+	folded_rows_close_window(&a->folded);
 	agg_snap_samples(a, out);
+	agg_snap_derived(a, out);
 	/* The windows are closed: the queued samples' windows too. */
 	a->win++;
 	agg_provisional(a, -1);
 	agg_snap_threads(a, out);
-	for (size_t i = 0; i < out->nfuncs; i++)
-		if (out->funcs[i].other)
-			agg_clamp_other(&out->funcs[i].c, out);
-	for (size_t i = 0; i < out->nlines; i++)
-		if (out->lines[i].other)
-			agg_clamp_other(&out->lines[i].c, out);
+	/* The counters' "[other]" adds up its rows' totals: at most 100 %.
+	 * The stacks' counts a sample once. */
+	for (size_t i = 0; counted != NULL && i < counted->nfuncs; i++)
+		if (counted->funcs[i].other)
+			agg_clamp_other(&counted->funcs[i].c, out);
+	for (size_t i = 0; counted != NULL && i < counted->nlines; i++)
+		if (counted->lines[i].other)
+			agg_clamp_other(&counted->lines[i].c, out);
 	out->folded_funcs = a->folded_funcs;
 	out->folded_lines = a->folded_lines;
 	agg_snap_strings(out);
+}
+
+void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
+{
+	agg_snapshot_rows(a, out, NULL);
+}
+
+void agg_snapshot_counted(struct aggregator *a, struct snapshot *out)
+{
+	struct snapshot counted = { .funcs = NULL };
+	agg_snapshot_rows(a, out, &counted);
+	free(out->funcs);
+	free(out->lines);
+	free(out->callees);
+	out->funcs = counted.funcs;
+	out->nfuncs = counted.nfuncs;
+	out->lines = counted.lines;
+	out->nlines = counted.nlines;
+	out->callees = counted.callees;
+	out->ncallees = counted.ncallees;
 }
 

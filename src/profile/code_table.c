@@ -18,6 +18,9 @@ struct code_table {
 	struct code_info *codes; /* owned, in order of definition */
 	size_t ncodes, cap;
 	struct hashmap by_id;    /* code_id -> index into codes */
+	struct hashmap function_by_key; /* qualname_sid << 32 | filename_sid ->
+	                                   its function code's id */
+	uint32_t next_function;  /* function codes made so far */
 	uint32_t epoch;          /* code_table_age calls so far */
 };
 
@@ -28,6 +31,7 @@ struct code_table *code_table_new(struct strtab *strings)
 		return NULL;
 	ct->strings = strings;
 	hashmap_init(&ct->by_id);
+	hashmap_init(&ct->function_by_key);
 	return ct;
 }
 
@@ -39,6 +43,7 @@ void code_table_free(struct code_table *ct)
 		linetable_free(ct->codes[i].lt);
 	free(ct->codes);
 	hashmap_destroy(&ct->by_id);
+	hashmap_destroy(&ct->function_by_key);
 	free(ct);
 }
 
@@ -181,6 +186,63 @@ const struct code_info *code_table_use(struct code_table *ct, uint32_t code_id)
 	return &ct->codes[idx];
 }
 
+/* Function codes' ids: above the native functions' (from 0x80000000),
+ * below the markers'; never given twice. */
+#define FUNCTION_ID_BASE 0xf0000000u
+
+static uint64_t function_key(const struct code_info *c)
+{
+	return (uint64_t)c->qualname_sid << 32 | c->filename_sid;
+}
+
+/* The function codes by their key again (their sids or places moved). */
+static void code_table_index_functions(struct code_table *ct)
+{
+	hashmap_clear(&ct->function_by_key);
+	for (size_t i = 0; i < ct->ncodes; i++)
+		if (ct->codes[i].function)
+			/* Cannot fail: at most as many keys as a moment ago. */
+			(void)hashmap_put(&ct->function_by_key, function_key(&ct->codes[i]),
+			                  ct->codes[i].code_id);
+}
+
+bool code_table_goes(const struct code_table *ct, uint32_t code_id, uint32_t idle_epochs)
+{
+	const struct code_info *c = code_table_get(ct, code_id);
+	return c != NULL && !c->native && ct->epoch + 1 - c->used_epoch > idle_epochs;
+}
+
+const struct code_info *code_table_function(struct code_table *ct, uint32_t code_id)
+{
+	const struct code_info *c = code_table_get(ct, code_id);
+	uint64_t id;
+	if (c == NULL || c->native || c->marker || c->function)
+		return NULL;
+	uint64_t idx;
+	if (hashmap_get(&ct->function_by_key, function_key(c), &id) &&
+	    hashmap_get(&ct->by_id, id, &idx)) {
+		struct code_info *f = &ct->codes[idx];
+		if (c->firstlineno < f->firstlineno)
+			f->firstlineno = c->firstlineno;
+		f->used_epoch = ct->epoch;
+		return f;
+	}
+	if (ct->next_function >= MORE_FRAMES_ID_BASE - FUNCTION_ID_BASE)
+		return NULL;
+	struct code_info fc = { .code_id = FUNCTION_ID_BASE + ct->next_function,
+		.qualname = c->qualname, .filename = c->filename,
+		.qualname_sid = c->qualname_sid, .filename_sid = c->filename_sid,
+		.firstlineno = c->firstlineno, .module = c->module, .function = true,
+		.lt = linetable_decode(NULL, 0, c->firstlineno) };
+	uint64_t key = function_key(c);
+	if (code_table_insert(ct, &fc) != CODE_ADDED)
+		return NULL;
+	ct->next_function++;
+	if (!hashmap_put(&ct->function_by_key, key, fc.code_id))
+		return NULL; /* made, but not found again: made anew next time */
+	return &ct->codes[ct->ncodes - 1];
+}
+
 size_t code_table_age(struct code_table *ct, uint32_t idle_epochs)
 {
 	size_t kept = 0, n = ct->ncodes;
@@ -198,6 +260,7 @@ size_t code_table_age(struct code_table *ct, uint32_t idle_epochs)
 		kept++;
 	}
 	ct->ncodes = kept;
+	code_table_index_functions(ct);
 	/* Give back what a burst of definitions left unused. */
 	if (kept * 4 < ct->cap && ct->cap > 256) {
 		size_t ncap = kept * 2 > 256 ? kept * 2 : 256;
@@ -226,9 +289,11 @@ bool code_table_rehome(struct code_table *ct, struct strtab *to)
 		                         .filename_sid = fsid,
 		                         .firstlineno = c->firstlineno, .lt = c->lt,
 		                         .native = c->native, .marker = c->marker,
-		                         .module = m,
+		                         .module = m, .function = c->function,
 		                         .used_epoch = c->used_epoch };
 	}
+	/* Keyed by the new table's ids. */
+	code_table_index_functions(ct);
 	return true;
 }
 

@@ -11,7 +11,8 @@
  * it comes back, defines it afresh under a new id.  code_table_age drops
  * Python codes unused for longer than that (native ones stay: their
  * definer never sends them twice), which bounds the table under code
- * churn.
+ * churn.  A function code (code_table_function) stands for the codes of
+ * one function that went, as long as the aggregator uses it.
  */
 #ifndef PYTOP_CODE_TABLE_H
 #define PYTOP_CODE_TABLE_H
@@ -37,6 +38,8 @@ struct code_info {
 	const char *module;    /* native: its module's file name, interned;
 	                          "" for Python codes */
 	uint32_t used_epoch;   /* the table's epoch at its last use */
+	bool function;         /* stands for the codes of one function that
+	                          went (code_table_function); no line table */
 };
 
 enum code_table_add {
@@ -84,6 +87,18 @@ const struct code_info *code_table_use(struct code_table *ct, uint32_t code_id);
  * code_table_use).  Returns how many went.  Pointers from
  * code_table_get are invalid afterwards. */
 size_t code_table_age(struct code_table *ct, uint32_t idle_epochs);
+
+/* Will the next code_table_age(ct, idle_epochs) drop code_id? */
+bool code_table_goes(const struct code_table *ct, uint32_t code_id, uint32_t idle_epochs);
+
+/* The function of Python code code_id as a code of its own: its name and
+ * file, the smallest first line of the codes it stands for, no line
+ * table (function = true); made on first use, shared by every code of
+ * that function, marked used.  What the stack table's frames of a code
+ * about to go become while its function's rows live (the frames keep
+ * their lines).  NULL on OOM, when the ids ran out, or for a native
+ * code, a marker or a function code. */
+const struct code_info *code_table_function(struct code_table *ct, uint32_t code_id);
 
 /* Intern every code's strings in `to` and use `to` from now on (the old
  * table may then be freed).  false on OOM: some codes may already point

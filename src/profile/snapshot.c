@@ -24,6 +24,9 @@ void snapshot_free(struct snapshot *s)
 	free(s->stack_frames);
 	free(s->stack_nodes);
 	free(s->stacks);
+	free(s->stack_folded_rows);
+	s->stack_folded_rows = NULL;
+	s->nstack_folded_rows = 0;
 	s->stack_frames = NULL;
 	s->stack_nodes = NULL;
 	s->stacks = NULL;
@@ -94,6 +97,12 @@ static void own_all(struct snapshot *s, struct str_pass *p)
 		own_one(p, &s->stack_frames[i].name);
 		own_one(p, &s->stack_frames[i].file);
 		own_one(p, &s->stack_frames[i].module);
+	}
+	for (size_t i = 0; i < s->nstack_folded_rows; i++) {
+		own_one(p, &s->stack_folded_rows[i].name);
+		own_one(p, &s->stack_folded_rows[i].file);
+		own_one(p, &s->stack_folded_rows[i].module);
+		own_one(p, &s->stack_folded_rows[i].caller_file);
 	}
 	for (size_t i = 0; i < s->nthreads; i++) {
 		own_one(p, &s->threads[i].name);

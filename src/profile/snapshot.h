@@ -116,6 +116,31 @@ struct snap_frame {
 	const char *module; /* native: its module's file name; "" for Python */
 	bool marker;        /* "[N more frames]": the frames a truncated stack
 	                       left out; it has no line */
+	bool folded_func;   /* its function's row folded into "[other]"
+	                       (aggregator.h, bounded memory): the frame keeps
+	                       its name, its samples count in "[other]" */
+	bool folded_line;   /* likewise its line's row */
+	bool folded_other;  /* "[other]": the one frame standing for the
+	                       frames of folded rows whose code objects
+	                       pytop forgot (folded_func set too) */
+};
+
+enum snap_folded_kind { SNAP_FOLDED_FUNC, SNAP_FOLDED_LINE, SNAP_FOLDED_CALLEE };
+
+/* One thread's counts of a function, line or callee on stacks folded
+ * into "[other stacks]".  other: the row is "[other]" (a callee: its
+ * function's); a callee's Python line is caller_file:caller_line, or
+ * "[other]" when caller_other. */
+struct snap_folded_row {
+	enum snap_folded_kind kind;
+	pid_t tid, pid;
+	const char *name, *file, *module;
+	int line;           /* a function's first line, a line's line */
+	bool native, other;
+	const char *caller_file;
+	int caller_line;
+	bool caller_other;
+	struct snap_counts c;
 };
 
 struct snap_stack_node {
@@ -326,8 +351,8 @@ struct snapshot {
 	/* Bounded memory under code churn: beyond a cap, the function and
 	 * line rows with the fewest samples are folded into one "[other]"
 	 * row each (other = true), which carries their counts, so own still
-	 * adds up to samples.  Its total is the sum of the folded rows'
-	 * totals, at most samples.  How many rows were folded since start: */
+	 * adds up to samples.  Its total counts a sample with a folded row on
+	 * its stack once.  How many rows were folded since start: */
 	uint64_t folded_funcs, folded_lines;
 	/* Beyond the stack table's cap, the stacks with fewest samples fold
 	 * into "[other stacks]" (node 1); stacks of codes that went fold
@@ -343,6 +368,14 @@ struct snapshot {
 	struct snap_frame *stack_frames;      size_t nstack_frames;
 	struct snap_stack_node *stack_nodes;  size_t nstack_nodes;
 	struct snap_stack *stacks;            size_t nstacks;
+	/* What the stacks folded into "[other stacks]" were samples of: per
+	 * thread (tid -PID: its process's ended threads), the counts of
+	 * their functions, lines and callees (profile/folded_rows.h), so
+	 * that rows counted from the stacks stay exact; has_folded_rows
+	 * says the "[other stacks]" cells are all told here (a replayed
+	 * recording has none: its "[other stacks]" is a row of its own). */
+	struct snap_folded_row *stack_folded_rows; size_t nstack_folded_rows;
+	bool has_folded_rows;
 
 	/* -s: the followed family, in tree order (empty without -s) */
 	bool following;

@@ -20,6 +20,9 @@ struct derive {
 	uint32_t *callee_line, *callee_func; /* owned: each callee's rows */
 	uint32_t *frame_func, *frame_line; /* owned; UINT32_MAX = no line */
 	uint64_t *func_stamp, *line_stamp; /* owned: the stack that counted it */
+	uint32_t other_func, other_line; /* the "[other]" rows; NO_LINE = none yet */
+	size_t fcap, lcap, ccap; /* rows room: grown as rows come (far fewer
+	                            than frames or stacks, as a rule) */
 	struct stack_derived *out;
 };
 
@@ -36,18 +39,111 @@ static bool key_of(struct derive *d, const char *a, const char *b, uint32_t lo,
 	return true;
 }
 
-static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *fr,
-                       uint32_t *lr)
+/* Room for row n in *rows (elem bytes each) and, if stamps, in its
+ * stamp array, zeroed; false on OOM. */
+static bool room(void **rows, uint64_t **stamps, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return true;
+	size_t cap2 = *cap ? *cap * 2 : 64;
+	void *r = realloc(*rows, cap2 * elem);
+	if (r == NULL)
+		return false;
+	*rows = r;
+	if (stamps != NULL) {
+		uint64_t *s = realloc(*stamps, cap2 * sizeof *s);
+		if (s == NULL)
+			return false;
+		memset(s + *cap, 0, (cap2 - *cap) * sizeof *s);
+		*stamps = s;
+	}
+	*cap = cap2;
+	return true;
+}
+
+/* The index of a new function (line) row, room made; false on OOM. */
+static bool new_func(struct derive *d, uint64_t *v)
+{
+	struct stack_derived *o = d->out;
+	if (!room((void **)&o->funcs, &d->func_stamp, &d->fcap, o->nfuncs, sizeof *o->funcs))
+		return false;
+	*v = o->nfuncs++;
+	return true;
+}
+
+static bool new_line(struct derive *d, uint64_t *v)
+{
+	struct stack_derived *o = d->out;
+	if (!room((void **)&o->lines, &d->line_stamp, &d->lcap, o->nlines, sizeof *o->lines))
+		return false;
+	*v = o->nlines++;
+	return true;
+}
+
+/* A new callee row, with its line and function rows' slots. */
+static bool new_callee(struct derive *d, uint64_t *v)
+{
+	struct stack_derived *o = d->out;
+	size_t n = o->ncallees, cap = d->ccap;
+	if (n == cap) {
+		size_t cap2 = cap ? cap * 2 : 16;
+		struct snap_callee *c = realloc(o->callees, cap2 * sizeof *c);
+		if (c != NULL)
+			o->callees = c;
+		uint32_t *l = realloc(d->callee_line, cap2 * sizeof *l);
+		if (l != NULL)
+			d->callee_line = l;
+		uint32_t *f = realloc(d->callee_func, cap2 * sizeof *f);
+		if (f != NULL)
+			d->callee_func = f;
+		if (c == NULL || l == NULL || f == NULL)
+			return false;
+		d->ccap = cap2;
+	}
+	*v = o->ncallees++;
+	return true;
+}
+
+/* The "[other]" row of the rows folded away (as the aggregator's row
+ * 0): one of functions (lines == false) or of lines, made on first use
+ * and kept apart from every named row.  false on OOM. */
+static bool other_row(struct derive *d, bool lines, uint32_t *out)
+{
+	struct stack_derived *o = d->out;
+	uint32_t *row = lines ? &d->other_line : &d->other_func;
+	uint64_t v;
+	if (*row == NO_LINE) {
+		if (!(lines ? new_line(d, &v) : new_func(d, &v)))
+			return false;
+		*row = (uint32_t)v;
+		if (lines)
+			o->lines[v] = (struct snap_line){ .name = "[other]", .file = "",
+				.module = "", .other = true };
+		else
+			o->funcs[v] = (struct snap_func){ .name = "[other]", .file = "",
+				.module = "", .other = true };
+	}
+	*out = *row;
+	return true;
+}
+
+/* A frame's function row: its own, or "[other]" once that folded.  A
+ * folded frame does not name or place a named row: a folded row seen
+ * again starts anew, from the frames after the fold. */
+static bool func_row(struct derive *d, const struct snap_frame *f, uint32_t *fr)
 {
 	struct stack_derived *o = d->out;
 	uint64_t key, v;
+	if (f->folded_func)
+		return other_row(d, false, fr);
 	if (!key_of(d, f->name, f->file, 0, true, &key))
 		return false;
 	if (hashmap_get(&d->func_by_key, key, &v)) {
 		if (f->first_line < o->funcs[v].line)
 			o->funcs[v].line = f->first_line;
 	} else {
-		v = o->nfuncs++;
+		if (!new_func(d, &v))
+			return false;
 		o->funcs[v] = (struct snap_func){ .name = f->name, .file = f->file,
 			.line = f->first_line, .native = f->native,
 			.module = f->module, .other = f->other };
@@ -55,13 +151,25 @@ static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *f
 			return false;
 	}
 	*fr = (uint32_t)v;
+	return true;
+}
+
+/* Its line row, likewise; NO_LINE for a native frame without a source
+ * line and for "[N more frames]". */
+static bool line_row(struct derive *d, const struct snap_frame *f, uint32_t *lr)
+{
+	struct stack_derived *o = d->out;
+	uint64_t key, v;
 	*lr = NO_LINE;
 	if ((f->native || f->marker) && f->line <= 0 && !f->other)
 		return true;
+	if (f->folded_line)
+		return other_row(d, true, lr);
 	if (!key_of(d, f->file, NULL, (uint32_t)f->line, false, &key))
 		return false;
 	if (!hashmap_get(&d->line_by_key, key, &v)) {
-		v = o->nlines++;
+		if (!new_line(d, &v))
+			return false;
 		o->lines[v] = (struct snap_line){ .name = f->name, .file = f->file,
 			.line = f->line, .native = f->native,
 			.module = f->module, .other = f->other };
@@ -72,6 +180,32 @@ static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *f
 	return true;
 }
 
+static bool frame_rows(struct derive *d, const struct snap_frame *f, uint32_t *fr,
+                       uint32_t *lr)
+{
+	return func_row(d, f, fr) && line_row(d, f, lr);
+}
+
+/* The function row of a folded row (its first line as a frame's). */
+static bool folded_func_row(struct derive *d, const struct snap_folded_row *r, uint32_t *fr)
+{
+	struct snap_frame f = { .name = r->name, .file = r->file, .first_line = r->line,
+	                        .native = r->native, .module = r->module,
+	                        .folded_func = r->other };
+	return func_row(d, &f, fr);
+}
+
+/* The line row of a folded line row, or of a folded callee's caller. */
+static bool folded_line_row(struct derive *d, const struct snap_folded_row *r, uint32_t *lr)
+{
+	bool callee = r->kind == SNAP_FOLDED_CALLEE;
+	struct snap_frame f = {
+		.name = callee ? "" : r->name, .file = callee ? r->caller_file : r->file,
+		.line = callee ? r->caller_line : r->line, .module = callee ? "" : r->module,
+		.native = !callee && r->native, .folded_line = callee ? r->caller_other : r->other };
+	return line_row(d, &f, lr);
+}
+
 static void add_own(struct snap_counts *c, const struct snap_stack *st)
 {
 	c->own += st->samples;
@@ -80,6 +214,19 @@ static void add_own(struct snap_counts *c, const struct snap_stack *st)
 	c->mem_kept += st->mem_kept;
 	snap_split_add(&c->split, &st->split);
 	snap_split_add(&c->split_win, &st->split_win);
+}
+
+static void add_counts(struct snap_counts *c, const struct snap_counts *x)
+{
+	c->own += x->own;
+	c->own_win += x->own_win;
+	c->own_s += x->own_s;
+	c->total += x->total;
+	c->total_win += x->total_win;
+	c->total_s += x->total_s;
+	c->mem_kept += x->mem_kept;
+	snap_split_add(&c->split, &x->split);
+	snap_split_add(&c->split_win, &x->split_win);
 }
 
 static void add_total(struct snap_counts *c, uint64_t *stamp, uint64_t serial,
@@ -93,6 +240,21 @@ static void add_total(struct snap_counts *c, uint64_t *stamp, uint64_t serial,
 	c->total_s += st->seconds;
 }
 
+/* The callee row of (line row, function row), made if need be. */
+static bool callee_row(struct derive *d, uint32_t lr, uint32_t fr, uint64_t *v)
+{
+	struct stack_derived *o = d->out;
+	uint64_t key = (uint64_t)lr << 32 | fr;
+	if (hashmap_get(&d->callee_by_key, key, v))
+		return true;
+	if (!new_callee(d, v))
+		return false;
+	o->callees[*v] = (struct snap_callee){ .name = "" };
+	d->callee_line[*v] = lr;
+	d->callee_func[*v] = fr;
+	return hashmap_put(&d->callee_by_key, key, *v);
+}
+
 /* A stack whose leaf is native: its own samples under the line of its
  * innermost Python frame (lr) and the leaf's function (fr); own and total
  * alike.  false on OOM. */
@@ -100,15 +262,9 @@ static bool count_callee(struct derive *d, uint32_t lr, uint32_t fr,
                          const struct snap_stack *st)
 {
 	struct stack_derived *o = d->out;
-	uint64_t key = (uint64_t)lr << 32 | fr, v;
-	if (!hashmap_get(&d->callee_by_key, key, &v)) {
-		v = o->ncallees++;
-		o->callees[v] = (struct snap_callee){ .name = "" };
-		d->callee_line[v] = lr;
-		d->callee_func[v] = fr;
-		if (!hashmap_put(&d->callee_by_key, key, v))
-			return false;
-	}
+	uint64_t v;
+	if (!callee_row(d, lr, fr, &v))
+		return false;
 	add_own(&o->callees[v].c, st);
 	o->callees[v].c.total += st->samples;
 	o->callees[v].c.total_win += st->samples_win;
@@ -151,6 +307,48 @@ static bool count_stack(struct derive *d, const struct snapshot *s,
 	return true;
 }
 
+/* What the stacks folded into "[other stacks]" were samples of
+ * (snapshot.h: stack_folded_rows), added to the rows: callees after the
+ * functions and lines they name.  false on OOM. */
+static bool count_folded(struct derive *d, const struct snapshot *s, pid_t tid, pid_t pid)
+{
+	struct stack_derived *o = d->out;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->nstack_folded_rows; i++) {
+			const struct snap_folded_row *r = &s->stack_folded_rows[i];
+			uint32_t fr, lr;
+			uint64_t v;
+			if ((tid != 0 && r->tid != tid) || (pid != 0 && r->pid != pid) ||
+			    (r->kind == SNAP_FOLDED_CALLEE) != (pass == 1))
+				continue;
+			if (r->kind == SNAP_FOLDED_FUNC) {
+				if (!folded_func_row(d, r, &fr))
+					return false;
+				add_counts(&o->funcs[fr].c, &r->c);
+			} else if (r->kind == SNAP_FOLDED_LINE) {
+				if (!folded_line_row(d, r, &lr))
+					return false;
+				add_counts(&o->lines[lr].c, &r->c);
+			} else {
+				if (!folded_line_row(d, r, &lr) || !folded_func_row(d, r, &fr) ||
+				    !callee_row(d, lr, fr, &v))
+					return false;
+				add_counts(&o->callees[v].c, &r->c);
+			}
+		}
+	return true;
+}
+
+/* A stack folded into "[other stacks]" whose rows the snapshot tells
+ * apart (count_folded). */
+static bool told_apart(const struct snapshot *s, const struct snap_stack *st)
+{
+	if (!s->has_folded_rows || st->node >= s->nstack_nodes)
+		return false;
+	uint32_t f = s->stack_nodes[st->node].frame;
+	return f < s->nstack_frames && s->stack_frames[f].other;
+}
+
 /* The callees' names, once their rows are final. */
 static void name_callees(struct derive *d)
 {
@@ -171,21 +369,12 @@ static void name_callees(struct derive *d)
 static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pid_t pid)
 {
 	struct stack_derived *o = d->out;
+	/* Each frame's rows; the rows themselves grow as they come. */
 	size_t nf = s->nstack_frames ? s->nstack_frames : 1;
-	o->funcs = calloc(nf, sizeof *o->funcs);
-	o->lines = calloc(nf, sizeof *o->lines);
 	d->frame_func = malloc(nf * sizeof *d->frame_func);
 	d->frame_line = malloc(nf * sizeof *d->frame_line);
-	d->func_stamp = calloc(nf, sizeof *d->func_stamp);
-	d->line_stamp = calloc(nf, sizeof *d->line_stamp);
 	d->keys = strtab_new();
-	size_t ns = s->nstacks ? s->nstacks : 1;
-	o->callees = calloc(ns, sizeof *o->callees);
-	d->callee_line = malloc(ns * sizeof *d->callee_line);
-	d->callee_func = malloc(ns * sizeof *d->callee_func);
-	if (!o->funcs || !o->lines || !d->frame_func || !d->frame_line ||
-	    !d->func_stamp || !d->line_stamp || !d->keys || !o->callees ||
-	    !d->callee_line || !d->callee_func)
+	if (!d->frame_func || !d->frame_line || !d->keys)
 		return false;
 	for (size_t i = 0; i < s->nstack_frames; i++)
 		if (!frame_rows(d, &s->stack_frames[i], &d->frame_func[i], &d->frame_line[i]))
@@ -197,9 +386,11 @@ static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pi
 		o->samples += st->samples;
 		o->samples_win += st->samples_win;
 		snap_split_add(&o->split, &st->split);
-		if (!count_stack(d, s, st, i + 1))
+		if (!told_apart(s, st) && !count_stack(d, s, st, i + 1))
 			return false;
 	}
+	if (!count_folded(d, s, tid, pid))
+		return false;
 	name_callees(d);
 	return true;
 }
@@ -207,7 +398,7 @@ static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pi
 bool stack_derive(const struct snapshot *s, pid_t tid, pid_t pid,
                   struct stack_derived *out)
 {
-	struct derive d = { .out = out };
+	struct derive d = { .out = out, .other_func = NO_LINE, .other_line = NO_LINE };
 	*out = (struct stack_derived){ .funcs = NULL };
 	hashmap_init(&d.func_by_key);
 	hashmap_init(&d.line_by_key);

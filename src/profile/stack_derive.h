@@ -14,7 +14,16 @@
  * aggregator first saw the line).  A stack whose leaf is native
  * (--native) is a callee of the line of its innermost Python frame, if
  * that has one (own = total: the stack's samples).  "[other stacks]"
- * gives one function and one line row with other = true.  This is what the call
+ * gives one function and one line row with other = true, unless the
+ * snapshot tells what its stacks were samples of (has_folded_rows: the
+ * aggregator's, stack_folded_rows), whose rows are then counted in their
+ * place, so that a fold of the stack table changes no row; a frame whose
+ * function (line) row the aggregator folded (snap_frame.folded_func,
+ * folded_line) counts in an "[other]" function (line) row, other = true,
+ * as the row counters' row 0 does, except that its total counts a
+ * sample once however many folded frames it holds (the rows add their
+ * folded rows' totals up, clamped to the samples), and names or places
+ * no named row (a folded row sampled again starts anew).  This is what the call
  * tree, exports and recordings can count from, and how the stack table
  * is checked against the row counters (tests/test_stack_derive.c).
  */

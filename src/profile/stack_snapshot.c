@@ -20,6 +20,13 @@ static void emit_frames(const struct stack_table *t, stack_describe describe,
 		 * shown as "?", never as another code's name. */
 		if (describe(ctx, f->code_id, f->line, &to[i]))
 			to[i].line = f->line;
+		unsigned fold = stack_table_frame_fold(t, (uint32_t)i);
+		to[i].folded_func = (fold & STACK_FOLD_FUNC) != 0;
+		to[i].folded_line = (fold & STACK_FOLD_LINE) != 0;
+		to[i].folded_other = f->code_id == STACK_CODE_OTHER;
+		/* The "[other]" frame of folded frames that had no line has
+		 * none either. */
+		to[i].marker |= f->code_id == STACK_CODE_OTHER && (fold & STACK_FOLD_NO_LINE);
 	}
 }
 

@@ -58,6 +58,7 @@ void stack_table_destroy(struct stack_table *t)
 	free(t->nodes);
 	free(t->cells);
 	free(t->bkt);
+	free(t->fold);
 	hashmap_destroy(&t->frame_by_key);
 	hashmap_destroy(&t->node_by_key);
 	hashmap_destroy(&t->cell_by_key);
@@ -467,16 +468,23 @@ static size_t st_compact_frames(struct stack_table *t, const bool *live_node,
 	fmap[STACK_FRAME_OTHER] = STACK_FRAME_OTHER;
 	to[STACK_FRAME_OTHER] = t->frames[STACK_FRAME_OTHER];
 	hashmap_clear(&t->frame_by_key);
-	size_t nf = 1;
+	size_t nf = 1, nfold = t->nfold ? 1 : 0;
 	for (size_t i = 1; i < t->nframes; i++) {
 		if (fmap[i] == UINT32_MAX)
 			continue;
 		to[nf] = t->frames[i];
-		/* Cannot fail: the map held more keys a moment ago. */
-		(void)hashmap_put(&t->frame_by_key,
-		                  st_key(to[nf].code_id, (uint32_t)to[nf].line), nf);
+		/* Moves down in place, like the frames; a marked frame is
+		 * interned no more (stack_table_fold_frames). */
+		uint8_t bits = i < t->nfold ? t->fold[i] : 0;
+		if (i < t->nfold)
+			t->fold[nfold++] = bits;
+		if (bits == 0)
+			/* Cannot fail: the map held more keys a moment ago. */
+			(void)hashmap_put(&t->frame_by_key,
+			                  st_key(to[nf].code_id, (uint32_t)to[nf].line), nf);
 		fmap[i] = (uint32_t)nf++;
 	}
+	t->nfold = nfold;
 	return nf;
 }
 
@@ -586,6 +594,21 @@ static void st_compact_cells(struct stack_table *t, const bool *keep_cell,
 uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
                            stack_code_dead dead, void *ctx)
 {
+	return stack_table_fold_each(t, keep, dead, ctx, NULL, NULL);
+}
+
+static void st_tell_folded(const struct stack_table *t, const bool *keep_cell,
+                           stack_cell_folds each, void *ectx)
+{
+	for (size_t i = 0; each != NULL && i < t->ncells; i++)
+		if (!keep_cell[i] && t->cells[i].node != STACK_OTHER)
+			each(ectx, t, &t->cells[i]);
+}
+
+uint32_t *stack_table_fold_each(struct stack_table *t, size_t keep,
+                                stack_code_dead dead, void *ctx,
+                                stack_cell_folds each, void *ectx)
+{
 	size_t n_old = t->ncells, nc = t->ncells ? t->ncells : 1, nn = t->nnodes;
 	uint32_t *cmap = malloc(nc * sizeof *cmap);
 	uint32_t *nmap = malloc(nn * sizeof *nmap);
@@ -609,6 +632,7 @@ uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
 		ok = st_sum_folded(t, keep_cell, &others, cmap);
 	}
 	if (ok) {
+		st_tell_folded(t, keep_cell, each, ectx);
 		st_compact_nodes(t, live_node, nmap, fmap, fto);
 		st_compact_cells(t, keep_cell, nmap, cmap, &others);
 		st_bkt_remap(t, bkt, cmap, n_old);
@@ -630,4 +654,217 @@ uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
 		return NULL;
 	}
 	return cmap;
+}
+
+/* ---- folding in frame space -------------------------------------------- */
+
+/* Room for a fold mark per frame; false on OOM. */
+static bool st_fold_fit(struct stack_table *t)
+{
+	if (t->nfold >= t->nframes)
+		return true;
+	uint8_t *f = realloc(t->fold, t->nframes);
+	if (f == NULL)
+		return false;
+	memset(f + t->nfold, 0, t->nframes - t->nfold);
+	t->fold = f;
+	t->nfold = t->nframes;
+	return true;
+}
+
+bool stack_table_fold_frames(struct stack_table *t, stack_frame_folds folds, void *ctx)
+{
+	const uint8_t all = STACK_FOLD_FUNC | STACK_FOLD_LINE | STACK_FOLD_NO_LINE;
+	bool marked = false;
+	if (!st_fold_fit(t))
+		return false;
+	for (size_t i = 1; i < t->nframes; i++) {
+		/* Folded whole already (or the "[other]" frame). */
+		if ((t->fold[i] & STACK_FOLD_FUNC) &&
+		    (t->fold[i] & (STACK_FOLD_LINE | STACK_FOLD_NO_LINE)))
+			continue;
+		uint8_t bits = (uint8_t)(folds(ctx, t->frames[i].code_id, t->frames[i].line) & all);
+		marked |= (bits & ~t->fold[i]) != 0;
+		t->fold[i] |= bits;
+	}
+	if (!marked)
+		return true;
+	hashmap_clear(&t->frame_by_key);
+	for (size_t i = 1; i < t->nframes; i++)
+		if (t->fold[i] == 0)
+			/* Cannot fail: the map held more keys a moment ago. */
+			(void)hashmap_put(&t->frame_by_key,
+			                  st_key(t->frames[i].code_id, (uint32_t)t->frames[i].line), i);
+	/* The memos' nodes stand on frames no longer interned. */
+	t->gen++;
+	return true;
+}
+
+/* ---- frames of gone codes ---------------------------------------------- */
+
+static bool st_folded_whole(uint8_t fold)
+{
+	return (fold & STACK_FOLD_FUNC) && (fold & (STACK_FOLD_LINE | STACK_FOLD_NO_LINE));
+}
+
+/* The "[other]" frame standing for whole-folded frames with these marks
+ * (with a line or without: they derive differently), made if need be;
+ * STACK_NO_CELL on OOM.  Marked, so never interned. */
+static uint32_t st_other_frame(struct stack_table *t, uint8_t marks)
+{
+	for (size_t i = 1; i < t->nframes; i++)
+		if (t->frames[i].code_id == STACK_CODE_OTHER && stack_table_frame_fold(t, (uint32_t)i) == marks)
+			return (uint32_t)i;
+	if (!st_reserve((void **)&t->frames, t->nframes, &t->frames_cap, sizeof *t->frames))
+		return STACK_NO_CELL;
+	t->frames[t->nframes++] = (struct stack_frame){ STACK_CODE_OTHER, 0 };
+	if (!st_fold_fit(t)) {
+		t->nframes--;
+		return STACK_NO_CELL;
+	}
+	t->fold[t->nframes - 1] = marks;
+	return (uint32_t)(t->nframes - 1);
+}
+
+/* fr[f] = the frame f becomes: itself, or the "[other]" frame of its
+ * kind when its code went and it is folded whole.  false when none
+ * changes, or on OOM. */
+static bool st_gone_frames(struct stack_table *t, stack_code_dead dead, void *ctx,
+                           uint32_t **fr)
+{
+	const uint8_t kinds[2] = { STACK_FOLD_FUNC | STACK_FOLD_LINE,
+	                           STACK_FOLD_FUNC | STACK_FOLD_NO_LINE };
+	uint32_t other[2] = { STACK_NO_CELL, STACK_NO_CELL };
+	bool any = false;
+	for (size_t i = 1; i < t->nframes && !any; i++)
+		any = t->frames[i].code_id != STACK_CODE_OTHER &&
+		      st_folded_whole((uint8_t)stack_table_frame_fold(t, (uint32_t)i)) &&
+		      dead(ctx, t->frames[i].code_id);
+	if (!any)
+		return false;
+	for (int k = 0; k < 2; k++)
+		if ((other[k] = st_other_frame(t, kinds[k])) == STACK_NO_CELL)
+			return false;
+	*fr = malloc(t->nframes * sizeof **fr);
+	if (*fr == NULL)
+		return false;
+	for (size_t i = 0; i < t->nframes; i++) {
+		uint8_t f = (uint8_t)stack_table_frame_fold(t, (uint32_t)i);
+		bool gone = i > 0 && t->frames[i].code_id != STACK_CODE_OTHER &&
+		            st_folded_whole(f) && dead(ctx, t->frames[i].code_id);
+		(*fr)[i] = !gone ? (uint32_t)i : other[(f & STACK_FOLD_LINE) ? 0 : 1];
+	}
+	return true;
+}
+
+/* Nodes renumbered through fr, those now equal merged (in place: parents
+ * come first, and a node moves down only); nmap[old] = new. */
+static void st_merge_nodes(struct stack_table *t, const uint32_t *fr, uint32_t *nmap)
+{
+	size_t kept = STACK_OTHER + 1;
+	uint64_t v;
+	nmap[STACK_ROOT] = STACK_ROOT;
+	nmap[STACK_OTHER] = STACK_OTHER;
+	hashmap_clear(&t->node_by_key);
+	for (size_t i = STACK_OTHER + 1; i < t->nnodes; i++) {
+		struct stack_node n = t->nodes[i];
+		n.parent = nmap[n.parent];
+		n.frame = fr[n.frame];
+		uint64_t key = st_key(n.parent, n.frame);
+		if (hashmap_get(&t->node_by_key, key, &v)) {
+			nmap[i] = (uint32_t)v;
+			continue;
+		}
+		t->nodes[kept] = n;
+		/* Cannot fail: the map held more keys a moment ago. */
+		(void)hashmap_put(&t->node_by_key, key, kept);
+		nmap[i] = (uint32_t)kept++;
+	}
+	t->nnodes = kept;
+}
+
+/* Cells renumbered through nmap, those now equal merged; cmap[old] = new. */
+static void st_merge_cells(struct stack_table *t, const uint32_t *nmap, uint32_t *cmap)
+{
+	size_t kept = 0;
+	uint64_t idx;
+	hashmap_clear(&t->cell_by_key);
+	for (size_t i = 0; i < t->ncells; i++) {
+		struct stack_cell c = t->cells[i]; /* read before kept <= i is written */
+		c.node = nmap[c.node];
+		uint64_t key = st_key(c.node, (uint32_t)c.tid);
+		if (hashmap_get(&t->cell_by_key, key, &idx)) {
+			st_cell_merge(&t->cells[idx], &c);
+			cmap[i] = (uint32_t)idx;
+			continue;
+		}
+		t->cells[kept] = c;
+		(void)hashmap_put(&t->cell_by_key, key, kept);
+		cmap[i] = (uint32_t)kept++;
+	}
+	t->ncells = kept;
+}
+
+uint32_t *stack_table_rewrite_gone(struct stack_table *t, stack_code_dead dead, void *ctx)
+{
+	uint32_t *fr = NULL;
+	if (!st_gone_frames(t, dead, ctx, &fr))
+		return NULL;
+	size_t nc = t->ncells, nn = t->nnodes, nf = t->nframes;
+	uint32_t *cmap = malloc((nc ? nc : 1) * sizeof *cmap);
+	uint32_t *nmap = malloc(nn * sizeof *nmap), *nmap2 = malloc(nn * sizeof *nmap2);
+	uint32_t *fmap = malloc(nf * sizeof *fmap);
+	bool *live = malloc(nn);
+	struct stack_frame *fto = malloc(nf * sizeof *fto);
+	bool bkt_ok;
+	struct stack_bucket *bkt = st_bkt_alloc(t, &bkt_ok);
+	bool ok = cmap && nmap && nmap2 && fmap && live && fto && bkt_ok;
+	if (ok) {
+		st_merge_nodes(t, fr, nmap);
+		st_merge_cells(t, nmap, cmap);
+		st_bkt_remap(t, bkt, cmap, nc);
+		/* The frames no node stands on any more go; nodes stay put. */
+		memset(live, 1, t->nnodes);
+		st_compact_nodes(t, live, nmap2, fmap, fto);
+		/* The memos' nodes moved. */
+		t->gen++;
+	} else {
+		free(fto);
+		free(bkt);
+		free(cmap);
+		cmap = NULL;
+	}
+	free(fr);
+	free(nmap);
+	free(nmap2);
+	free(fmap);
+	free(live);
+	return cmap;
+}
+
+/* The frames not marked, by their key again. */
+static void st_index_frames(struct stack_table *t)
+{
+	hashmap_clear(&t->frame_by_key);
+	for (size_t i = 1; i < t->nframes; i++)
+		if (stack_table_frame_fold(t, (uint32_t)i) == 0)
+			/* Cannot fail: as many keys at most as a moment ago. */
+			(void)hashmap_put(&t->frame_by_key,
+			                  st_key(t->frames[i].code_id, (uint32_t)t->frames[i].line), i);
+}
+
+void stack_table_recode(struct stack_table *t, stack_frame_recode recode, void *ctx)
+{
+	bool changed = false;
+	for (size_t i = 1; i < t->nframes; i++) {
+		struct stack_frame *f = &t->frames[i];
+		uint32_t code = recode(ctx, f->code_id, stack_table_frame_fold(t, (uint32_t)i));
+		changed |= code != f->code_id;
+		f->code_id = code;
+	}
+	if (!changed)
+		return;
+	st_index_frames(t);
+	/* A memo's raw frames name the old codes. */
+	t->gen++;
 }

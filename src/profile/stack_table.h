@@ -29,7 +29,14 @@
  * the cap) and folds the others into their thread's "[other stacks]"
  * cell, so every sum stays right; nodes and frames no kept cell uses go.
  * Stacks holding a code the code table dropped (code churn, code ids are
- * never reused) fold at the same time.  Folding renumbers cells, nodes
+ * never reused) fold at the same time (the aggregator first moves the
+ * frames of a code about to go to its function's code:
+ * stack_table_recode, so only OOM leaves such frames).  The aggregator's row fold is done
+ * in frame space (stack_table_fold_frames): the frames of a function or
+ * line whose row went to "[other]" are marked, not moved, so every stack
+ * still derives the rows' figures (stack_derive.h); once their codes
+ * go, those folded whole become one "[other]" frame and the stacks on
+ * them merge (stack_table_rewrite_gone) instead of folding away.  Folding renumbers cells, nodes
  * and frames; it bumps `gen`, which invalidates every memo.
  *
  * Single-threaded, consumer side only (like the aggregator that owns it).
@@ -51,6 +58,17 @@
 #define STACK_OTHER 1u          /* "[other stacks]" */
 #define STACK_FRAME_OTHER 0u    /* the frame id of "[other stacks]" */
 #define STACK_NO_CELL UINT32_MAX
+
+/* A frame whose function (line) row the aggregator folded into "[other]"
+ * (aggregator.h: bounded memory): its samples count there from then on. */
+#define STACK_FOLD_FUNC 1u
+#define STACK_FOLD_LINE 2u
+/* The frame has no line row (a native frame without a source line,
+ * "[N more frames]"): with STACK_FOLD_FUNC it is folded whole. */
+#define STACK_FOLD_NO_LINE 4u
+/* The code of the "[other]" frames that the frames of folded rows whose
+ * codes went became (stack_table_rewrite_gone); never a real code's id. */
+#define STACK_CODE_OTHER 0xfffffffeu
 
 /* Caps (see above).  A cell costs about 300 bytes (256 of its own, 48 of
  * them its kept-memory marks), a node about 40. */
@@ -114,6 +132,9 @@ struct stack_table {
 	uint64_t folded;              /* stacks (cells) folded since the reset */
 	uint64_t hashed;              /* frames interned by hashing (the memo
 	                                 skips them): for tests and benches */
+	uint8_t *fold;                /* owned: STACK_FOLD_* of frames[0..nfold)
+	                                 (frames after them: none) */
+	size_t nfold;
 };
 
 /* false on OOM (t is then empty but usable for stack_table_destroy). */
@@ -197,5 +218,55 @@ typedef bool (*stack_code_dead)(void *ctx, uint32_t code_id);
  * OOM (nothing changed then). */
 uint32_t *stack_table_fold(struct stack_table *t, size_t keep,
                            stack_code_dead dead, void *ctx);
+
+/* A cell about to fold into "[other stacks]", the table still whole:
+ * what the caller keeps of it (folded_rows.h). */
+typedef void (*stack_cell_folds)(void *ctx, const struct stack_table *t,
+                                 const struct stack_cell *c);
+
+/* stack_table_fold, telling `each` of every cell that folds (never of an
+ * "[other stacks]" cell), once the fold cannot fail any more. */
+uint32_t *stack_table_fold_each(struct stack_table *t, size_t keep,
+                                stack_code_dead dead, void *ctx,
+                                stack_cell_folds each, void *ectx);
+
+/* Which of a frame's rows fold now: STACK_FOLD_* bits (the caller's
+ * answer for (code id, line)). */
+typedef unsigned (*stack_frame_folds)(void *ctx, uint32_t code_id, int32_t line);
+
+/* Fold in frame space: every frame `folds` names is marked (its bits
+ * added to those it had) and keeps its code id, so the nodes, cells and
+ * memory marks on it stay and count into "[other]" where the frame's
+ * row would have (stack_derive.h).  A marked frame is interned no more:
+ * the same (code, line) sampled again is a new frame, under new nodes,
+ * as a folded row seen again is a new row.  Bumps `gen` when a frame was
+ * marked.  false on OOM (nothing marked then). */
+bool stack_table_fold_frames(struct stack_table *t, stack_frame_folds folds, void *ctx);
+
+/* The code table dropped codes: every frame of a gone code that is
+ * folded whole (STACK_FOLD_FUNC and STACK_FOLD_LINE or _NO_LINE)
+ * becomes one "[other]" frame (code STACK_CODE_OTHER, line 0, its marks
+ * kept), and the nodes and cells that thereby become equal merge, as
+ * stack_table_merge_gone merges threads: every sum stays, the table
+ * shrinks.  The other frames of gone codes are left to stack_table_fold.
+ * Returns the old cell -> new cell map (owned by the caller), or NULL
+ * when nothing changed or on OOM (nothing changed then). */
+uint32_t *stack_table_rewrite_gone(struct stack_table *t, stack_code_dead dead, void *ctx);
+
+/* What a frame's code becomes (code_id itself: unchanged); fold: the
+ * frame's STACK_FOLD_* bits. */
+typedef uint32_t (*stack_frame_recode)(void *ctx, uint32_t code_id, unsigned fold);
+
+/* Every frame's code through `recode`, in place: frames keep their ids,
+ * lines and marks, nodes and cells stay (a code about to go leaves its
+ * frames to its function's code, code_table_function).  Bumps gen when
+ * a code changed. */
+void stack_table_recode(struct stack_table *t, stack_frame_recode recode, void *ctx);
+
+/* STACK_FOLD_* bits of frame id f. */
+static inline unsigned stack_table_frame_fold(const struct stack_table *t, uint32_t f)
+{
+	return f < t->nfold ? t->fold[f] : 0;
+}
 
 #endif

@@ -1,0 +1,304 @@
+/* test_folded_rows.c - the stack table's own cap (STACK_MAX_CELLS): the
+ * stacks with fewest samples fold into "[other stacks]", and what they
+ * were samples of goes to folded_rows.h, so the functions, lines and
+ * callees counted from a snapshot's stacks (stack_derive.h) are still the
+ * row counters' figures after the fold: globally, per thread and per
+ * process, the split included, shares settled after the fold (a
+ * thread's system time, the memory it gives back) too, and after the
+ * rows fold into "[other]" as well. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "profile/aggregator.h"
+#include "profile/aggregator_priv.h"
+#include "profile/stack_derive.h"
+#include "sim_stream.h"
+#include "transport/record.h"
+
+#define MAIN 1u
+#define HOT 2u
+#define LEAF 100u   /* leaf_i is code LEAF + i */
+#define MID 1000u   /* mid_j is code MID + j */
+#define N 300u      /* N * N distinct stacks: over STACK_MAX_CELLS */
+#define NAT 0x80000000u
+#define MS 1000000ull
+
+static uint64_t buf[64];
+/* Thread 13 samples only before the stacks fold and after. */
+static const pid_t tids[4] = { 11, 12, 21, 13 }, pids[4] = { 7, 7, 8, 7 };
+#define EARLY 3
+
+struct run {
+	struct aggregator *a;
+	uint64_t n, cpu[4];
+	bool stall[4]; /* the thread's CPU counters do not move */
+};
+
+static void sample(struct run *r, int k, const uint32_t *codes, uint16_t nframes,
+                   uint64_t shrink)
+{
+	struct rec_sample *s = (struct rec_sample *)buf;
+	memset(buf, 0, sizeof buf);
+	r->n++;
+	if (!r->stall[k])
+		r->cpu[k] += MS;
+	*s = (struct rec_sample){
+		.h = { REC_SAMPLE, (uint32_t)(sizeof *s + nframes * sizeof(struct rec_frame)) },
+		.time_ns = r->n * MS, .interval_ns = (uint32_t)(MS + r->n % 7),
+		.tid = tids[k], .pid = pids[k], .nframes = nframes,
+		.flags = r->n % 3 ? SAMPLE_RUNNING : 0,
+		.cpu_user_ns = r->cpu[k] * 7 / 10, .cpu_sys_ns = r->cpu[k] * 3 / 10,
+		.minflt = r->n % 3, .mem_growth = r->n % 5 == 0 ? 8192 : 0,
+		.mem_shrink = shrink,
+	};
+	for (uint16_t i = 0; i < nframes; i++)
+		s->frames[i] = (struct rec_frame){ codes[i], 0 };
+	aggregator_ingest(r->a, s, s->h.size);
+}
+
+static void add_process(struct run *r, pid_t pid)
+{
+	struct rec_process *p = (struct rec_process *)buf;
+	memset(buf, 0, sizeof buf);
+	p->h = (struct rec_header){ REC_PROCESS, REC_ALIGN((uint32_t)sizeof *p) };
+	p->pid = pid;
+	p->ppid = 1;
+	p->state = PROC_PYTHON;
+	strcpy(p->version, "3.12.1");
+	aggregator_ingest(r->a, p, p->h.size);
+}
+
+static void setup(struct run *r)
+{
+	char name[32], file[32];
+	*r = (struct run){ .a = aggregator_new(true) };
+	cr_assert_not_null(r->a);
+	r->a->next_sweep_ns = UINT64_MAX;
+	sim_def_code_as(r->a, MAIN, "main", "app.py", 1);
+	sim_def_code_as(r->a, HOT, "hot", "app.py", 10);
+	for (uint32_t i = 0; i < N; i++) {
+		snprintf(name, sizeof name, "leaf_%u", i);
+		snprintf(file, sizeof file, "leaf%u.py", i % 7);
+		sim_def_code_as(r->a, LEAF + i, name, file, 1 + (int)i);
+		snprintf(name, sizeof name, "mid_%u", i);
+		sim_def_code_as(r->a, MID + i, name, "mid.py", 1 + (int)i);
+	}
+	cr_assert(aggregator_define_native(r->a, NAT, "nat", "lib.c", 0, "lib.so"));
+	add_process(r, 7);
+	add_process(r, 8);
+}
+
+static void sweep(struct run *r)
+{
+	r->a->next_sweep_ns = 0;
+	agg_sweep(r->a);
+	r->a->next_sweep_ns = UINT64_MAX;
+}
+
+/* Every (leaf, mid) pair once, a native leaf under every ninth, hot
+ * often enough to be kept; thread 2 stalled (its samples queue).  First
+ * the early thread's stacks, the oldest (they fold first), its samples
+ * queued until after the fold. */
+static void many_stacks(struct run *r)
+{
+	r->stall[2] = r->stall[EARLY] = true;
+	for (uint32_t i = 0; i < 40; i++) {
+		uint32_t early[] = { LEAF + i, MAIN }, nat[] = { NAT, LEAF + i, MAIN };
+		r->n += r->n % 3 == 0; /* running */
+		sample(r, EARLY, i % 4 ? early : nat, i % 4 ? 2 : 3, 0);
+	}
+	for (uint32_t i = 0; i < N; i++)
+		for (uint32_t j = 0; j < N; j++) {
+			int k = (int)((i + j) % 3);
+			uint32_t plain[] = { LEAF + i, MID + j, MAIN };
+			uint32_t nat[] = { NAT, LEAF + i, MID + j, MAIN };
+			if ((i * N + j) % 9 == 0)
+				sample(r, k, nat, 4, 0);
+			else
+				sample(r, k, plain, 3, 0);
+			if (j % 30 == 0) {
+				uint32_t hot[] = { HOT, MAIN };
+				sample(r, k, hot, 2, 0);
+			}
+		}
+}
+
+/* After the fold: the stalled thread's counters move (its queued
+ * samples, some on folded stacks, settle), and memory given back goes
+ * where each thread's previous sample was, a folded stack. */
+static void after_fold(struct run *r)
+{
+	uint32_t hot[] = { HOT, MAIN };
+	uint64_t idx;
+	cr_assert(hashmap_get(&r->a->thread_by_tid, (uint32_t)tids[EARLY], &idx));
+	const struct agg_thread *t = &agg_threads(r->a)[idx];
+	cr_assert_gt(t->queue.n, 0, "nothing queued: no test");
+	cr_assert_lt(t->prev.cell, r->a->stacks.ncells);
+	cr_assert_eq(r->a->stacks.cells[t->prev.cell].node, STACK_OTHER,
+	             "the early stacks did not fold: no test");
+	r->stall[2] = r->stall[EARLY] = false;
+	for (int k = 0; k < 4; k++)
+		sample(r, k, hot, 2, 4096u * (unsigned)(k + 1));
+}
+
+static bool near(double x, double y)
+{
+	return fabs(x - y) <= 1e-9 * (fabs(x) + fabs(y)) + 1e-9;
+}
+
+static bool split_eq(const struct snap_split *x, const struct snap_split *y)
+{
+	return near(x->python, y->python) && near(x->native, y->native) &&
+	       near(x->system, y->system) && near(x->waiting, y->waiting) &&
+	       near(x->cpu_wait, y->cpu_wait) && near(x->gil_wait, y->gil_wait) &&
+	       x->mem_growth == y->mem_growth && x->mem_shrink == y->mem_shrink &&
+	       x->minflt == y->minflt;
+}
+
+static void expect_counts(const char *what, const char *name, bool total,
+                          const struct snap_counts *x, const struct snap_counts *y)
+{
+	cr_expect(x->own == y->own && x->own_win == y->own_win && near(x->own_s, y->own_s) &&
+	          x->mem_kept == y->mem_kept,
+	          "%s %s: own %llu (window %llu), derived %llu (%llu)", what, name,
+	          (unsigned long long)x->own, (unsigned long long)x->own_win,
+	          (unsigned long long)y->own, (unsigned long long)y->own_win);
+	if (total)
+		cr_expect(x->total == y->total && x->total_win == y->total_win &&
+		          near(x->total_s, y->total_s),
+		          "%s %s: total %llu (window %llu), derived %llu (%llu)", what, name,
+		          (unsigned long long)x->total, (unsigned long long)x->total_win,
+		          (unsigned long long)y->total, (unsigned long long)y->total_win);
+	cr_expect(split_eq(&x->split, &y->split) && split_eq(&x->split_win, &y->split_win),
+	          "%s %s: split python %.6f system %.6f shrink %llu, derived %.6f %.6f %llu",
+	          what, name, x->split.python, x->split.system,
+	          (unsigned long long)x->split.mem_shrink, y->split.python, y->split.system,
+	          (unsigned long long)y->split.mem_shrink);
+}
+
+static size_t live_funcs(const struct stack_derived *d)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->nfuncs; i++)
+		n += d->funcs[i].c.total > 0;
+	return n;
+}
+
+static size_t live_lines(const struct stack_derived *d)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->nlines; i++)
+		n += d->lines[i].c.total > 0;
+	return n;
+}
+
+static void check_callees(const struct snapshot *s, const struct stack_derived *d)
+{
+	size_t live = 0;
+	for (size_t k = 0; k < d->ncallees; k++)
+		live += d->callees[k].c.own > 0;
+	cr_expect_eq(live, s->ncallees, "%zu callees, derived %zu", s->ncallees, live);
+	for (size_t i = 0; i < s->ncallees; i++) {
+		const struct snap_callee *c = &s->callees[i], *g = NULL;
+		for (size_t k = 0; k < d->ncallees && g == NULL; k++)
+			if (strcmp(d->callees[k].caller_file, c->caller_file) == 0 &&
+			    d->callees[k].caller_line == c->caller_line &&
+			    strcmp(d->callees[k].name, c->name) == 0)
+				g = &d->callees[k];
+		cr_assert_not_null(g, "no derived callee %s under %s:%d", c->name,
+		                   c->caller_file, c->caller_line);
+		expect_counts("callee", c->name, true, &c->c, &g->c);
+	}
+}
+
+/* A snapshot under a filter against what its stacks derive; "[other]"'s
+ * total only when exact_other (see test_frame_fold). */
+static void check(struct run *r, pid_t tid, pid_t pid, bool exact_other)
+{
+	struct snapshot s = { 0 };
+	struct stack_derived d;
+	aggregator_filter_thread(r->a, tid);
+	aggregator_filter_process(r->a, pid);
+	agg_snapshot_counted(r->a, &s); /* the row counters against the stacks */
+	cr_assert(stack_derive(&s, tid, tid ? 0 : pid, &d));
+	cr_expect_eq(d.samples, s.samples);
+	cr_expect_eq(live_funcs(&d), s.nfuncs, "tid %d pid %d: %zu functions, derived %zu",
+	             tid, pid, s.nfuncs, live_funcs(&d));
+	cr_expect_eq(live_lines(&d), s.nlines, "tid %d pid %d: %zu lines, derived %zu",
+	             tid, pid, s.nlines, live_lines(&d));
+	for (size_t i = 0; i < s.nfuncs; i++) {
+		const struct snap_func *f = &s.funcs[i], *g = NULL;
+		for (size_t k = 0; k < d.nfuncs && g == NULL; k++)
+			if (d.funcs[k].other == f->other && strcmp(d.funcs[k].name, f->name) == 0 &&
+			    strcmp(d.funcs[k].file, f->file) == 0)
+				g = &d.funcs[k];
+		cr_assert_not_null(g, "tid %d pid %d: no derived %s", tid, pid, f->name);
+		cr_expect_eq(g->line, f->line, "%s: first line %d, derived %d", f->name,
+		             f->line, g->line);
+		expect_counts("function", f->name, exact_other || !f->other, &f->c, &g->c);
+	}
+	for (size_t i = 0; i < s.nlines; i++) {
+		const struct snap_line *l = &s.lines[i], *g = NULL;
+		for (size_t k = 0; k < d.nlines && g == NULL; k++)
+			if (d.lines[k].other == l->other && strcmp(d.lines[k].file, l->file) == 0 &&
+			    d.lines[k].line == l->line && (!l->other || strcmp(d.lines[k].name, l->name) == 0))
+				g = &d.lines[k];
+		cr_assert_not_null(g, "tid %d pid %d: no derived %s:%d", tid, pid, l->file, l->line);
+		cr_expect_str_eq(g->name, l->name, "%s:%d", l->file, l->line);
+		expect_counts("line", l->file, exact_other || !l->other, &l->c, &g->c);
+	}
+	check_callees(&s, &d);
+	stack_derived_free(&d);
+	snapshot_free(&s);
+}
+
+static void check_all(struct run *r, bool exact_other)
+{
+	check(r, 0, 0, exact_other);
+	check(r, tids[0], 0, exact_other);
+	check(r, tids[2], 0, exact_other);
+	check(r, tids[EARLY], 0, exact_other);
+	check(r, 0, pids[2], exact_other);
+	check(r, 0, pids[0], exact_other);
+}
+
+Test(folded_rows, rows_derive_exactly_after_the_stack_table_folds)
+{
+	struct run r;
+	setup(&r);
+	many_stacks(&r);
+	/* Over the cap, the table folds at the next sweep, which ingest
+	 * runs every 1024 records. */
+	cr_assert_gt(r.a->stacks.folded, N * N - STACK_MAX_CELLS, "no stack folded: no test");
+	cr_assert_eq(r.a->folded_funcs, 0, "a row folded: not this test's case");
+	check_all(&r, true);
+	after_fold(&r);
+	check_all(&r, true);
+	aggregator_free(r.a);
+}
+
+/* Then the rows the folded stacks name fold into "[other]" themselves
+ * (aged: not sampled for AGG_AGE_SAMPLES, a thousandth of the samples
+ * at most): the folded rows follow them there. */
+Test(folded_rows, folded_rows_follow_the_rows_into_other)
+{
+	struct run r;
+	uint32_t hot[] = { HOT, MAIN };
+	setup(&r);
+	many_stacks(&r);
+	sweep(&r);
+	after_fold(&r);
+	cr_assert_gt(r.a->stacks.folded, 0, "no stack folded: no test");
+	for (uint32_t i = 0; i < 320000; i++)
+		sample(&r, (int)(i % 3), hot, 2, 0);
+	cr_assert_gt(r.a->folded_funcs, N, "the rows did not fold: no test");
+	check_all(&r, false);
+	aggregator_free(r.a);
+}

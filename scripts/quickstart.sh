@@ -189,25 +189,32 @@ test_list() {
 		sed -n "s/^$2=//p"
 }
 
-# check_dir DIR [TESTS]: build and run DIR's tests: all, the ones the make
-# variable TESTS names (e.g. SANITIZER_TESTS), or TESTS itself when it is a
-# list of binaries.
+# check_dir DIR [TESTS [BINS]]: build and run DIR's tests: all, the
+# ones the make variable TESTS names (e.g. SANITIZER_TESTS), or TESTS itself
+# when it is a list of binaries.  BINS names the make variable listing
+# the check programs those tests need (e.g. SANITIZER_BINS): only those
+# are built, not every test binary.
 check_dir() {
-	local dir=$1 tests=${2:-TEST_PROGS} t timing=() others=()
+	local dir=$1 tests=${2:-TEST_PROGS} t timing=() others=() progs=()
+	local timing_list
+	[ -z "${3:-}" ] || progs=("check_PROGRAMS=\$($3)")
 	say "make check in $dir"
 	cd "$ROOT/$dir"
 	find . -path './pytop-*' -prune -o -name '*.trs' -exec rm -f {} +
 	rm -f test-suite.log
-	if ! make -j"$JOBS" --no-print-directory check TESTS= >build-tests.log 2>&1; then
+	if ! make -j"$JOBS" --no-print-directory check TESTS= "${progs[@]}" \
+	     >build-tests.log 2>&1; then
 		tail -n 40 build-tests.log >&2
 		say "building the tests in $dir failed (see $dir/build-tests.log)"
 	fi
 	case $tests in *[a-z/]*) ;; *) tests=$(test_list "$dir" "$tests") ;; esac
 	# The tests that compare figures with the workload's truth run one
 	# binary at a time (each runs its cases one at a time too), the rest
-	# two binaries at a time; see TIMING_TESTS in Makefile.am.
+	# two binaries at a time; see TIMING_TESTS in Makefile.am.  (The list
+	# is asked of make once: a make per test binary took half a minute.)
+	timing_list=" $(test_list "$dir" TIMING_TESTS) "
 	for t in $tests; do
-		case " $(test_list "$dir" TIMING_TESTS) " in
+		case $timing_list in
 		*" $t "*) timing+=("$t") ;;
 		*) others+=("$t") ;;
 		esac
@@ -215,10 +222,12 @@ check_dir() {
 	# One line per passing test case is noise; failures and the automake
 	# summary stay visible.
 	[ ${#others[@]} -eq 0 ] ||
-		make -j"$JOBS" --no-print-directory check TESTS="${others[*]}" 2>&1 |
+		make -j"$JOBS" --no-print-directory check TESTS="${others[*]}" \
+		     "${progs[@]}" 2>&1 |
 		grep -v -e '^PASS: ' -e '^make.*: Nothing to be done' || true
 	[ ${#timing[@]} -eq 0 ] ||
-		make --no-print-directory check TESTS="${timing[*]}" 2>&1 |
+		make --no-print-directory check TESTS="${timing[*]}" \
+		     "${progs[@]}" 2>&1 |
 		grep -v -e '^PASS: ' -e '^make.*: Nothing to be done' || true
 	if ! count_trs "$ROOT/$dir"; then
 		say "no test results in $dir: the build failed"
@@ -316,8 +325,9 @@ fuzz_targets_count() {
 
 # distcheck: the release tarball builds out of tree from a read-only
 # source, passes the unit tests and the layer check, installs and
-# uninstalls cleanly.  Counted as one check (its test cases already ran in
-# build/).  It runs in the background in a directory of its own
+# uninstalls cleanly; it builds the unit tests' programs alone
+# (DISTCHECK_BINS), not the end-to-end ones it does not run.  Counted as
+# one check (its test cases already ran in build/).  It runs in the background in a directory of its own
 # (build-dist/), so that its make never meets the foreground's in build/;
 # the end-to-end tests are left out there: at nice 19 beside the accuracy
 # tests their time limits would not hold, and they ran in build/ and
@@ -325,7 +335,8 @@ fuzz_targets_count() {
 distcheck() {
 	configure_dir build-dist "$ROOT/configure" &&
 	make -C "$ROOT/build-dist" -j"$JOBS" --no-print-directory distcheck \
-		'TESTS=$(DISTCHECK_TESTS)' >"$ROOT/build-dist/distcheck.log" 2>&1
+		'TESTS=$(DISTCHECK_TESTS)' 'check_PROGRAMS=$(DISTCHECK_BINS)' \
+		>"$ROOT/build-dist/distcheck.log" 2>&1
 }
 
 distcheck_count() {
@@ -344,11 +355,13 @@ distcheck_count() {
 	FAILED_LOGS+=("$log")
 }
 
-# asan_build: the clang ASan+UBSan build of pytop and of every test.
+# asan_build: the clang ASan+UBSan build of pytop and of the tests it runs
+# (SANITIZER_BINS).
 asan_build() {
 	configure_dir build-asan CC=clang "$ROOT/configure" --enable-werror \
 		--enable-sanitizers=address,undefined &&
 	make -C "$ROOT/build-asan" -j"$JOBS" --no-print-directory check TESTS= \
+		'check_PROGRAMS=$(SANITIZER_BINS)' \
 		>"$ROOT/build-asan/build-tests.log" 2>&1
 }
 
@@ -522,7 +535,8 @@ run_tests() {
 	say "waiting for the sanitizer build (build-asan/, in the background)"
 	bg_wait_for asan || say "the sanitizer build failed (see build-asan/build-tests.log)"
 	sanitizer_logs_begin build-asan
-	PYTOP_TEST_SLOTS=py311_debian check_dir build-asan SANITIZER_TESTS
+	PYTOP_TEST_SLOTS=py311_debian check_dir build-asan SANITIZER_TESTS \
+		SANITIZER_BINS
 	sanitizer_logs_end
 
 	say "waiting for the background steps"

@@ -7,7 +7,10 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "profile/aggregator_priv.h"
 
 /* One check, ending the test or not as the comparison says. */
 #define DERIVE_CHECK(c, cond, ...)                    \
@@ -178,4 +181,21 @@ void derive_check_rows(const struct derive_cmp *c, const struct snapshot *s,
 	check_funcs(c, s, d);
 	check_lines(c, s, d);
 	check_callees(c, s, d);
+}
+
+void derive_check_aggregator(struct aggregator *a, pid_t tid, pid_t pid, bool exact_other)
+{
+	struct snapshot s = { 0 };
+	struct stack_derived d;
+	char label[64];
+	snprintf(label, sizeof label, "tid %d pid %d", tid, pid);
+	const struct derive_cmp c = { .label = label, .theirs = "derived",
+	                              .exact_other = exact_other, .first_line = true };
+	aggregator_filter_thread(a, tid);
+	aggregator_filter_process(a, pid);
+	agg_snapshot_counted(a, &s); /* the row counters against the stacks */
+	cr_assert(stack_derive(&s, tid, tid ? 0 : pid, &d));
+	derive_check_rows(&c, &s, &d);
+	stack_derived_free(&d);
+	snapshot_free(&s);
 }

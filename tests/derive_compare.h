@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <sys/types.h>
+
+#include "profile/aggregator.h"
 #include "profile/snapshot.h"
 #include "profile/stack_derive.h"
 
@@ -45,5 +48,11 @@ const struct snap_line *derive_find_line(const struct stack_derived *d,
 /* Every function, line and callee row of s against d's, and their counts. */
 void derive_check_rows(const struct derive_cmp *c, const struct snapshot *s,
                        const struct stack_derived *d);
+
+/* a's row counters under a thread (tid) or process (pid) filter against
+ * what its stacks derive, by derive_check_rows ("tid T pid P" in every
+ * message, a mismatch not fatal); "[other]"'s total only when
+ * exact_other.  Leaves the filters set. */
+void derive_check_aggregator(struct aggregator *a, pid_t tid, pid_t pid, bool exact_other);
 
 #endif

@@ -152,19 +152,7 @@ static void after_fold(struct run *r)
  * total only when exact_other (see test_frame_fold). */
 static void check(struct run *r, pid_t tid, pid_t pid, bool exact_other)
 {
-	struct snapshot s = { 0 };
-	struct stack_derived d;
-	char label[64];
-	snprintf(label, sizeof label, "tid %d pid %d", tid, pid);
-	const struct derive_cmp c = { .label = label, .theirs = "derived",
-	                              .exact_other = exact_other, .first_line = true };
-	aggregator_filter_thread(r->a, tid);
-	aggregator_filter_process(r->a, pid);
-	agg_snapshot_counted(r->a, &s); /* the row counters against the stacks */
-	cr_assert(stack_derive(&s, tid, tid ? 0 : pid, &d));
-	derive_check_rows(&c, &s, &d);
-	stack_derived_free(&d);
-	snapshot_free(&s);
+	derive_check_aggregator(r->a, tid, pid, exact_other);
 }
 
 static void check_all(struct run *r, bool exact_other)

@@ -11,11 +11,11 @@
 #endif
 
 #include <criterion/criterion.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "derive_compare.h"
 #include "profile/aggregator.h"
 #include "profile/aggregator_priv.h"
 #include "profile/stack_derive.h"
@@ -148,115 +148,11 @@ static void after_fold(struct run *r)
 		sample(r, k, hot, 2, 4096u * (unsigned)(k + 1));
 }
 
-static bool near(double x, double y)
-{
-	return fabs(x - y) <= 1e-9 * (fabs(x) + fabs(y)) + 1e-9;
-}
-
-static bool split_eq(const struct snap_split *x, const struct snap_split *y)
-{
-	return near(x->python, y->python) && near(x->native, y->native) &&
-	       near(x->system, y->system) && near(x->waiting, y->waiting) &&
-	       near(x->cpu_wait, y->cpu_wait) && near(x->gil_wait, y->gil_wait) &&
-	       x->mem_growth == y->mem_growth && x->mem_shrink == y->mem_shrink &&
-	       x->minflt == y->minflt;
-}
-
-static void expect_counts(const char *what, const char *name, bool total,
-                          const struct snap_counts *x, const struct snap_counts *y)
-{
-	cr_expect(x->own == y->own && x->own_win == y->own_win && near(x->own_s, y->own_s) &&
-	          x->mem_kept == y->mem_kept,
-	          "%s %s: own %llu (window %llu), derived %llu (%llu)", what, name,
-	          (unsigned long long)x->own, (unsigned long long)x->own_win,
-	          (unsigned long long)y->own, (unsigned long long)y->own_win);
-	if (total)
-		cr_expect(x->total == y->total && x->total_win == y->total_win &&
-		          near(x->total_s, y->total_s),
-		          "%s %s: total %llu (window %llu), derived %llu (%llu)", what, name,
-		          (unsigned long long)x->total, (unsigned long long)x->total_win,
-		          (unsigned long long)y->total, (unsigned long long)y->total_win);
-	cr_expect(split_eq(&x->split, &y->split) && split_eq(&x->split_win, &y->split_win),
-	          "%s %s: split python %.6f system %.6f shrink %llu, derived %.6f %.6f %llu",
-	          what, name, x->split.python, x->split.system,
-	          (unsigned long long)x->split.mem_shrink, y->split.python, y->split.system,
-	          (unsigned long long)y->split.mem_shrink);
-}
-
-static size_t live_funcs(const struct stack_derived *d)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < d->nfuncs; i++)
-		n += d->funcs[i].c.total > 0;
-	return n;
-}
-
-static size_t live_lines(const struct stack_derived *d)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < d->nlines; i++)
-		n += d->lines[i].c.total > 0;
-	return n;
-}
-
-static void check_callees(const struct snapshot *s, const struct stack_derived *d)
-{
-	size_t live = 0;
-	for (size_t k = 0; k < d->ncallees; k++)
-		live += d->callees[k].c.own > 0;
-	cr_expect_eq(live, s->ncallees, "%zu callees, derived %zu", s->ncallees, live);
-	for (size_t i = 0; i < s->ncallees; i++) {
-		const struct snap_callee *c = &s->callees[i], *g = NULL;
-		for (size_t k = 0; k < d->ncallees && g == NULL; k++)
-			if (strcmp(d->callees[k].caller_file, c->caller_file) == 0 &&
-			    d->callees[k].caller_line == c->caller_line &&
-			    strcmp(d->callees[k].name, c->name) == 0)
-				g = &d->callees[k];
-		cr_assert_not_null(g, "no derived callee %s under %s:%d", c->name,
-		                   c->caller_file, c->caller_line);
-		expect_counts("callee", c->name, true, &c->c, &g->c);
-	}
-}
-
 /* A snapshot under a filter against what its stacks derive; "[other]"'s
  * total only when exact_other (see test_frame_fold). */
 static void check(struct run *r, pid_t tid, pid_t pid, bool exact_other)
 {
-	struct snapshot s = { 0 };
-	struct stack_derived d;
-	aggregator_filter_thread(r->a, tid);
-	aggregator_filter_process(r->a, pid);
-	agg_snapshot_counted(r->a, &s); /* the row counters against the stacks */
-	cr_assert(stack_derive(&s, tid, tid ? 0 : pid, &d));
-	cr_expect_eq(d.samples, s.samples);
-	cr_expect_eq(live_funcs(&d), s.nfuncs, "tid %d pid %d: %zu functions, derived %zu",
-	             tid, pid, s.nfuncs, live_funcs(&d));
-	cr_expect_eq(live_lines(&d), s.nlines, "tid %d pid %d: %zu lines, derived %zu",
-	             tid, pid, s.nlines, live_lines(&d));
-	for (size_t i = 0; i < s.nfuncs; i++) {
-		const struct snap_func *f = &s.funcs[i], *g = NULL;
-		for (size_t k = 0; k < d.nfuncs && g == NULL; k++)
-			if (d.funcs[k].other == f->other && strcmp(d.funcs[k].name, f->name) == 0 &&
-			    strcmp(d.funcs[k].file, f->file) == 0)
-				g = &d.funcs[k];
-		cr_assert_not_null(g, "tid %d pid %d: no derived %s", tid, pid, f->name);
-		cr_expect_eq(g->line, f->line, "%s: first line %d, derived %d", f->name,
-		             f->line, g->line);
-		expect_counts("function", f->name, exact_other || !f->other, &f->c, &g->c);
-	}
-	for (size_t i = 0; i < s.nlines; i++) {
-		const struct snap_line *l = &s.lines[i], *g = NULL;
-		for (size_t k = 0; k < d.nlines && g == NULL; k++)
-			if (d.lines[k].other == l->other && strcmp(d.lines[k].file, l->file) == 0 &&
-			    d.lines[k].line == l->line && (!l->other || strcmp(d.lines[k].name, l->name) == 0))
-				g = &d.lines[k];
-		cr_assert_not_null(g, "tid %d pid %d: no derived %s:%d", tid, pid, l->file, l->line);
-		cr_expect_str_eq(g->name, l->name, "%s:%d", l->file, l->line);
-		expect_counts("line", l->file, exact_other || !l->other, &l->c, &g->c);
-	}
-	check_callees(&s, &d);
-	stack_derived_free(&d);
-	snapshot_free(&s);
+	derive_check_aggregator(r->a, tid, pid, exact_other);
 }
 
 static void check_all(struct run *r, bool exact_other)

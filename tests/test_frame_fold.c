@@ -14,12 +14,12 @@
 #endif
 
 #include <criterion/criterion.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "derive_compare.h"
 #include "profile/aggregator.h"
 #include "profile/aggregator_priv.h"
 #include "profile/code_table.h"
@@ -185,133 +185,11 @@ static void fold(struct run *r)
 	sweep(r);
 }
 
-static bool near(double x, double y)
-{
-	return fabs(x - y) <= 1e-9 * (fabs(x) + fabs(y)) + 1e-9;
-}
-
-static void expect_split(const char *what, const char *name,
-                         const struct snap_split *x, const struct snap_split *y)
-{
-	cr_expect(near(x->python, y->python) && near(x->native, y->native) &&
-	          near(x->system, y->system) && near(x->waiting, y->waiting) &&
-	          near(x->cpu_wait, y->cpu_wait) && near(x->gil_wait, y->gil_wait) &&
-	          x->mem_growth == y->mem_growth && x->minflt == y->minflt,
-	          "%s %s: split %.6f %.6f %.6f %.6f (growth %llu), derived %.6f %.6f "
-	          "%.6f %.6f (%llu)", what, name, x->python, x->native, x->system,
-	          x->waiting, (unsigned long long)x->mem_growth, y->python, y->native,
-	          y->system, y->waiting, (unsigned long long)y->mem_growth);
-}
-
-/* The rows' counts against the derived ones; "[other]"'s total only
- * when other_total. */
-static void expect_counts(const char *what, const char *name, bool other_total,
-                          const struct snap_counts *x, const struct snap_counts *y)
-{
-	cr_expect(x->own == y->own && x->own_win == y->own_win && near(x->own_s, y->own_s) &&
-	          x->mem_kept == y->mem_kept,
-	          "%s %s: own %llu (window %llu), derived %llu (%llu)", what, name,
-	          (unsigned long long)x->own, (unsigned long long)x->own_win,
-	          (unsigned long long)y->own, (unsigned long long)y->own_win);
-	if (other_total)
-		cr_expect(x->total == y->total && x->total_win == y->total_win &&
-		          near(x->total_s, y->total_s),
-		          "%s %s: total %llu (window %llu), derived %llu (%llu)", what, name,
-		          (unsigned long long)x->total, (unsigned long long)x->total_win,
-		          (unsigned long long)y->total, (unsigned long long)y->total_win);
-	expect_split(what, name, &x->split, &y->split);
-	expect_split(what, name, &x->split_win, &y->split_win);
-}
-
-static size_t live_funcs(const struct stack_derived *d)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < d->nfuncs; i++)
-		n += d->funcs[i].c.total > 0;
-	return n;
-}
-
-static size_t live_lines(const struct stack_derived *d)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < d->nlines; i++)
-		n += d->lines[i].c.total > 0;
-	return n;
-}
-
-static const struct snap_func *find_func(const struct stack_derived *d,
-                                         const struct snap_func *f)
-{
-	for (size_t k = 0; k < d->nfuncs; k++)
-		if (d->funcs[k].other == f->other && strcmp(d->funcs[k].name, f->name) == 0 &&
-		    strcmp(d->funcs[k].file, f->file) == 0)
-			return &d->funcs[k];
-	return NULL;
-}
-
-static const struct snap_line *find_line(const struct stack_derived *d,
-                                         const struct snap_line *l)
-{
-	for (size_t k = 0; k < d->nlines; k++)
-		if (d->lines[k].other == l->other && strcmp(d->lines[k].file, l->file) == 0 &&
-		    d->lines[k].line == l->line &&
-		    /* "[other]" and "[other stacks]" are both ":0" */
-		    (!l->other || strcmp(d->lines[k].name, l->name) == 0))
-			return &d->lines[k];
-	return NULL;
-}
-
-static void check_callees(const struct snapshot *s, const struct stack_derived *d)
-{
-	size_t live = 0;
-	for (size_t k = 0; k < d->ncallees; k++)
-		live += d->callees[k].c.own > 0;
-	cr_expect_eq(live, s->ncallees, "%zu callees, derived %zu", s->ncallees, live);
-	for (size_t i = 0; i < s->ncallees; i++) {
-		const struct snap_callee *c = &s->callees[i], *g = NULL;
-		for (size_t k = 0; k < d->ncallees && g == NULL; k++)
-			if (strcmp(d->callees[k].caller_file, c->caller_file) == 0 &&
-			    d->callees[k].caller_line == c->caller_line &&
-			    strcmp(d->callees[k].name, c->name) == 0)
-				g = &d->callees[k];
-		cr_assert_not_null(g, "no derived callee %s under %s:%d", c->name,
-		                   c->caller_file, c->caller_line);
-		expect_counts("callee", c->name, true, &c->c, &g->c);
-	}
-}
-
 /* A snapshot (filtered by tid or pid) against the stacks it carries.
  * exact_other: "[other]"'s total too (no sample had two folded rows). */
 static void check(struct run *r, pid_t tid, pid_t pid, bool exact_other)
 {
-	struct snapshot s = { 0 };
-	struct stack_derived d;
-	aggregator_filter_thread(r->a, tid);
-	aggregator_filter_process(r->a, pid);
-	agg_snapshot_counted(r->a, &s); /* the row counters against the stacks */
-	cr_assert(stack_derive(&s, tid, tid ? 0 : pid, &d));
-	cr_expect_eq(d.samples, s.samples, "samples %llu, derived %llu",
-	             (unsigned long long)s.samples, (unsigned long long)d.samples);
-	cr_expect_eq(live_funcs(&d), s.nfuncs, "%zu functions, derived %zu", s.nfuncs,
-	             live_funcs(&d));
-	cr_expect_eq(live_lines(&d), s.nlines, "%zu lines, derived %zu", s.nlines,
-	             live_lines(&d));
-	for (size_t i = 0; i < s.nfuncs; i++) {
-		const struct snap_func *f = &s.funcs[i], *g = find_func(&d, f);
-		cr_assert_not_null(g, "tid %d pid %d: no derived %s %s", tid, pid, f->name, f->file);
-		cr_expect_eq(g->line, f->line, "%s: first line %d, derived %d", f->name,
-		             f->line, g->line);
-		expect_counts("function", f->name, exact_other || !f->other, &f->c, &g->c);
-	}
-	for (size_t i = 0; i < s.nlines; i++) {
-		const struct snap_line *l = &s.lines[i], *g = find_line(&d, l);
-		cr_assert_not_null(g, "tid %d pid %d: no derived %s:%d", tid, pid, l->file, l->line);
-		cr_expect_str_eq(g->name, l->name, "%s:%d", l->file, l->line);
-		expect_counts("line", l->file, exact_other || !l->other, &l->c, &g->c);
-	}
-	check_callees(&s, &d);
-	stack_derived_free(&d);
-	snapshot_free(&s);
+	derive_check_aggregator(r->a, tid, pid, exact_other);
 }
 
 /* The "[other]" function row of a snapshot and of its derivation. */

@@ -12,11 +12,11 @@
 #endif
 
 #include <criterion/criterion.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "derive_compare.h"
 #include "profile/aggregator.h"
 #include "profile/aggregator_priv.h"
 #include "sim_stream.h"
@@ -119,29 +119,6 @@ static void churn_and_fold(struct feed *f)
 	sweep(f);
 }
 
-static bool near(double x, double y)
-{
-	return fabs(x - y) <= 1e-9 * (fabs(x) + fabs(y)) + 1e-9;
-}
-
-static void expect_counts(const char *what, const char *name, bool total,
-                          const struct snap_counts *x, const struct snap_counts *y)
-{
-	cr_expect(x->own == y->own && x->own_win == y->own_win && near(x->own_s, y->own_s) &&
-	          x->mem_kept == y->mem_kept &&
-	          near(x->split.python, y->split.python) && near(x->split.system, y->split.system) &&
-	          near(x->split.waiting, y->split.waiting) &&
-	          x->split.mem_growth == y->split.mem_growth,
-	          "%s %s: own %llu python %.3f, counters %llu %.3f", what, name,
-	          (unsigned long long)x->own, x->split.python, (unsigned long long)y->own,
-	          y->split.python);
-	if (total)
-		cr_expect(x->total == y->total && x->total_win == y->total_win &&
-		          near(x->total_s, y->total_s),
-		          "%s %s: total %llu, counters %llu", what, name,
-		          (unsigned long long)x->total, (unsigned long long)y->total);
-}
-
 /* The snapshot of a[0] against the counters of a[1], under one filter:
  * the same rows in the same order.  Returns "[other]"'s function total
  * (the snapshot's) and the counters' in *counted. */
@@ -149,6 +126,9 @@ static uint64_t compare(struct feed *f, pid_t tid, pid_t pid, uint64_t *counted)
 {
 	struct snapshot s = { 0 }, c = { 0 };
 	uint64_t other = 0;
+	char label[64];
+	snprintf(label, sizeof label, "tid %d pid %d", tid, pid);
+	const struct derive_cmp cmp = { .label = label, .theirs = "counters" };
 	*counted = 0;
 	for (int i = 0; i < 2; i++) {
 		aggregator_filter_thread(f->a[i], tid);
@@ -167,7 +147,7 @@ static uint64_t compare(struct feed *f, pid_t tid, pid_t pid, uint64_t *counted)
 		          x->line == y->line && x->other == y->other,
 		          "tid %d pid %d: function %zu: %s %s:%d, counters %s %s:%d", tid, pid, i,
 		          x->name, x->file, x->line, y->name, y->file, y->line);
-		expect_counts("function", x->name, !x->other, &x->c, &y->c);
+		derive_expect_counts(&cmp, "function", x->name, !x->other, &x->c, &y->c);
 		if (x->other) {
 			other = x->c.total;
 			*counted = y->c.total;
@@ -179,13 +159,13 @@ static uint64_t compare(struct feed *f, pid_t tid, pid_t pid, uint64_t *counted)
 		          x->line == y->line && x->other == y->other,
 		          "tid %d pid %d: line %zu: %s %s:%d, counters %s %s:%d", tid, pid, i,
 		          x->name, x->file, x->line, y->name, y->file, y->line);
-		expect_counts("line", x->file, !x->other, &x->c, &y->c);
+		derive_expect_counts(&cmp, "line", x->file, !x->other, &x->c, &y->c);
 	}
 	for (size_t i = 0; i < s.ncallees; i++) {
 		const struct snap_callee *x = &s.callees[i], *y = &c.callees[i];
 		cr_expect(strcmp(x->name, y->name) == 0 && x->caller_line == y->caller_line &&
 		          strcmp(x->caller_file, y->caller_file) == 0);
-		expect_counts("callee", x->name, true, &x->c, &y->c);
+		derive_expect_counts(&cmp, "callee", x->name, true, &x->c, &y->c);
 	}
 	snapshot_free(&s);
 	snapshot_free(&c);

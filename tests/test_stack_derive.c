@@ -16,12 +16,12 @@
 #endif
 
 #include <criterion/criterion.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "derive_compare.h"
 #include "profile/aggregator.h"
 #include "profile/aggregator_priv.h"
 #include "profile/stack_derive.h"
@@ -121,140 +121,20 @@ static void sim_processes(struct sim *s)
 	}
 }
 
-static bool near(double x, double y)
-{
-	return fabs(x - y) <= 1e-9 * (fabs(x) + fabs(y)) + 1e-9;
-}
-
-static void expect_split(const struct sim *s, const char *what, const char *name,
-                         const struct snap_split *x, const struct snap_split *y)
-{
-	cr_assert(near(x->python, y->python) && near(x->native, y->native) &&
-	          near(x->system, y->system) && near(x->waiting, y->waiting) &&
-	          near(x->cpu_wait, y->cpu_wait) && near(x->gil_wait, y->gil_wait),
-	          "seed %llu step %d: %s %s: kinds %.6f %.6f %.6f %.6f %.6f %.6f, "
-	          "derived %.6f %.6f %.6f %.6f %.6f %.6f", (unsigned long long)s->seed,
-	          s->step, what, name, x->python, x->native, x->system, x->waiting,
-	          x->cpu_wait, x->gil_wait, y->python, y->native, y->system,
-	          y->waiting, y->cpu_wait, y->gil_wait);
-	cr_assert(x->mem_growth == y->mem_growth && x->mem_shrink == y->mem_shrink &&
-	          x->minflt == y->minflt && x->majflt == y->majflt,
-	          "seed %llu step %d: %s %s: memory %llu/%llu faults %llu/%llu, "
-	          "derived %llu/%llu %llu/%llu (filters %d %d, reset %d)", (unsigned long long)s->seed, s->step,
-	          what, name, (unsigned long long)x->mem_growth,
-	          (unsigned long long)x->mem_shrink, (unsigned long long)x->minflt,
-	          (unsigned long long)x->majflt, (unsigned long long)y->mem_growth,
-	          (unsigned long long)y->mem_shrink, (unsigned long long)y->minflt,
-	          (unsigned long long)y->majflt, s->tid_filter, s->pid_filter, s->was_reset);
-}
-
-static void expect_counts(const struct sim *s, const char *what, const char *name,
-                          const struct snap_counts *x, const struct snap_counts *y)
-{
-	cr_assert(x->mem_kept == y->mem_kept, "seed %llu step %d: %s %s: kept %lld, derived %lld",
-	          (unsigned long long)s->seed, s->step, what, name,
-	          (long long)x->mem_kept, (long long)y->mem_kept);
-	cr_assert(x->own == y->own && x->total == y->total &&
-	          x->own_win == y->own_win && x->total_win == y->total_win,
-	          "seed %llu step %d: %s %s: own %llu total %llu (window %llu %llu), "
-	          "derived %llu %llu (%llu %llu)", (unsigned long long)s->seed,
-	          s->step, what, name, (unsigned long long)x->own,
-	          (unsigned long long)x->total, (unsigned long long)x->own_win,
-	          (unsigned long long)x->total_win, (unsigned long long)y->own,
-	          (unsigned long long)y->total, (unsigned long long)y->own_win,
-	          (unsigned long long)y->total_win);
-	cr_assert(near(x->own_s, y->own_s) && near(x->total_s, y->total_s),
-	          "seed %llu step %d: %s %s: seconds %.9f %.9f, derived %.9f %.9f",
-	          (unsigned long long)s->seed, s->step, what, name, x->own_s,
-	          x->total_s, y->own_s, y->total_s);
-	expect_split(s, what, name, &x->split, &y->split);
-	expect_split(s, what, name, &x->split_win, &y->split_win);
-}
-
-static size_t live_funcs(const struct stack_derived *d)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < d->nfuncs; i++)
-		n += d->funcs[i].c.total > 0;
-	return n;
-}
-
-static size_t live_lines(const struct stack_derived *d)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < d->nlines; i++)
-		n += d->lines[i].c.total > 0;
-	return n;
-}
-
-/* --native's callees: each (Python line, native leaf) the rows show. */
-static void check_callees(const struct sim *s, const struct snapshot *snap,
-                          const struct stack_derived *d)
-{
-	size_t live = 0;
-	for (size_t k = 0; k < d->ncallees; k++)
-		live += d->callees[k].c.own > 0;
-	cr_assert_eq(live, snap->ncallees, "seed %llu step %d: %zu callees, derived %zu",
-	             (unsigned long long)s->seed, s->step, snap->ncallees, live);
-	for (size_t i = 0; i < snap->ncallees; i++) {
-		const struct snap_callee *c = &snap->callees[i], *g = NULL;
-		for (size_t k = 0; k < d->ncallees && g == NULL; k++)
-			if (strcmp(d->callees[k].caller_file, c->caller_file) == 0 &&
-			    d->callees[k].caller_line == c->caller_line &&
-			    strcmp(d->callees[k].name, c->name) == 0 &&
-			    strcmp(d->callees[k].file, c->file) == 0)
-				g = &d->callees[k];
-		cr_assert_not_null(g, "seed %llu step %d: no derived callee %s under %s:%d",
-		                   (unsigned long long)s->seed, s->step, c->name,
-		                   c->caller_file, c->caller_line);
-		cr_assert(g->line == c->line && strcmp(g->module, c->module) == 0,
-		          "seed %llu step %d: callee %s: line %d module %s, derived %d %s",
-		          (unsigned long long)s->seed, s->step, c->name, c->line, c->module,
-		          g->line, g->module);
-		expect_counts(s, "callee", c->name, &c->c, &g->c);
-	}
-}
-
+/* The seed, step, filters and whether a reset came in every message. */
 static void check_snapshot(struct sim *s)
 {
 	struct snapshot snap = { 0 };
 	struct stack_derived d;
+	char label[128];
+	snprintf(label, sizeof label, "seed %llu step %d (filters %d %d, reset %d)",
+	         (unsigned long long)s->seed, s->step, s->tid_filter, s->pid_filter,
+	         s->was_reset);
+	const struct derive_cmp c = { .label = label, .theirs = "derived", .fatal = true,
+	                              .exact_other = true, .first_line = !s->was_reset };
 	agg_snapshot_counted(s->a, &snap); /* the row counters against the stacks */
 	cr_assert(stack_derive(&snap, s->tid_filter, s->tid_filter ? 0 : s->pid_filter, &d));
-	cr_assert_eq(d.samples, snap.samples, "seed %llu step %d: samples %llu, derived %llu",
-	             (unsigned long long)s->seed, s->step,
-	             (unsigned long long)snap.samples, (unsigned long long)d.samples);
-	cr_assert_eq(live_funcs(&d), snap.nfuncs, "seed %llu step %d: %zu functions, derived %zu",
-	             (unsigned long long)s->seed, s->step, snap.nfuncs, live_funcs(&d));
-	cr_assert_eq(live_lines(&d), snap.nlines, "seed %llu step %d: %zu lines, derived %zu",
-	             (unsigned long long)s->seed, s->step, snap.nlines, live_lines(&d));
-	for (size_t i = 0; i < snap.nfuncs; i++) {
-		const struct snap_func *f = &snap.funcs[i], *g = NULL;
-		for (size_t k = 0; k < d.nfuncs && g == NULL; k++)
-			if (strcmp(d.funcs[k].name, f->name) == 0 &&
-			    strcmp(d.funcs[k].file, f->file) == 0)
-				g = &d.funcs[k];
-		cr_assert_not_null(g, "seed %llu step %d: no derived %s",
-		                   (unsigned long long)s->seed, s->step, f->name);
-		if (!s->was_reset)
-			cr_assert_eq(g->line, f->line, "seed %llu step %d: %s: first line %d, derived %d",
-			             (unsigned long long)s->seed, s->step, f->name, f->line, g->line);
-		cr_assert_eq(g->native, f->native);
-		expect_counts(s, "function", f->name, &f->c, &g->c);
-	}
-	for (size_t i = 0; i < snap.nlines; i++) {
-		const struct snap_line *l = &snap.lines[i], *g = NULL;
-		for (size_t k = 0; k < d.nlines && g == NULL; k++)
-			if (strcmp(d.lines[k].file, l->file) == 0 && d.lines[k].line == l->line)
-				g = &d.lines[k];
-		cr_assert_not_null(g, "seed %llu step %d: no derived %s:%d",
-		                   (unsigned long long)s->seed, s->step, l->file, l->line);
-		cr_assert_str_eq(g->name, l->name, "seed %llu step %d: %s:%d named %s, derived %s",
-		                 (unsigned long long)s->seed, s->step, l->file, l->line,
-		                 l->name, g->name);
-		expect_counts(s, "line", l->file, &l->c, &g->c);
-	}
-	check_callees(s, &snap, &d);
+	derive_check_rows(&c, &snap, &d);
 	stack_derived_free(&d);
 	snapshot_free(&snap);
 }

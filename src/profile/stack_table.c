@@ -358,24 +358,20 @@ static void st_cell_merge(struct stack_cell *o, const struct stack_cell *from)
 	mem_kept_add(&o->kept, &from->kept);
 }
 
-uint32_t *stack_table_merge_gone(struct stack_table *t, stack_tid_gone gone, void *ctx)
+/* Cells renumbered through nmap (if any), the cells of threads gone (if
+ * a test is given) moved to their process's, and those now equal merged;
+ * cmap[old] = new.  The one way cells are re-keyed in place. */
+static void st_merge_cells(struct stack_table *t, const uint32_t *nmap,
+                           stack_tid_gone gone, void *ctx, uint32_t *cmap)
 {
-	size_t n = t->ncells, kept = 0;
-	bool any = false;
-	for (size_t i = 0; i < n && !any; i++)
-		any = t->cells[i].tid > 0 && gone(ctx, t->cells[i].tid);
-	uint32_t *cmap = any ? malloc(n * sizeof *cmap) : NULL;
-	bool bkt_ok;
-	struct stack_bucket *bkt = cmap != NULL ? st_bkt_alloc(t, &bkt_ok) : NULL;
-	if (cmap == NULL || !bkt_ok) {
-		free(cmap);
-		return NULL;
-	}
+	size_t kept = 0;
+	uint64_t idx;
 	hashmap_clear(&t->cell_by_key);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < t->ncells; i++) {
 		struct stack_cell c = t->cells[i]; /* read before kept <= i is written */
-		uint64_t idx;
-		if (c.tid > 0 && gone(ctx, c.tid))
+		if (nmap != NULL)
+			c.node = nmap[c.node];
+		if (gone != NULL && c.tid > 0 && gone(ctx, c.tid))
 			c.tid = -c.pid;
 		uint64_t key = st_key(c.node, (uint32_t)c.tid);
 		if (hashmap_get(&t->cell_by_key, key, &idx)) {
@@ -389,6 +385,22 @@ uint32_t *stack_table_merge_gone(struct stack_table *t, stack_tid_gone gone, voi
 		cmap[i] = (uint32_t)kept++;
 	}
 	t->ncells = kept;
+}
+
+uint32_t *stack_table_merge_gone(struct stack_table *t, stack_tid_gone gone, void *ctx)
+{
+	size_t n = t->ncells;
+	bool any = false;
+	for (size_t i = 0; i < n && !any; i++)
+		any = t->cells[i].tid > 0 && gone(ctx, t->cells[i].tid);
+	uint32_t *cmap = any ? malloc(n * sizeof *cmap) : NULL;
+	bool bkt_ok;
+	struct stack_bucket *bkt = cmap != NULL ? st_bkt_alloc(t, &bkt_ok) : NULL;
+	if (cmap == NULL || !bkt_ok) {
+		free(cmap);
+		return NULL;
+	}
+	st_merge_cells(t, NULL, gone, ctx, cmap);
 	st_bkt_remap(t, bkt, cmap, n);
 	return cmap;
 }
@@ -783,27 +795,6 @@ static void st_merge_nodes(struct stack_table *t, const uint32_t *fr, uint32_t *
 	t->nnodes = kept;
 }
 
-/* Cells renumbered through nmap, those now equal merged; cmap[old] = new. */
-static void st_merge_cells(struct stack_table *t, const uint32_t *nmap, uint32_t *cmap)
-{
-	size_t kept = 0;
-	uint64_t idx;
-	hashmap_clear(&t->cell_by_key);
-	for (size_t i = 0; i < t->ncells; i++) {
-		struct stack_cell c = t->cells[i]; /* read before kept <= i is written */
-		c.node = nmap[c.node];
-		uint64_t key = st_key(c.node, (uint32_t)c.tid);
-		if (hashmap_get(&t->cell_by_key, key, &idx)) {
-			st_cell_merge(&t->cells[idx], &c);
-			cmap[i] = (uint32_t)idx;
-			continue;
-		}
-		t->cells[kept] = c;
-		(void)hashmap_put(&t->cell_by_key, key, kept);
-		cmap[i] = (uint32_t)kept++;
-	}
-	t->ncells = kept;
-}
 
 uint32_t *stack_table_rewrite_gone(struct stack_table *t, stack_code_dead dead, void *ctx)
 {
@@ -821,7 +812,7 @@ uint32_t *stack_table_rewrite_gone(struct stack_table *t, stack_code_dead dead, 
 	bool ok = cmap && nmap && nmap2 && fmap && live && fto && bkt_ok;
 	if (ok) {
 		st_merge_nodes(t, fr, nmap);
-		st_merge_cells(t, nmap, cmap);
+		st_merge_cells(t, nmap, NULL, NULL, cmap);
 		st_bkt_remap(t, bkt, cmap, nc);
 		/* The frames no node stands on any more go; nodes stay put. */
 		memset(live, 1, t->nnodes);

@@ -48,6 +48,20 @@ void sim_def_code_as(struct aggregator *a, uint32_t id, const char *name,
 	aggregator_ingest(a, c, c->h.size);
 }
 
+void sim_def_process(struct aggregator *a, int pid, uint64_t now)
+{
+	struct rec_process *r = (struct rec_process *)buf;
+
+	memset(buf, 0, sizeof buf);
+	r->h = (struct rec_header){ REC_PROCESS, REC_ALIGN((uint32_t)sizeof *r) };
+	r->time_ns = now;
+	r->pid = pid;
+	r->ppid = 1;
+	r->state = PROC_PYTHON;
+	strcpy(r->version, "3.12.1");
+	aggregator_ingest(a, r, r->h.size);
+}
+
 void sim_def_code(struct aggregator *a, uint32_t id, uint32_t name_id)
 {
 	char name[16], file[16];

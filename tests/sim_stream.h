@@ -26,6 +26,11 @@ void sim_def_code(struct aggregator *a, uint32_t id, uint32_t name_id);
 void sim_def_code_as(struct aggregator *a, uint32_t id, const char *name,
                      const char *file, int firstlineno);
 
+/* REC_PROCESS of a Python process pid (parent 1) at now: under a process
+ * filter, what 100 % is comes from the process table, which knows a
+ * process from this record (-s). */
+void sim_def_process(struct aggregator *a, int pid, uint64_t now);
+
 /* What the stream remembers of one thread. */
 struct sim_thread {
 	int tid, pid;

@@ -63,18 +63,6 @@ static void sample(struct run *r, int k, const uint32_t *codes, uint16_t nframes
 	aggregator_ingest(r->a, s, s->h.size);
 }
 
-static void add_process(struct run *r, pid_t pid)
-{
-	struct rec_process *p = (struct rec_process *)buf;
-	memset(buf, 0, sizeof buf);
-	p->h = (struct rec_header){ REC_PROCESS, REC_ALIGN((uint32_t)sizeof *p) };
-	p->pid = pid;
-	p->ppid = 1;
-	p->state = PROC_PYTHON;
-	strcpy(p->version, "3.12.1");
-	aggregator_ingest(r->a, p, p->h.size);
-}
-
 static void setup(struct run *r)
 {
 	char name[32], file[32];
@@ -91,8 +79,8 @@ static void setup(struct run *r)
 		sim_def_code_as(r->a, MID + i, name, "mid.py", 1 + (int)i);
 	}
 	cr_assert(aggregator_define_native(r->a, NAT, "nat", "lib.c", 0, "lib.so"));
-	add_process(r, 7);
-	add_process(r, 8);
+	sim_def_process(r->a, 7, 0);
+	sim_def_process(r->a, 8, 0);
 }
 
 static void sweep(struct run *r)

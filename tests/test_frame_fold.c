@@ -104,16 +104,8 @@ static void setup(struct run *r)
 /* Under a process filter, 100 % comes from the process table (-s). */
 static void add_processes(struct run *r)
 {
-	for (int k = 0; k < 3; k += 2) {
-		struct rec_process *p = (struct rec_process *)buf;
-		memset(buf, 0, sizeof buf);
-		p->h = (struct rec_header){ REC_PROCESS, REC_ALIGN((uint32_t)sizeof *p) };
-		p->pid = pids[k];
-		p->ppid = 1;
-		p->state = PROC_PYTHON;
-		strcpy(p->version, "3.12.1");
-		aggregator_ingest(r->a, p, p->h.size);
-	}
+	for (int k = 0; k < 3; k += 2)
+		sim_def_process(r->a, pids[k], 0);
 }
 
 /* Churn i stays busy (sampled after the first sweep) when i % 4 == 0. */

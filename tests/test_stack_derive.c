@@ -104,21 +104,11 @@ static void sim_sample(struct sim *s, struct sim_thread *t)
 	}
 }
 
-/* Under a process filter, what 100 % is comes from the process table,
- * which knows a process from its REC_PROCESS (-s). */
+/* Processes 100 and 101, as -s would report them. */
 static void sim_processes(struct sim *s)
 {
-	for (int pid = 100; pid <= 101; pid++) {
-		struct rec_process *r = (struct rec_process *)buf;
-		memset(buf, 0, sizeof buf);
-		r->h = (struct rec_header){ REC_PROCESS, REC_ALIGN((uint32_t)sizeof *r) };
-		r->time_ns = s->now;
-		r->pid = pid;
-		r->ppid = 1;
-		r->state = PROC_PYTHON;
-		strcpy(r->version, "3.12.1");
-		aggregator_ingest(s->a, r, r->h.size);
-	}
+	for (int pid = 100; pid <= 101; pid++)
+		sim_def_process(s->a, pid, s->now);
 }
 
 /* The seed, step, filters and whether a reset came in every message. */

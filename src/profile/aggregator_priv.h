@@ -1,7 +1,8 @@
 /* aggregator_priv.h - what the aggregator's files share (aggregator.h
  * is the interface): its rows, threads and state, and the few functions
  * one file calls in the other.  aggregator.c ingests records, counts them
- * and keeps the tables bounded; aggregator_snapshot.c turns the counts
+ * and keeps the tables bounded; aggregator_threads.c keeps the threads
+ * (rows, names, state, ageing); aggregator_snapshot.c turns the counts
  * into a snapshot and closes the window; aggregator_folded.c keeps the
  * rows of the stacks the stack table folds (folded_rows.h).  Nothing outside them includes
  * this header. */
@@ -238,6 +239,11 @@ static inline struct agg_trow *agg_trows(const struct agg_vec *v)
 	return v->items;
 }
 
+/* aggregator.c, for the other files: */
+/* Room for one more item; false on OOM. */
+bool agg_vec_reserve(struct agg_vec *v, size_t elem);
+/* Threads went (agg_age_threads): forget their rows. */
+void agg_threads_dropped(struct aggregator *a);
 /* aggregator.c, for the snapshot: */
 /* Fold, age codes and rehome strings when due (every AGG_SWEEP_NS). */
 void agg_sweep(struct aggregator *a);
@@ -245,10 +251,21 @@ void agg_sweep(struct aggregator *a);
 void agg_provisional(struct aggregator *a, double sign);
 /* Settle a thread's queue with its lifetime ratios. */
 void agg_settle_lifetime(struct aggregator *a, struct agg_thread *t);
+
+/* aggregator_threads.c: */
+/* The thread row for tid, created on first use; NULL on OOM. */
+struct agg_thread *agg_thread_row(struct aggregator *a, int32_t tid);
+/* The thread records (record.h), of the size their header says. */
+void agg_ingest_thread(struct aggregator *a, const uint8_t *rec, size_t size);
+void agg_ingest_thread_py_name(struct aggregator *a, const uint8_t *rec, size_t size);
+void agg_ingest_threads(struct aggregator *a, const uint8_t *rec, size_t size);
+void agg_ingest_process(struct aggregator *a, const uint8_t *rec, size_t size);
 enum snap_thread_state agg_thread_state(const struct aggregator *a,
                                         const struct agg_thread *t);
 /* Drop the gone threads beyond the most recent AGG_KEEP_GONE_THREADS. */
 void agg_age_threads(struct aggregator *a);
+/* A reset: keep the threads the latest report listed, zeroed. */
+void agg_reset_threads(struct aggregator *a);
 
 /* aggregator_snapshot.c, for the tests' cross-check: aggregator_snapshot
  * with the row counters' functions, lines and callees in place of those

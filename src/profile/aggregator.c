@@ -475,6 +475,7 @@ static struct split_item agg_split_item(const struct aggregator *a,
 		.pfunc = agg_tindex(&f->ptc, s->pid),
 		.tline = AGG_NO_ROW, .pline = AGG_NO_ROW,
 		.tcallee = AGG_NO_ROW, .pcallee = AGG_NO_ROW,
+		.caller = AGG_NO_ROW,
 		.cell = cell,
 		.win = a->win,
 		.native = (s->flags & SAMPLE_IN_CALL) != 0,
@@ -484,6 +485,7 @@ static struct split_item agg_split_item(const struct aggregator *a,
 		it.pline = agg_tindex(&agg_lines(a)[line].ptc, s->pid);
 	}
 	if (callee != AGG_NO_ROW) {
+		it.caller = agg_callees(a)[callee].line;
 		it.tcallee = agg_tindex(&agg_callees(a)[callee].tc, s->tid);
 		it.pcallee = agg_tindex(&agg_callees(a)[callee].ptc, s->pid);
 	}
@@ -554,15 +556,17 @@ static bool agg_prev_item(struct aggregator *a, const struct agg_thread *t,
 	uint64_t v;
 
 	*it = (struct split_item){ .line = AGG_NO_LINE, .callee = AGG_NO_ROW,
-	                           .cell = p->cell };
+	                           .caller = AGG_NO_ROW, .cell = p->cell };
 	if (!p->valid || !agg_row_of_key(&a->func_by_key, p->fkey, &it->func))
 		return false;
 	if (p->has_line && !agg_row_of_key(&a->line_by_key, p->lkey, &it->line))
 		it->line = AGG_NO_LINE;
 	if (p->has_callee && agg_row_of_key(&a->func_by_key, p->callee_fkey, &cf) &&
 	    agg_row_of_key(&a->line_by_key, p->callee_lkey, &cl) &&
-	    hashmap_get(&a->callee_by_key, pair_key(cl, cf), &v))
+	    hashmap_get(&a->callee_by_key, pair_key(cl, cf), &v)) {
 		it->callee = (uint32_t)v;
+		it->caller = cl;
+	}
 	/* After a reset the thread's and process's rows are gone: made
 	 * again, so that they take what the global rows take. */
 	it->tfunc = agg_trow_make(&a->tfuncs, &a->tfunc_by_key, t->tid, it->func);
@@ -1159,6 +1163,7 @@ static void agg_fold_queues(struct aggregator *a, const uint32_t *fmap,
 			it->func = fmap[it->func];
 			it->line = agg_map_row(lmap, it->line);
 			it->callee = agg_map_row(cmap, it->callee);
+			it->caller = agg_map_row(lmap, it->caller);
 			it->tfunc = agg_trow_find(&a->tfunc_by_key, tid, it->func);
 			it->tline = agg_trow_find(&a->tline_by_key, tid, it->line);
 			it->tcallee = agg_trow_find(&a->tcallee_by_key, tid, it->callee);
@@ -1241,7 +1246,6 @@ static bool agg_fold(struct aggregator *a)
 		agg_fold_callees(a, fmap, lmap, cmap);
 		folded_rows_renumber(&a->folded, FOLDED_FUNC, fmap);
 		folded_rows_renumber(&a->folded, FOLDED_LINE, lmap);
-		folded_rows_renumber(&a->folded, FOLDED_CALLEE, cmap);
 		agg_fold_trows((struct agg_ttable){ &a->tfuncs, &a->tfunc_by_key }, fmap);
 		agg_fold_trows((struct agg_ttable){ &a->pfuncs, &a->pfunc_by_key }, fmap);
 		agg_fold_trows((struct agg_ttable){ &a->tlines, &a->tline_by_key }, lmap);

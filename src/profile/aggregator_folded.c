@@ -52,12 +52,11 @@ static bool fold_frame_rows(const struct aggregator *a, const struct stack_table
 	return true;
 }
 
-/* Count the cell in row (dim, row) of its thread: own or only total,
- * total once per cell (stamp). */
+/* Count the cell in its thread's entry r: own or only total, total
+ * once per cell (stamp). */
 static void fold_count(struct aggregator *a, const struct stack_cell *c,
-                       enum folded_dim dim, uint32_t row, bool own)
+                       struct folded_row *r, bool own)
 {
-	struct folded_row *r = folded_rows_at(&a->folded, dim, row, c->tid, c->pid);
 	if (r == NULL || r->stamp == a->folded.serial)
 		return; /* OOM: that row's figures stay short */
 	r->stamp = a->folded.serial;
@@ -78,21 +77,22 @@ void agg_cell_folds(void *ctx, const struct stack_table *t, const struct stack_c
 		/* Its callee: the leaf's function under the line of the first
 		 * frame out of native code (agg_count_callee). */
 		if (callee && !fr.native) {
-			uint64_t idx;
 			callee = false;
-			if (fr.line != AGG_NO_LINE &&
-			    hashmap_get(&a->callee_by_key, key2(fr.line, leaf_func), &idx))
-				fold_count(a, c, FOLDED_CALLEE, (uint32_t)idx, true);
+			if (fr.line != AGG_NO_LINE)
+				fold_count(a, c, folded_rows_callee_at(&a->folded, fr.line, leaf_func,
+				                                       c->tid, c->pid), true);
 		}
 		if (leaf) {
 			callee = fr.native;
 			leaf_func = fr.func;
 		}
-		fold_count(a, c, FOLDED_FUNC, fr.func, leaf);
+		fold_count(a, c, folded_rows_at(&a->folded, FOLDED_FUNC, fr.func, c->tid, c->pid),
+		           leaf);
 		leaf = false;
 		if (fr.line == AGG_NO_LINE)
 			continue;
-		fold_count(a, c, FOLDED_LINE, fr.line, !own_line);
+		fold_count(a, c, folded_rows_at(&a->folded, FOLDED_LINE, fr.line, c->tid, c->pid),
+		           !own_line);
 		own_line = true;
 	}
 }
@@ -112,8 +112,8 @@ void agg_folded_split(struct aggregator *a, const struct split_item *it,
 	    : folded_rows_at(&a->folded, FOLDED_LINE, it->line, c->tid, c->pid);
 	if (r != NULL)
 		folded_counts_split(&r->c, d, win);
-	r = it->callee >= a->callees.n ? NULL
-	    : folded_rows_at(&a->folded, FOLDED_CALLEE, it->callee, c->tid, c->pid);
+	r = it->caller == AGG_NO_ROW ? NULL
+	    : folded_rows_callee_at(&a->folded, it->caller, it->func, c->tid, c->pid);
 	if (r != NULL)
 		folded_counts_split(&r->c, d, win);
 }
@@ -140,8 +140,8 @@ static struct snap_folded_row fold_snap_row(const struct aggregator *a,
 	o.kind = r->dim == FOLDED_FUNC ? SNAP_FOLDED_FUNC
 	         : r->dim == FOLDED_LINE ? SNAP_FOLDED_LINE : SNAP_FOLDED_CALLEE;
 	if (r->dim == FOLDED_CALLEE) {
-		func = agg_callees(a)[r->row].func;
-		line = agg_callees(a)[r->row].line;
+		func = a->folded.pairs[r->row].func;
+		line = a->folded.pairs[r->row].line;
 	}
 	if (r->dim == FOLDED_LINE) {
 		const struct agg_line *l = &agg_lines(a)[r->row];

@@ -36,6 +36,8 @@ struct split_item {
 	uint32_t func, line, callee;    /* global rows */
 	uint32_t tfunc, tline, tcallee; /* the thread's rows */
 	uint32_t pfunc, pline, pcallee; /* the process's rows */
+	uint32_t caller;                /* its callee's Python line row, if its
+	                                   leaf is native (else UINT32_MAX) */
 	uint32_t cell;                  /* the stack table's cell */
 	uint32_t win;                   /* the caller's window it was counted in */
 	bool native;

@@ -13,24 +13,35 @@ static uint64_t fr_key(enum folded_dim dim, uint32_t row, pid_t tid)
 	return (uint64_t)((uint32_t)dim << 30 | (row & 0x3fffffffu)) << 32 | (uint32_t)tid;
 }
 
+static uint64_t fr_pair_key(uint32_t line, uint32_t func)
+{
+	return (uint64_t)line << 32 | func;
+}
+
 void folded_rows_init(struct folded_rows *f)
 {
 	*f = (struct folded_rows){ .rows = NULL };
 	hashmap_init(&f->by_key);
+	hashmap_init(&f->pair_by_key);
 }
 
 void folded_rows_destroy(struct folded_rows *f)
 {
 	free(f->rows);
+	free(f->pairs);
+	free(f->pair_moved);
 	hashmap_destroy(&f->by_key);
-	f->rows = NULL;
-	f->n = f->cap = 0;
+	hashmap_destroy(&f->pair_by_key);
+	*f = (struct folded_rows){ .rows = NULL };
+	hashmap_init(&f->by_key);
+	hashmap_init(&f->pair_by_key);
 }
 
 void folded_rows_clear(struct folded_rows *f)
 {
-	f->n = 0;
+	f->n = f->npairs = 0;
 	hashmap_clear(&f->by_key);
+	hashmap_clear(&f->pair_by_key);
 }
 
 struct folded_row *folded_rows_at(struct folded_rows *f, enum folded_dim dim,
@@ -51,6 +62,41 @@ struct folded_row *folded_rows_at(struct folded_rows *f, enum folded_dim dim,
 		return NULL;
 	f->rows[f->n] = (struct folded_row){ .dim = dim, .row = row, .tid = tid, .pid = pid };
 	return &f->rows[f->n++];
+}
+
+/* The pair (line, func)'s number, made if need be; false on OOM. */
+static bool fr_pair(struct folded_rows *f, uint32_t line, uint32_t func, uint32_t *out)
+{
+	uint64_t key = fr_pair_key(line, func), idx;
+	if (hashmap_get(&f->pair_by_key, key, &idx)) {
+		*out = (uint32_t)idx;
+		return true;
+	}
+	if (f->npairs == f->pairs_cap) {
+		size_t cap = f->pairs_cap ? f->pairs_cap * 2 : 16;
+		struct folded_pair *p = realloc(f->pairs, cap * sizeof *p);
+		if (p == NULL)
+			return false;
+		f->pairs = p;
+		uint32_t *m = realloc(f->pair_moved, cap * sizeof *m);
+		if (m == NULL)
+			return false;
+		f->pair_moved = m;
+		f->pairs_cap = cap;
+	}
+	if (!hashmap_put(&f->pair_by_key, key, f->npairs))
+		return false;
+	f->pairs[f->npairs] = (struct folded_pair){ line, func };
+	*out = (uint32_t)f->npairs++;
+	return true;
+}
+
+struct folded_row *folded_rows_callee_at(struct folded_rows *f, uint32_t line, uint32_t func,
+                                         pid_t tid, pid_t pid)
+{
+	uint32_t pair;
+	return fr_pair(f, line, func, &pair) ? folded_rows_at(f, FOLDED_CALLEE, pair, tid, pid)
+	                                     : NULL;
 }
 
 void folded_counts_add(struct folded_counts *c, bool own, uint64_t samples,
@@ -115,6 +161,7 @@ static void fr_rekey(struct folded_rows *f, void (*moved)(struct folded_row *r, 
 struct fr_renumber {
 	enum folded_dim dim;
 	const uint32_t *map;
+	const uint32_t *pair_moved;
 };
 
 static void fr_renumbered(struct folded_row *r, const void *ctx)
@@ -122,11 +169,40 @@ static void fr_renumbered(struct folded_row *r, const void *ctx)
 	const struct fr_renumber *m = ctx;
 	if (r->dim == m->dim)
 		r->row = m->map[r->row];
+	else if (r->dim == FOLDED_CALLEE)
+		r->row = m->pair_moved[r->row];
+}
+
+/* The pairs' rows of dim by map, merging the pairs that meet:
+ * pair_moved[old pair] = its new number.  Cannot fail: the pairs only
+ * get fewer. */
+static void fr_renumber_pairs(struct folded_rows *f, enum folded_dim dim, const uint32_t *map)
+{
+	size_t kept = 0;
+	uint64_t idx;
+	hashmap_clear(&f->pair_by_key);
+	for (size_t i = 0; i < f->npairs; i++) {
+		struct folded_pair p = f->pairs[i];
+		if (dim == FOLDED_FUNC)
+			p.func = map[p.func];
+		else
+			p.line = map[p.line];
+		uint64_t key = fr_pair_key(p.line, p.func);
+		if (hashmap_get(&f->pair_by_key, key, &idx)) {
+			f->pair_moved[i] = (uint32_t)idx;
+			continue;
+		}
+		f->pairs[kept] = p;
+		f->pair_moved[i] = (uint32_t)kept;
+		(void)hashmap_put(&f->pair_by_key, key, kept++);
+	}
+	f->npairs = kept;
 }
 
 void folded_rows_renumber(struct folded_rows *f, enum folded_dim dim, const uint32_t *map)
 {
-	struct fr_renumber m = { dim, map };
+	fr_renumber_pairs(f, dim, map);
+	struct fr_renumber m = { dim, map, f->pair_moved };
 	fr_rekey(f, fr_renumbered, &m);
 }
 

@@ -6,8 +6,10 @@
  * samples of.
  *
  * An entry is (dimension, row, thread): a row is the aggregator's row
- * index of its dimension (function, line, callee), renumbered with the
- * rows when they fold into "[other]" (row 0); tid is the thread's, or
+ * index of its dimension (function, line), renumbered with the rows when
+ * they fold into "[other]" (row 0); a callee's is its pair of rows (the
+ * caller's line, the native leaf's function), kept here and renumbered
+ * with them, so that the aggregator needs no callee rows; tid is the thread's, or
  * -PID once the thread is gone (its cells merged the same way:
  * stack_table_merge_gone).  Counts follow the cells' rules: own for the
  * stack's own function and line (and its callee), total once per stack
@@ -48,10 +50,20 @@ struct folded_row {
 	struct folded_counts c;
 };
 
+/* A callee entry's rows: the Python line's and the native leaf's. */
+struct folded_pair {
+	uint32_t line, func;
+};
+
 struct folded_rows {
 	struct folded_row *rows; /* owned */
 	size_t n, cap;
 	struct hashmap by_key;   /* dim, row, tid -> index */
+	struct folded_pair *pairs; /* owned: a callee entry's row indexes it */
+	uint32_t *pair_moved;    /* owned, pairs_cap long: a renumbering's
+	                            old pair -> new pair (no allocation then) */
+	size_t npairs, pairs_cap;
+	struct hashmap pair_by_key; /* line << 32 | func -> pair */
 	uint64_t serial;         /* stacks told so far, for stamps */
 };
 
@@ -63,6 +75,10 @@ void folded_rows_clear(struct folded_rows *f);
 struct folded_row *folded_rows_at(struct folded_rows *f, enum folded_dim dim,
                                      uint32_t row, pid_t tid, pid_t pid);
 
+/* The callee entry of native function row func under line row line. */
+struct folded_row *folded_rows_callee_at(struct folded_rows *f, uint32_t line, uint32_t func,
+                                         pid_t tid, pid_t pid);
+
 /* A folded stack's figures: samples, its summed interval, and (own) the
  * split and kept marks of its own samples. */
 void folded_counts_add(struct folded_counts *c, bool own, uint64_t samples,
@@ -72,8 +88,9 @@ void folded_counts_add(struct folded_counts *c, bool own, uint64_t samples,
 /* A share settled later: d to the split (and the window's when win). */
 void folded_counts_split(struct folded_counts *c, const struct snap_split *d, bool win);
 
-/* Rows of dim renumbered: map[old row] = new row; entries that meet
- * merge.  map must cover every row an entry names. */
+/* Rows of dim (FOLDED_FUNC or FOLDED_LINE) renumbered: map[old row] =
+ * new row, the callee pairs' rows with them; entries (and pairs) that
+ * meet merge.  map must cover every row an entry or pair names. */
 void folded_rows_renumber(struct folded_rows *f, enum folded_dim dim, const uint32_t *map);
 
 /* Entries of threads gone(ctx, tid) merge into their process's (-PID). */

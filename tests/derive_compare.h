@@ -1,8 +1,10 @@
 /* derive_compare.h - the checks shared by the tests that hold a
- * snapshot's row counters (agg_snapshot_counted) against what is counted
- * from its stacks (stack_derive.h), or one snapshot's rows against
- * another's: counts, seconds, the whole split and kept memory, equal to
- * the last bit but for rounding (derive_near). */
+ * snapshot's functions, lines and callees (counted from its stacks,
+ * stack_derive.h) against the oracle's (sample_oracle.h), counted sample
+ * by sample from the same records: rows in the same order, counts,
+ * windows and seconds, the memory charged with them, equal to the last
+ * bit but for rounding (derive_near); the time split, which the oracle
+ * cannot replay, by what must hold (derive_check_oracle). */
 #ifndef PYTOP_TESTS_DERIVE_COMPARE_H
 #define PYTOP_TESTS_DERIVE_COMPARE_H
 
@@ -13,46 +15,44 @@
 
 #include "profile/aggregator.h"
 #include "profile/snapshot.h"
-#include "profile/stack_derive.h"
+#include "sample_oracle.h"
 
 /* How a comparison reports and what it holds equal. */
 struct derive_cmp {
 	const char *label;    /* starts every message: "seed 3 step 17", "tid 11 pid 0" */
-	const char *theirs;   /* what y is called in messages: "derived", "counters" */
 	bool fatal;           /* a mismatch ends the test (cr_assert), else cr_expect */
-	bool exact_other;     /* "[other]" rows' totals too (equal only when no
-	                         sample had two folded frames) */
-	bool first_line;      /* a function's first line (a reset keeps the
-	                         row's smallest, the stacks start again) */
+	bool first_line;      /* a function's first line (both keep the smallest
+	                         across a reset; a test may not hold it) */
+	bool exact_other;     /* "[other]" rows' totals too: not when stacks
+	                         folded into "[other stacks]" hold rows that
+	                         folded (folded_rows.h keeps each row's total,
+	                         "[other]" adds them up: a sample with two
+	                         folded rows counts twice there) */
 };
 
 bool derive_near(double x, double y);
 
-void derive_expect_split(const struct derive_cmp *c, const char *what, const char *name,
-                         const struct snap_split *x, const struct snap_split *y);
+/* The rows the snapshot's stack frames mark folded (snap_frame.folded_func,
+ * folded_line), every frame of theirs, fold in o now (oracle_fold): the
+ * aggregator's fold policy decides which rows go, the oracle counts what
+ * that means.  Once their codes went, the frames of folded rows are one
+ * "[other]" frame that names none: a test checks between a fold and
+ * then.  Returns how many rows folded in o. */
+size_t derive_sync_folds(struct sample_oracle *o, const struct snapshot *s);
 
-/* Own, window and seconds, kept memory, the split and its window; the
- * totals when total. */
-void derive_expect_counts(const struct derive_cmp *c, const char *what, const char *name,
-                          bool total, const struct snap_counts *x,
-                          const struct snap_counts *y);
-
-size_t derive_live_funcs(const struct stack_derived *d);
-size_t derive_live_lines(const struct stack_derived *d);
-
-const struct snap_func *derive_find_func(const struct stack_derived *d,
-                                         const struct snap_func *f);
-const struct snap_line *derive_find_line(const struct stack_derived *d,
-                                         const struct snap_line *l);
-
-/* Every function, line and callee row of s against d's, and their counts. */
+/* s's rows against o's under s's filter (tid, or when 0 pid): samples,
+ * every function, line and callee row in order (own, total, their
+ * windows and seconds, memory growth, shrink and faults, a function's
+ * first line and a line's name); each row's time split adds up to its
+ * own samples (window too; 0 without the split), and, unfiltered or
+ * under a thread filter, the functions' own splits add up to s.split. */
 void derive_check_rows(const struct derive_cmp *c, const struct snapshot *s,
-                       const struct stack_derived *d);
+                       const struct sample_oracle *o, pid_t tid, pid_t pid, bool split);
 
-/* a's row counters under a thread (tid) or process (pid) filter against
- * what its stacks derive, by derive_check_rows ("tid T pid P" in every
- * message, a mismatch not fatal); "[other]"'s total only when
- * exact_other.  Leaves the filters set. */
-void derive_check_aggregator(struct aggregator *a, pid_t tid, pid_t pid, bool exact_other);
+/* a's snapshot under a thread (tid) or process (pid) filter against o,
+ * by derive_sync_folds and derive_check_rows, both windows closed.
+ * Leaves the filters set. */
+void derive_check_oracle(const struct derive_cmp *c, struct aggregator *a,
+                         struct sample_oracle *o, pid_t tid, pid_t pid, bool split);
 
 #endif

@@ -17,6 +17,23 @@
 /* One record at a time, as the ring hands them over. */
 static uint64_t buf[4096];
 
+/* sim_tee's: where records also go. */
+static void (*tee)(void *ctx, const void *rec, size_t len);
+static void *tee_ctx;
+
+void sim_tee(void (*ingest)(void *ctx, const void *rec, size_t len), void *ctx)
+{
+	tee = ingest;
+	tee_ctx = ctx;
+}
+
+static void sim_ingest(struct aggregator *a, const void *rec, size_t len)
+{
+	aggregator_ingest(a, rec, len);
+	if (tee != NULL)
+		tee(tee_ctx, rec, len);
+}
+
 uint64_t sim_rng_next(uint64_t *s)
 {
 	*s ^= *s << 13;
@@ -45,7 +62,7 @@ void sim_def_code_as(struct aggregator *a, uint32_t id, const char *name,
 	c->firstlineno = firstlineno;
 	c->qualname_len = (uint16_t)ql;
 	c->filename_len = (uint16_t)fl;
-	aggregator_ingest(a, c, c->h.size);
+	sim_ingest(a, c, c->h.size);
 }
 
 void sim_def_process(struct aggregator *a, int pid, uint64_t now)
@@ -59,7 +76,7 @@ void sim_def_process(struct aggregator *a, int pid, uint64_t now)
 	r->ppid = 1;
 	r->state = PROC_PYTHON;
 	strcpy(r->version, "3.12.1");
-	aggregator_ingest(a, r, r->h.size);
+	sim_ingest(a, r, r->h.size);
 }
 
 void sim_def_code(struct aggregator *a, uint32_t id, uint32_t name_id)
@@ -137,6 +154,6 @@ void sim_report(struct aggregator *a, const struct sim_thread *t, size_t n,
 		r->time_ns = now;
 		r->nthreads = k;
 		r->pid = pid;
-		aggregator_ingest(a, r, r->h.size);
+		sim_ingest(a, r, r->h.size);
 	}
 }

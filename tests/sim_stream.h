@@ -13,6 +13,11 @@
 
 struct aggregator;
 
+/* From now on every record the functions below ingest goes to
+ * ingest(ctx, rec, len) too (a test's oracle, sample_oracle.h); NULL:
+ * to the aggregator only. */
+void sim_tee(void (*ingest)(void *ctx, const void *rec, size_t len), void *ctx);
+
 /* xorshift64: the next number of the stream whose state is *s (not 0). */
 uint64_t sim_rng_next(uint64_t *s);
 

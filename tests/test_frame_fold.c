@@ -2,13 +2,13 @@
  * function and line rows over the soft cap go to "[other]") done in the
  * stack table's frame space too: the frames of a folded function or line
  * keep their code but count in "[other]", so the functions, lines and
- * callees counted from a snapshot's stacks (stack_derive.h) are still the
- * row counters' figures after a fold, globally, per thread and per
- * process, and a folded function sampled again gets a row of its own
- * again in both.  The one figure that differs by design: "[other]"'s
- * total, which the rows add up over their folded rows (a sample with two
- * folded functions counts twice, clamped) and the stacks count once per
- * sample.  The sweeps are forced (next_sweep_ns), not waited for. */
+ * callees counted from a snapshot's stacks (stack_derive.h) are still
+ * what a count of the same records sample by sample gives
+ * (sample_oracle.h, told which rows folded by the frames' marks) after a
+ * fold, globally, per thread and per process, and a folded function
+ * sampled again gets a row of its own again.  "[other]"'s total counts a
+ * sample once however many folded frames it holds.  The sweeps are
+ * forced (next_sweep_ns), not waited for. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -23,7 +23,7 @@
 #include "profile/aggregator.h"
 #include "profile/aggregator_priv.h"
 #include "profile/code_table.h"
-#include "profile/stack_derive.h"
+#include "sample_oracle.h"
 #include "sim_stream.h"
 #include "transport/record.h"
 
@@ -38,6 +38,7 @@ static uint64_t buf[256];
 
 struct run {
 	struct aggregator *a;
+	struct sample_oracle *o; /* fed every record a gets */
 	uint64_t cpu[4];       /* each thread's CPU counter */
 	uint64_t n;            /* samples sent */
 	uint64_t with_folded;  /* ... of them with a frame that will fold */
@@ -70,6 +71,7 @@ static void sample(struct run *r, int k, const uint32_t *codes, uint16_t nframes
 	for (uint16_t i = 0; i < nframes; i++)
 		s->frames[i] = (struct rec_frame){ codes[i], codes[i] == REC_MORE_FRAMES ? 7 : 0 };
 	aggregator_ingest(r->a, s, s->h.size);
+	oracle_ingest(r->o, s, s->h.size);
 }
 
 /* A sweep falling due now (the fold's clock is the test's, not 2 s of
@@ -83,12 +85,26 @@ static void sweep(struct run *r)
 
 static void add_processes(struct run *r);
 
+/* An aggregator and its oracle, fed alike. */
+static void start(struct run *r)
+{
+	*r = (struct run){ .a = aggregator_new(true), .o = oracle_new(true) };
+	cr_assert(r->a != NULL && r->o != NULL);
+	r->a->next_sweep_ns = UINT64_MAX;
+	sim_tee(oracle_ingest_to, r->o);
+}
+
+static void finish(struct run *r)
+{
+	sim_tee(NULL, NULL);
+	oracle_free(r->o);
+	aggregator_free(r->a);
+}
+
 static void setup(struct run *r)
 {
 	char name[32], file[32];
-	*r = (struct run){ .a = aggregator_new(true) };
-	cr_assert_not_null(r->a);
-	r->a->next_sweep_ns = UINT64_MAX;
+	start(r);
 	sim_def_code_as(r->a, MAIN, "main", "app.py", 1);
 	sim_def_code_as(r->a, HOT, "hot", "app.py", 10);
 	for (uint32_t i = 0; i < NCHURN; i++) {
@@ -98,6 +114,7 @@ static void setup(struct run *r)
 		sim_def_code_as(r->a, CHURN + i, name, file, 1 + (int)i);
 	}
 	cr_assert(aggregator_define_native(r->a, NAT, "nat", "lib.c", 0, "lib.so"));
+	cr_assert(oracle_define_native(r->o, NAT, "nat", "lib.c", 0, "lib.so"));
 	add_processes(r);
 }
 
@@ -177,53 +194,51 @@ static void fold(struct run *r)
 	sweep(r);
 }
 
-/* A snapshot (filtered by tid or pid) against the stacks it carries.
- * exact_other: "[other]"'s total too (no sample had two folded rows). */
-static void check(struct run *r, pid_t tid, pid_t pid, bool exact_other)
+/* A snapshot (filtered by tid or pid) against the oracle. */
+static void check(struct run *r, pid_t tid, pid_t pid)
 {
-	derive_check_aggregator(r->a, tid, pid, exact_other);
+	char label[64];
+	snprintf(label, sizeof label, "tid %d pid %d", tid, pid);
+	const struct derive_cmp c = { .label = label, .first_line = true,
+	                              .exact_other = true };
+	derive_check_oracle(&c, r->a, r->o, tid, pid, true);
 }
 
-/* The "[other]" function row of a snapshot and of its derivation. */
-static void other_rows(struct run *r, struct snap_counts *rows, struct snap_counts *derived)
+/* The "[other]" function row of an unfiltered snapshot. */
+static struct snap_counts other_row(struct run *r)
 {
 	struct snapshot s = { 0 };
-	struct stack_derived d;
+	struct snap_counts c = { 0 };
 	aggregator_filter_thread(r->a, 0);
 	aggregator_filter_process(r->a, 0);
-	agg_snapshot_counted(r->a, &s);
-	cr_assert(stack_derive(&s, 0, 0, &d));
-	*rows = *derived = (struct snap_counts){ 0 };
+	aggregator_snapshot(r->a, &s);
+	oracle_close_window(r->o);
 	for (size_t i = 0; i < s.nfuncs; i++)
 		if (s.funcs[i].other)
-			*rows = s.funcs[i].c;
-	for (size_t i = 0; i < d.nfuncs; i++)
-		if (d.funcs[i].other && strcmp(d.funcs[i].name, "[other]") == 0)
-			*derived = d.funcs[i].c;
-	stack_derived_free(&d);
+			c = s.funcs[i].c;
 	snapshot_free(&s);
+	return c;
 }
 
-static void check_all(struct run *r, bool exact_other)
+static void check_all(struct run *r)
 {
-	check(r, 0, 0, exact_other);
-	check(r, tids[0], 0, exact_other);
-	check(r, 0, pids[2], exact_other);
+	check(r, 0, 0);
+	check(r, tids[0], 0);
+	check(r, 0, pids[2]);
 }
 
 Test(frame_fold, folded_rows_derive_into_other_as_the_rows_fold)
 {
 	struct run r;
-	struct snap_counts rows, derived;
 	setup(&r);
 	phase_a(&r, false);
 	fold(&r);
 	cr_assert_gt(r.a->folded_funcs, 0, "no function row folded: no test");
 	cr_assert_gt(r.a->folded_lines, 0, "no line row folded: no test");
-	check_all(&r, true);
-	other_rows(&r, &rows, &derived);
-	cr_expect_eq(rows.own, r.own_folded, "[other] holds the idle churn's own samples");
-	cr_expect_eq(rows.total, r.with_folded);
+	check_all(&r);
+	struct snap_counts other = other_row(&r);
+	cr_expect_eq(other.own, r.own_folded, "[other] holds the idle churn's own samples");
+	cr_expect_eq(other.total, r.with_folded);
 
 	/* Folded functions sampled again (one under a native leaf): rows of
 	 * their own again, in the rows and in the stacks. */
@@ -234,33 +249,29 @@ Test(frame_fold, folded_rows_derive_into_other_as_the_rows_fold)
 		sample(&r, k, nat, 3);
 	}
 	sample(&r, LONE, lone, 2);
-	check_all(&r, true);
+	check_all(&r);
 
 	/* They fold again, with the frames sampled since. */
 	sweep(&r);
 	sweep(&r);
 	sweep(&r);
-	check_all(&r, true);
-	aggregator_free(r.a);
+	check_all(&r);
+	finish(&r);
 }
 
-/* Two folded functions on one stack: the rows' "[other]" total counts
- * the sample twice, the stacks' once (the figure that changes by
- * design); everything else stays equal. */
+/* Two folded functions on one stack: "[other]"'s total counts the
+ * sample once. */
 Test(frame_fold, other_total_is_once_per_sample_in_the_stacks)
 {
 	struct run r;
-	struct snap_counts rows, derived;
 	setup(&r);
 	phase_a(&r, true);
 	fold(&r);
-	check_all(&r, false);
-	other_rows(&r, &rows, &derived);
-	cr_expect_eq(derived.own, rows.own);
-	cr_expect_eq(rows.own, r.own_folded);
-	cr_expect_eq(derived.total, r.with_folded, "once per sample with a folded frame");
-	cr_expect_gt(rows.total, derived.total, "the rows count a pair twice");
-	aggregator_free(r.a);
+	check_all(&r);
+	struct snap_counts other = other_row(&r);
+	cr_expect_eq(other.own, r.own_folded);
+	cr_expect_eq(other.total, r.with_folded, "once per sample with a folded frame");
+	finish(&r);
 }
 
 /* Codes unused for 10 sweeps go: the frames of theirs that folded
@@ -275,25 +286,29 @@ Test(frame_fold, codes_that_go_merge_their_folded_frames)
 	setup(&r);
 	phase_a(&r, true);
 	fold(&r);
+	/* While the folded frames still name their rows: the oracle learns
+	 * which folded (derive_sync_folds). */
+	check_all(&r);
 	size_t cells = r.a->stacks.ncells, codes = code_table_count(r.a->codes);
 	for (int e = 0; e < 12; e++) {
 		phase_b(&r);
 		sweep(&r);
 	}
 	cr_assert_lt(code_table_count(r.a->codes), codes - NCHURN / 2, "no code went: no test");
-	check_all(&r, false);
+	check_all(&r);
 	cr_expect_lt(r.a->stacks.ncells, cells / 2, "%zu cells, %zu before", r.a->stacks.ncells,
 	             cells);
 	aggregator_filter_thread(r.a, 0);
 	aggregator_filter_process(r.a, 0);
 	aggregator_snapshot(r.a, &s);
+	oracle_close_window(r.o);
 	cr_expect_eq(s.folded_stacks, 0, "stacks folded whole");
 	size_t others = 0;
 	for (size_t i = 0; i < s.nstack_frames; i++)
 		others += strcmp(s.stack_frames[i].name, "[other]") == 0 && s.stack_frames[i].folded_func;
 	cr_expect_eq(others, 2, "one [other] frame with a line, one without");
 	snapshot_free(&s);
-	aggregator_free(r.a);
+	finish(&r);
 }
 
 /* Under the soft cap nothing folds, but codes still go (exec churn: a
@@ -304,10 +319,9 @@ Test(frame_fold, codes_that_go_merge_their_folded_frames)
  * codes'; the code table keeps one code for the fifty. */
 Test(frame_fold, codes_that_go_keep_their_living_rows)
 {
-	struct run r = { .a = aggregator_new(true) };
+	struct run r;
 	struct snapshot s = { 0 };
-	cr_assert_not_null(r.a);
-	r.a->next_sweep_ns = UINT64_MAX;
+	start(&r);
 	add_processes(&r);
 	sim_def_code_as(r.a, MAIN, "main", "app.py", 1);
 	sim_def_code_as(r.a, HOT, "hot", "app.py", 10);
@@ -327,8 +341,9 @@ Test(frame_fold, codes_that_go_keep_their_living_rows)
 	cr_assert_eq(r.a->folded_funcs, 0, "a row folded: not this test's case");
 	cr_assert_lt(code_table_count(r.a->codes), 10, "%zu codes: they did not go",
 	             code_table_count(r.a->codes));
-	check_all(&r, true);
+	check_all(&r);
 	aggregator_snapshot(r.a, &s);
+	oracle_close_window(r.o);
 	cr_expect_eq(s.folded_stacks, 0, "stacks folded whole");
 	snapshot_free(&s);
 
@@ -336,8 +351,8 @@ Test(frame_fold, codes_that_go_keep_their_living_rows)
 	sim_def_code_as(r.a, CHURN + 60, "<module>", "<string>", 9);
 	uint32_t again[] = { CHURN + 60, MAIN };
 	sample(&r, 2, again, 2);
-	check_all(&r, true);
-	aggregator_free(r.a);
+	check_all(&r);
+	finish(&r);
 }
 
 /* Marks code 5's frames (the function) and line 20's (the line). */
@@ -423,13 +438,12 @@ Test(frame_fold, aged_rows_derive_into_other_as_the_rows_fold)
 	cr_assert_eq(r.a->folded_funcs, 61, "the aged functions did not fold: no test (%llu)",
 	             (unsigned long long)r.a->folded_funcs);
 	cr_assert_gt(r.a->folded_lines, 0, "no line row folded: no test");
-	/* A native leaf and its caller fold both: "[other]"'s total is
-	 * the by-design difference there. */
-	check_all(&r, false);
-	check(&r, tids[LONE], 0, true);
-	struct snap_counts rows, derived;
-	other_rows(&r, &rows, &derived);
-	cr_expect_eq(rows.own, 61, "[other] holds the aged rows' own samples");
-	cr_expect_eq(derived.total, 61, "once per sample with an aged frame");
-	aggregator_free(r.a);
+	/* A native leaf and its caller fold both: "[other]"'s total
+	 * counts their samples once. */
+	check_all(&r);
+	check(&r, tids[LONE], 0);
+	struct snap_counts other = other_row(&r);
+	cr_expect_eq(other.own, 61, "[other] holds the aged rows' own samples");
+	cr_expect_eq(other.total, 61, "once per sample with an aged frame");
+	finish(&r);
 }

@@ -1,6 +1,7 @@
 /* bench/ingest.c - the consumer side's cost per sample (make bench):
- * records built in memory are fed to the aggregator (aggregator_ingest,
- * every row counter and the stack table), and the same stacks to the
+ * records built in memory are fed to the aggregator (aggregator_ingest:
+ * frames resolved to rows, the fold policy's use of them, the split and
+ * the stack table), and the same stacks to the
  * stack table alone (intern through the thread's memo, count), on
  * shallow and 400-frame stacks, unchanged from one sample to the next or
  * all distinct.  One line per case: ns per sample, and the stacks the

@@ -1,12 +1,21 @@
-/* aggregator.c - records in, counters out (see aggregator.h).
+/* aggregator.c - records in, stacks counted (see aggregator.h).
+ *
+ * Counting is one way, keyed by dimension: each sample's stack is
+ * interned in the stack table (stack_table.h) through its thread's memo
+ * and counted in its (stack, thread, process) cell; the split item
+ * carries the cell, so every share of the sample's time goes there.  The
+ * functions, lines and callees of a snapshot, global or of one thread or
+ * process, are counted from the cells (stack_derive.h).
  *
  * Rows: one per function (key: interned qualname + filename), one per
- * source line (key: interned filename + line), one per thread (key: tid).
- * A reset only zeroes the rows' counters, so the frame cache below stays
- * valid across resets and a snapshot simply skips rows whose total is 0.
- * Rows go only when there are too many of them (code churn: see "bounded
- * memory" below): the fewest-sampled are folded into row 0 of each kind,
- * "[other]", which no code ever resolves to.
+ * source line (key: interned filename + line).  They name what the
+ * stacks' frames are and hold only what the fold policy ranks them by
+ * (struct agg_use: samples since the reset, once per sample, and the
+ * last sample's serial).  A reset only zeroes that, so the frame cache
+ * below stays valid across resets.  Rows go only when there are too many
+ * of them (code churn: see "bounded memory" below): the fewest-sampled
+ * are folded into row 0 of each kind, "[other]", which no code ever
+ * resolves to, and their frames in the stacks are marked folded.
  *
  * Hot path: a frame (code_id, instr_offset) is resolved to its pair of row
  * indices through one frame-cache lookup; only the first time a frame is
@@ -15,18 +24,9 @@
  * last sample that counted it, so deep stacks cost O(depth).  In steady
  * state the per-sample path allocates nothing.
  *
- * Per-thread rows: (tid, function) and (tid, line) counters live in two
- * more maps keyed by tid << 32 | global row.  A sample looks them up only
- * for its leaf and for frames whose global row it counts for the first
- * time (the global stamp already says "first time in this sample"), so
- * recursion costs nothing extra and the thread's rows need no stamp.
- *
- * Stacks: each sample's resolved frames are also interned in the stack
- * table (stack_table.h) through its thread's memo, and counted in its
- * (stack, thread) cell; the split item carries the cell, so every share
- * a row gets, its cell gets too.  The table folds at the sweep (over its
- * caps, or when codes went), and the cells queued samples and each
- * thread's previous sample name are renumbered then.
+ * The stack table folds at the sweep (over its caps, or when codes
+ * went), and the cells queued samples and each thread's previous sample
+ * name are renumbered then.
  *
  * Threads (their rows, names, state, ageing): aggregator_threads.c.
  */
@@ -119,13 +119,6 @@ struct aggregator *aggregator_new(bool split)
 	hashmap_init(&a->thread_by_tid);
 	hashmap_init(&a->thread_names);
 	hashmap_init(&a->thread_py_names);
-	hashmap_init(&a->tfunc_by_key);
-	hashmap_init(&a->tline_by_key);
-	hashmap_init(&a->pfunc_by_key);
-	hashmap_init(&a->pline_by_key);
-	hashmap_init(&a->callee_by_key);
-	hashmap_init(&a->tcallee_by_key);
-	hashmap_init(&a->pcallee_by_key);
 	hashmap_init(&a->report_by_pid);
 	hashmap_init(&a->reports_win_by_pid);
 	a->strings = strtab_new();
@@ -166,19 +159,7 @@ void aggregator_free(struct aggregator *a)
 	stack_table_destroy(&a->stacks);
 	folded_rows_destroy(&a->folded);
 	free(a->sframes);
-	free(a->tfuncs.items);
-	free(a->tlines.items);
-	free(a->pfuncs.items);
-	free(a->plines.items);
-	free(a->callees.items);
-	free(a->tcallees.items);
-	free(a->pcallees.items);
-	hashmap_destroy(&a->callee_by_key);
-	hashmap_destroy(&a->tcallee_by_key);
-	hashmap_destroy(&a->pcallee_by_key);
 	proc_table_free(a->procs);
-	hashmap_destroy(&a->pfunc_by_key);
-	hashmap_destroy(&a->pline_by_key);
 	hashmap_destroy(&a->report_by_pid);
 	hashmap_destroy(&a->reports_win_by_pid);
 	free(a->scratch);
@@ -188,8 +169,6 @@ void aggregator_free(struct aggregator *a)
 	hashmap_destroy(&a->thread_by_tid);
 	hashmap_destroy(&a->thread_names);
 	hashmap_destroy(&a->thread_py_names);
-	hashmap_destroy(&a->tfunc_by_key);
-	hashmap_destroy(&a->tline_by_key);
 	code_table_free(a->codes);
 	strtab_free(a->strings);
 	strtab_free(a->pstrings);
@@ -271,127 +250,28 @@ static bool agg_line_row(struct aggregator *a, const struct code_info *ci,
 	return true;
 }
 
-/* The callee row of native function row func under Python line row
- * line, created on first use; false on OOM. */
-static bool agg_callee_row(struct aggregator *a, uint32_t line, uint32_t func,
-                           uint32_t *out)
-{
-	uint64_t key = pair_key(line, func), idx;
-	if (hashmap_get(&a->callee_by_key, key, &idx)) {
-		*out = (uint32_t)idx;
-		return true;
-	}
-	if (a->callees.n >= UINT32_MAX ||
-	    !agg_vec_reserve(&a->callees, sizeof(struct agg_callee)) ||
-	    !hashmap_put(&a->callee_by_key, key, a->callees.n))
-		return false;
-	agg_callees(a)[a->callees.n] = (struct agg_callee){ .line = line,
-	                                                    .func = func };
-	*out = (uint32_t)a->callees.n++;
-	return true;
-}
-
-/* A per-thread table: rows, their map, and the global rows' caches. */
-struct agg_ttable {
-	struct agg_vec *v;        /* struct agg_trow */
-	struct hashmap *by_key;   /* (uint32)tid << 32 | row -> index */
-};
-
-/* This thread's counters for global row `row` (whose cache is tc),
- * created on first use; NULL on OOM. */
-static struct agg_counts *agg_trow(struct agg_ttable tt,
-                                   struct agg_tcache *tc, pid_t tid,
-                                   uint32_t row)
-{
-	if (tc->idx != 0 && tc->tid == tid)
-		return &agg_trows(tt.v)[tc->idx - 1].c;
-	uint64_t key = pair_key((uint32_t)tid, row), idx;
-	if (!hashmap_get(tt.by_key, key, &idx)) {
-		if (tt.v->n >= UINT32_MAX ||
-		    !agg_vec_reserve(tt.v, sizeof(struct agg_trow)) ||
-		    !hashmap_put(tt.by_key, key, tt.v->n))
-			return NULL;
-		idx = tt.v->n++;
-		agg_trows(tt.v)[idx] = (struct agg_trow){ .row = row,
-		                                          .tid = tid };
-	}
-	*tc = (struct agg_tcache){ .tid = tid, .idx = (uint32_t)idx + 1 };
-	return &agg_trows(tt.v)[idx].c;
-}
-
 /* ---- memory kept over the last minute ---------------------------------- */
 
-static void agg_kept_mark(struct agg_counts *c, const struct mem_kept_clock *clk)
-{
-	mem_kept_mark(&c->kept, clk, snap_mem_net(&c->split));
-}
-
-static void agg_kept_mark_trows(struct agg_vec *v, const struct mem_kept_clock *clk)
-{
-	struct agg_trow *r = agg_trows(v);
-
-	for (size_t i = 0; i < v->n; i++)
-		agg_kept_mark(&r[i].c, clk);
-}
-
-/* A boundary passed: every row records its net growth. */
+/* A boundary passed: every cell (and folded entry) records its net
+ * growth. */
 static void agg_kept_mark_all(struct aggregator *a)
 {
-	const struct mem_kept_clock *clk = &a->kept_clock;
-
-	for (size_t i = 0; i < a->funcs.n; i++)
-		agg_kept_mark(&agg_funcs(a)[i].c, clk);
-	for (size_t i = 0; i < a->lines.n; i++)
-		agg_kept_mark(&agg_lines(a)[i].c, clk);
-	for (size_t i = 0; i < a->callees.n; i++)
-		agg_kept_mark(&agg_callees(a)[i].c, clk);
-	agg_kept_mark_trows(&a->tfuncs, clk);
-	agg_kept_mark_trows(&a->tlines, clk);
-	agg_kept_mark_trows(&a->tcallees, clk);
-	agg_kept_mark_trows(&a->pfuncs, clk);
-	agg_kept_mark_trows(&a->plines, clk);
-	agg_kept_mark_trows(&a->pcallees, clk);
-	stack_table_mark_kept(&a->stacks, clk);
-	folded_rows_mark_kept(&a->folded, clk);
+	stack_table_mark_kept(&a->stacks, &a->kept_clock);
+	folded_rows_mark_kept(&a->folded, &a->kept_clock);
 }
 
 /* ---- the Python / native / system split ------------------------------- */
 
-static void agg_counts_split(struct agg_counts *c, const struct snap_split *d, bool win)
-{
-	snap_split_add(&c->split, d);
-	if (win)
-		snap_split_add(&c->split_win, d);
-}
-
-/* d to row i of a per-thread (or per-process) table, if it has one. */
-static void agg_trow_split(struct agg_vec *v, uint32_t i,
-                           const struct snap_split *d, bool win)
-{
-	if (i < v->n)
-		agg_counts_split(&agg_trows(v)[i].c, d, win);
-}
-
-/* Add d to every row the sample of `it` fed, its thread and the total;
- * to the window's figures too when the sample counted in this window
- * (a sample settled after its window closed changes only the totals). */
+/* Add d to the sample of `it`'s cell (or, folded, its rows' entries),
+ * its thread and the total; to the window's figures too when the sample
+ * counted in this window (a sample settled after its window closed
+ * changes only the totals). */
 static void agg_split_apply(struct aggregator *a, struct agg_thread *t,
                             const struct split_item *it,
                             const struct snap_split *d)
 {
 	bool win = it->win == a->win;
 
-	agg_counts_split(&agg_funcs(a)[it->func].c, d, win);
-	if (it->line != AGG_NO_LINE)
-		agg_counts_split(&agg_lines(a)[it->line].c, d, win);
-	if (it->callee < a->callees.n)
-		agg_counts_split(&agg_callees(a)[it->callee].c, d, win);
-	agg_trow_split(&a->tfuncs, it->tfunc, d, win);
-	agg_trow_split(&a->tlines, it->tline, d, win);
-	agg_trow_split(&a->tcallees, it->tcallee, d, win);
-	agg_trow_split(&a->pfuncs, it->pfunc, d, win);
-	agg_trow_split(&a->plines, it->pline, d, win);
-	agg_trow_split(&a->pcallees, it->pcallee, d, win);
 	stack_table_split(&a->stacks, it->cell, d, win);
 	agg_folded_split(a, it, d, win);
 	snap_split_add(&t->split, d);
@@ -455,45 +335,6 @@ void agg_provisional(struct aggregator *a, double sign)
 	}
 }
 
-/* The thread's row index behind a global row's cache, if it is tid's. */
-static uint32_t agg_tindex(const struct agg_tcache *tc, pid_t tid)
-{
-	return tc->idx != 0 && tc->tid == tid ? tc->idx - 1 : UINT32_MAX;
-}
-
-/* The rows a sample's own time went to: global, its thread's and its
- * process's. */
-static struct split_item agg_split_item(const struct aggregator *a,
-                                        const struct rec_sample *s,
-                                        uint32_t func, uint32_t line,
-                                        uint32_t callee, uint32_t cell)
-{
-	const struct agg_func *f = &agg_funcs(a)[func];
-	struct split_item it = {
-		.func = func, .line = line, .callee = callee,
-		.tfunc = agg_tindex(&f->tc, s->tid),
-		.pfunc = agg_tindex(&f->ptc, s->pid),
-		.tline = AGG_NO_ROW, .pline = AGG_NO_ROW,
-		.tcallee = AGG_NO_ROW, .pcallee = AGG_NO_ROW,
-		.caller = AGG_NO_ROW,
-		.cell = cell,
-		.win = a->win,
-		.native = (s->flags & SAMPLE_IN_CALL) != 0,
-	};
-	if (line != AGG_NO_LINE) {
-		it.tline = agg_tindex(&agg_lines(a)[line].tc, s->tid);
-		it.pline = agg_tindex(&agg_lines(a)[line].ptc, s->pid);
-	}
-	if (callee != AGG_NO_ROW) {
-		it.caller = agg_callees(a)[callee].line;
-		it.tcallee = agg_tindex(&agg_callees(a)[callee].tc, s->tid);
-		it.pcallee = agg_tindex(&agg_callees(a)[callee].ptc, s->pid);
-	}
-	return it;
-}
-
-static uint32_t agg_trow_find(const struct hashmap *by_key, pid_t tid,
-                              uint32_t row);
 
 /* The global row of a function or line key (0 is "[other]"'s). */
 static bool agg_row_of_key(const struct hashmap *by_key, uint64_t key, uint32_t *row)
@@ -519,62 +360,28 @@ static struct agg_prev_rows agg_prev_of(const struct aggregator *a, const struct
 		p.has_line = true;
 		p.lkey = agg_lines(a)[it->line].key;
 	}
-	if (it->callee < a->callees.n) {
-		const struct agg_callee *c = &agg_callees(a)[it->callee];
-
-		p.has_callee = true;
-		p.callee_fkey = agg_funcs(a)[c->func].key;
-		p.callee_lkey = agg_lines(a)[c->line].key;
+	if (it->caller != AGG_NO_ROW) {
+		p.has_caller = true;
+		p.caller_lkey = agg_lines(a)[it->caller].key;
 	}
 	return p;
 }
 
-/* The index of tid's row for global row `row`, created with no counts if
- * need be; AGG_NO_ROW for no row, or on OOM. */
-static uint32_t agg_trow_make(struct agg_vec *v, struct hashmap *by_key, pid_t tid,
-                              uint32_t row)
-{
-	uint64_t key = pair_key((uint32_t)tid, row), idx;
-	if (row == AGG_NO_ROW)
-		return AGG_NO_ROW;
-	if (hashmap_get(by_key, key, &idx))
-		return (uint32_t)idx;
-	if (v->n >= UINT32_MAX - 1 || !agg_vec_reserve(v, sizeof(struct agg_trow)) ||
-	    !hashmap_put(by_key, key, v->n))
-		return AGG_NO_ROW;
-	agg_trows(v)[v->n] = (struct agg_trow){ .row = row, .tid = tid };
-	return (uint32_t)v->n++;
-}
-
 /* The rows of the thread's previous sample, as they are numbered now;
- * false when its function row is gone (reset). */
+ * false when its function row is gone (folded, or the strings rehomed). */
 static bool agg_prev_item(struct aggregator *a, const struct agg_thread *t,
-                          pid_t pid, struct split_item *it)
+                          struct split_item *it)
 {
 	const struct agg_prev_rows *p = &t->prev;
-	uint32_t cf, cl;
-	uint64_t v;
 
-	*it = (struct split_item){ .line = AGG_NO_LINE, .callee = AGG_NO_ROW,
-	                           .caller = AGG_NO_ROW, .cell = p->cell };
+	*it = (struct split_item){ .line = AGG_NO_LINE, .caller = AGG_NO_ROW,
+	                           .cell = p->cell };
 	if (!p->valid || !agg_row_of_key(&a->func_by_key, p->fkey, &it->func))
 		return false;
 	if (p->has_line && !agg_row_of_key(&a->line_by_key, p->lkey, &it->line))
 		it->line = AGG_NO_LINE;
-	if (p->has_callee && agg_row_of_key(&a->func_by_key, p->callee_fkey, &cf) &&
-	    agg_row_of_key(&a->line_by_key, p->callee_lkey, &cl) &&
-	    hashmap_get(&a->callee_by_key, pair_key(cl, cf), &v)) {
-		it->callee = (uint32_t)v;
-		it->caller = cl;
-	}
-	/* After a reset the thread's and process's rows are gone: made
-	 * again, so that they take what the global rows take. */
-	it->tfunc = agg_trow_make(&a->tfuncs, &a->tfunc_by_key, t->tid, it->func);
-	it->tline = agg_trow_make(&a->tlines, &a->tline_by_key, t->tid, it->line);
-	it->tcallee = agg_trow_make(&a->tcallees, &a->tcallee_by_key, t->tid, it->callee);
-	it->pfunc = agg_trow_make(&a->pfuncs, &a->pfunc_by_key, pid, it->func);
-	it->pline = agg_trow_make(&a->plines, &a->pline_by_key, pid, it->line);
-	it->pcallee = agg_trow_make(&a->pcallees, &a->pcallee_by_key, pid, it->callee);
+	if (p->has_caller && !agg_row_of_key(&a->line_by_key, p->caller_lkey, &it->caller))
+		it->caller = AGG_NO_ROW;
 	return true;
 }
 
@@ -591,7 +398,7 @@ static void agg_charge_shrink(struct aggregator *a, struct agg_thread *t,
 	struct split_item prev;
 
 	if (s->mem_shrink > 0)
-		agg_split_apply(a, t, agg_prev_item(a, t, s->pid, &prev) ? &prev : it, &d);
+		agg_split_apply(a, t, agg_prev_item(a, t, &prev) ? &prev : it, &d);
 	t->prev = agg_prev_of(a, it);
 }
 
@@ -669,74 +476,29 @@ static bool agg_resolve(struct aggregator *a, struct rec_frame f,
 	return true;
 }
 
-static void agg_count_own(struct agg_counts *c, uint64_t w)
+/* A row is on this sample: counted once per sample for the fold
+ * policy. */
+static void agg_use(struct agg_use *u, uint64_t serial)
 {
-	c->own++;
-	c->own_win++;
-	c->own_ns += w;
-}
-
-static void agg_add_total(struct agg_counts *c, uint64_t w)
-{
-	c->total++;
-	c->total_win++;
-	c->total_ns += w;
-}
-
-/* Count total once per sample; true when this sample had not counted the
- * row yet. */
-static bool agg_count_total(struct agg_counts *c, uint64_t serial, uint64_t w)
-{
-	if (c->stamp == serial)
-		return false;
-	c->stamp = serial;
-	agg_add_total(c, w);
-	return true;
-}
-
-/* The thread's row for its leaf: own and (first frame) total.  A row
- * that could not be allocated only leaves the thread's view short. */
-static void agg_thread_leaf(struct agg_ttable tt, struct agg_tcache *tc,
-                            pid_t tid, uint32_t row, uint64_t w)
-{
-	struct agg_counts *c = agg_trow(tt, tc, tid, row);
-	if (c == NULL)
+	if (u->stamp == serial)
 		return;
-	agg_count_own(c, w);
-	agg_add_total(c, w);
+	u->stamp = serial;
+	u->total++;
 }
 
-static void agg_thread_total(struct agg_ttable tt, struct agg_tcache *tc,
-                             pid_t tid, uint32_t row, uint64_t w)
-{
-	struct agg_counts *c = agg_trow(tt, tc, tid, row);
-	if (c != NULL)
-		agg_add_total(c, w);
-}
-
-/* A sample whose leaf is native: count it under its innermost Python
- * frame's line and the leaf function (the sample's own rows, so own and
- * total alike).  The callee row, or AGG_NO_ROW when the stack has no
- * Python line (a native thread) or on OOM. */
-static uint32_t agg_count_callee(struct aggregator *a,
-                                 const struct rec_sample *s, uint64_t w)
+/* A sample whose leaf is native is a callee of its innermost Python
+ * frame's line: that line's row, or AGG_NO_ROW when the leaf is not
+ * native or the stack has no Python line (a native thread). */
+static uint32_t agg_caller_line(const struct aggregator *a, size_t nframes)
 {
 	const struct agg_func *funcs = agg_funcs(a);
-	uint32_t leaf = a->scratch[0].func, idx;
 	size_t i = 1;
-	while (i < s->nframes && funcs[a->scratch[i].func].native)
-		i++;
-	if (i >= s->nframes || a->scratch[i].line == AGG_NO_LINE ||
-	    !agg_callee_row(a, a->scratch[i].line, leaf, &idx))
+	if (!funcs[a->scratch[0].func].native)
 		return AGG_NO_ROW;
-	struct agg_callee *c = &agg_callees(a)[idx];
-	agg_count_own(&c->c, w);
-	agg_add_total(&c->c, w);
-	agg_thread_leaf((struct agg_ttable){ &a->tcallees, &a->tcallee_by_key },
-	                &c->tc, s->tid, idx, w);
-	agg_thread_leaf((struct agg_ttable){ &a->pcallees, &a->pcallee_by_key },
-	                &c->ptc, s->pid, idx, w);
-	return idx;
+	while (i < nframes && funcs[a->scratch[i].func].native)
+		i++;
+	return i < nframes && a->scratch[i].line != AGG_NO_LINE ? a->scratch[i].line
+	                                                         : AGG_NO_ROW;
 }
 
 static bool agg_reserve_scratch(struct aggregator *a, size_t n)
@@ -837,54 +599,31 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 
 	struct agg_func *funcs = agg_funcs(a);
 	struct agg_line *lines = agg_lines(a);
-	const struct agg_frame *leaf = &a->scratch[0];
-	uint64_t w = s.interval_ns, serial = ++a->serial;
+	uint64_t serial = ++a->serial;
 	a->samples++;
 	a->samples_win++;
 	t->py_samples++;
 	t->py_samples_win++;
-	t->top_func = funcs[leaf->func].name;
-	agg_count_own(&funcs[leaf->func].c, w);
-	agg_count_total(&funcs[leaf->func].c, serial, w);
-	struct agg_ttable tf = { &a->tfuncs, &a->tfunc_by_key };
-	struct agg_ttable tl = { &a->tlines, &a->tline_by_key };
-	agg_thread_leaf(tf, &funcs[leaf->func].tc, s.tid, leaf->func, w);
-	/* The own line: the innermost frame that has one (native frames
-	 * without a source line have none). */
-	size_t ll = 0;
-	while (ll < s.nframes && a->scratch[ll].line == AGG_NO_LINE)
-		ll++;
-	struct agg_ttable pf = { &a->pfuncs, &a->pfunc_by_key };
-	struct agg_ttable pl = { &a->plines, &a->pline_by_key };
-	agg_thread_leaf(pf, &funcs[leaf->func].ptc, s.pid, leaf->func, w);
-	if (ll < s.nframes) {
-		uint32_t line = a->scratch[ll].line;
-		agg_count_own(&lines[line].c, w);
-		agg_count_total(&lines[line].c, serial, w);
-		agg_thread_leaf(tl, &lines[line].tc, s.tid, line, w);
-		agg_thread_leaf(pl, &lines[line].ptc, s.pid, line, w);
-	}
-	uint32_t callee = funcs[leaf->func].native
-	                  ? agg_count_callee(a, &s, w) : AGG_NO_ROW;
+	t->top_func = funcs[a->scratch[0].func].name;
 	uint32_t cell = agg_count_stack(a, t, &s, rec + sizeof s);
-	if (!a->no_split)
-		agg_split_sample(a, t, &s, agg_split_item(a, &s, leaf->func,
-		        ll < s.nframes ? a->scratch[ll].line : AGG_NO_LINE, callee, cell));
-	for (size_t i = 1; i < s.nframes; i++) {
+	if (!a->no_split) {
+		/* The own line: the innermost frame that has one (native
+		 * frames without a source line have none). */
+		size_t ll = 0;
+		while (ll < s.nframes && a->scratch[ll].line == AGG_NO_LINE)
+			ll++;
+		agg_split_sample(a, t, &s, (struct split_item){
+			.func = a->scratch[0].func,
+			.line = ll < s.nframes ? a->scratch[ll].line : AGG_NO_LINE,
+			.caller = agg_caller_line(a, s.nframes),
+			.cell = cell, .win = a->win,
+			.native = (s.flags & SAMPLE_IN_CALL) != 0 });
+	}
+	for (size_t i = 0; i < s.nframes; i++) {
 		const struct agg_frame *f = &a->scratch[i];
-		if (agg_count_total(&funcs[f->func].c, serial, w)) {
-			agg_thread_total(tf, &funcs[f->func].tc, s.tid,
-			                 f->func, w);
-			agg_thread_total(pf, &funcs[f->func].ptc, s.pid,
-			                 f->func, w);
-		}
-		if (i != ll && f->line != AGG_NO_LINE &&
-		    agg_count_total(&lines[f->line].c, serial, w)) {
-			agg_thread_total(tl, &lines[f->line].tc, s.tid,
-			                 f->line, w);
-			agg_thread_total(pl, &lines[f->line].ptc, s.pid,
-			                 f->line, w);
-		}
+		agg_use(&funcs[f->func].use, serial);
+		if (f->line != AGG_NO_LINE)
+			agg_use(&lines[f->line].use, serial);
 	}
 }
 
@@ -946,26 +685,11 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
  * new functions and lines for ever.  Beyond AGG_MAX_FUNCS function rows
  * (AGG_MAX_LINES line rows), the rows with the fewest total samples are
  * folded into row 0, "[other]", down to three quarters of the cap (so
- * folds are rare); their counts move there, so every total stays right.
+ * folds are rare); their frames in the stack table are marked folded, so
+ * the stacks count them there (stack_table_fold_frames).
  * Every AGG_SWEEP_NS the code table drops the codes the sampler no longer
  * uses.  After either, the strings still referenced move to a fresh table
  * and the old one is freed (snapshots own copies of theirs). */
-
-static uint32_t agg_trow_find(const struct hashmap *by_key, pid_t tid,
-                              uint32_t row);
-
-static void agg_counts_merge(struct agg_counts *to, const struct agg_counts *c)
-{
-	to->own += c->own;
-	to->total += c->total;
-	to->own_win += c->own_win;
-	to->total_win += c->total_win;
-	to->own_ns += c->own_ns;
-	to->total_ns += c->total_ns;
-	snap_split_add(&to->split, &c->split);
-	snap_split_add(&to->split_win, &c->split_win);
-	mem_kept_add(&to->kept, &c->kept);
-}
 
 /* A row's rank for keeping: not idle, then idle, then aged (agg_age),
  * then most total samples, then most recently counted, then oldest. */
@@ -983,7 +707,7 @@ struct agg_age {
 	uint64_t rare;
 };
 
-static int agg_tier(const struct agg_counts *c, const struct agg_age *g)
+static int agg_tier(const struct agg_use *c, const struct agg_age *g)
 {
 	if (g->aged_serial > 0 && c->stamp <= g->aged_serial &&
 	    c->total <= g->rare)
@@ -1003,10 +727,9 @@ static int agg_cmp_rank(const void *pa, const void *pb)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-/* Rows are elem bytes apart, their counters at offset coff. */
-static const struct agg_counts *agg_row_counts(const struct agg_vec *v,
-                                               size_t elem, size_t coff,
-                                               size_t i)
+/* Rows are elem bytes apart, their use at offset coff. */
+static const struct agg_use *agg_row_use(const struct agg_vec *v, size_t elem, size_t coff,
+                                         size_t i)
 {
 	return (const void *)((const char *)v->items + i * elem + coff);
 }
@@ -1019,7 +742,7 @@ static size_t agg_fold_keep(const struct agg_vec *v, size_t elem,
 {
 	size_t busy = 1, young = 1; /* row 0 */
 	for (size_t i = 1; i < v->n; i++) {
-		int tier = agg_tier(agg_row_counts(v, elem, coff, i), g);
+		int tier = agg_tier(agg_row_use(v, elem, coff, i), g);
 		busy += tier == 0;
 		young += tier < 2;
 	}
@@ -1041,7 +764,7 @@ static uint32_t *agg_fold_map(const struct agg_vec *v, size_t elem,
 		return NULL;
 	}
 	for (size_t i = 1; i < v->n; i++) {
-		const struct agg_counts *c = agg_row_counts(v, elem, coff, i);
+		const struct agg_use *c = agg_row_use(v, elem, coff, i);
 		r[i - 1] = (struct agg_rank){ agg_tier(c, g), c->total,
 		                              c->stamp, (uint32_t)i };
 	}
@@ -1055,9 +778,9 @@ static uint32_t *agg_fold_map(const struct agg_vec *v, size_t elem,
 	return map;
 }
 
-/* Fold the function rows by map: counts of rows mapped to 0 go to row 0,
- * kept rows move down (map[i] <= i).  Returns the rows folded that had
- * samples. */
+/* Fold the function rows by map: rows mapped to 0 go (row 0 stands for
+ * them), kept rows move down (map[i] <= i).  Returns the rows folded that
+ * had samples. */
 static uint64_t agg_fold_funcs(struct aggregator *a, const uint32_t *map)
 {
 	struct agg_func *f = agg_funcs(a);
@@ -1067,8 +790,7 @@ static uint64_t agg_fold_funcs(struct aggregator *a, const uint32_t *map)
 	a->funcs.n = 1;
 	for (size_t i = 1; i < n; i++) {
 		if (map[i] == 0) {
-			agg_counts_merge(&f[0].c, &f[i].c);
-			folded += f[i].c.total > 0;
+			folded += f[i].use.total > 0;
 			continue;
 		}
 		f[map[i]] = f[i];
@@ -1088,8 +810,7 @@ static uint64_t agg_fold_lines(struct aggregator *a, const uint32_t *map)
 	a->lines.n = 1;
 	for (size_t i = 1; i < n; i++) {
 		if (map[i] == 0) {
-			agg_counts_merge(&l[0].c, &l[i].c);
-			folded += l[i].c.total > 0;
+			folded += l[i].use.total > 0;
 			continue;
 		}
 		l[map[i]] = l[i];
@@ -1099,90 +820,23 @@ static uint64_t agg_fold_lines(struct aggregator *a, const uint32_t *map)
 	return folded;
 }
 
-/* Callee rows name a line and a function row: renumber both, merging
- * rows that now name the same pair.  cmap[old] = new callee row. */
-static void agg_fold_callees(struct aggregator *a, const uint32_t *fmap,
-                             const uint32_t *lmap, uint32_t *cmap)
-{
-	struct agg_callee *c = agg_callees(a);
-	size_t kept = 0;
-	uint64_t idx;
-	hashmap_clear(&a->callee_by_key);
-	for (size_t i = 0; i < a->callees.n; i++) {
-		uint32_t line = lmap[c[i].line], func = fmap[c[i].func];
-		uint64_t key = pair_key(line, func);
-		if (hashmap_get(&a->callee_by_key, key, &idx)) {
-			agg_counts_merge(&c[idx].c, &c[i].c);
-			cmap[i] = (uint32_t)idx;
-			continue;
-		}
-		c[kept] = c[i];
-		c[kept].line = line;
-		c[kept].func = func;
-		(void)hashmap_put(&a->callee_by_key, key, kept);
-		cmap[i] = (uint32_t)kept++;
-	}
-	a->callees.n = kept;
-}
-
-/* Renumber a per-thread (or per-process) table's global rows by map,
- * merging a thread's rows that now meet in one. */
-static void agg_fold_trows(struct agg_ttable tt, const uint32_t *map)
-{
-	struct agg_trow *r = agg_trows(tt.v);
-	size_t kept = 0;
-	uint64_t idx;
-	hashmap_clear(tt.by_key);
-	for (size_t i = 0; i < tt.v->n; i++) {
-		uint64_t key = pair_key((uint32_t)r[i].tid, map[r[i].row]);
-		if (hashmap_get(tt.by_key, key, &idx)) {
-			agg_counts_merge(&r[idx].c, &r[i].c);
-			continue;
-		}
-		r[kept] = r[i];
-		r[kept].row = map[r[i].row];
-		(void)hashmap_put(tt.by_key, key, kept++);
-	}
-	tt.v->n = kept;
-}
-
 static uint32_t agg_map_row(const uint32_t *map, uint32_t row)
 {
 	return row == AGG_NO_ROW ? row : map[row];
 }
 
-/* Samples waiting for their system share name rows by index: renumber. */
-static void agg_fold_queues(struct aggregator *a, const uint32_t *fmap,
-                            const uint32_t *lmap, const uint32_t *cmap)
+/* Samples waiting for their system share name rows by index (for their
+ * folded entries, folded_rows.h): renumber. */
+static void agg_fold_queues(struct aggregator *a, const uint32_t *fmap, const uint32_t *lmap)
 {
 	struct agg_thread *t = agg_threads(a);
 	for (size_t i = 0; i < a->threads.n; i++)
 		for (size_t k = 0; k < t[i].queue.n; k++) {
 			struct split_item *it = &t[i].queue.items[k];
-			pid_t tid = t[i].tid, pid = t[i].pid;
 			it->func = fmap[it->func];
 			it->line = agg_map_row(lmap, it->line);
-			it->callee = agg_map_row(cmap, it->callee);
 			it->caller = agg_map_row(lmap, it->caller);
-			it->tfunc = agg_trow_find(&a->tfunc_by_key, tid, it->func);
-			it->tline = agg_trow_find(&a->tline_by_key, tid, it->line);
-			it->tcallee = agg_trow_find(&a->tcallee_by_key, tid, it->callee);
-			it->pfunc = agg_trow_find(&a->pfunc_by_key, pid, it->func);
-			it->pline = agg_trow_find(&a->pline_by_key, pid, it->line);
-			it->pcallee = agg_trow_find(&a->pcallee_by_key, pid, it->callee);
 		}
-}
-
-/* Row indices moved: every cache of them starts over. */
-static void agg_forget_row_caches(struct aggregator *a)
-{
-	for (size_t i = 0; i < a->funcs.n; i++)
-		agg_funcs(a)[i].tc = agg_funcs(a)[i].ptc = (struct agg_tcache){ 0, 0 };
-	for (size_t i = 0; i < a->lines.n; i++)
-		agg_lines(a)[i].tc = agg_lines(a)[i].ptc = (struct agg_tcache){ 0, 0 };
-	for (size_t i = 0; i < a->callees.n; i++)
-		agg_callees(a)[i].tc = agg_callees(a)[i].ptc = (struct agg_tcache){ 0, 0 };
-	hashmap_clear(&a->frame_cache);
 }
 
 /* The rows a fold's maps send to "[other]", for the stack table. */
@@ -1219,8 +873,8 @@ static unsigned agg_frame_folds(void *ctx, uint32_t code_id, int32_t line)
  * (nothing changed then). */
 static bool agg_fold(struct aggregator *a)
 {
-	size_t fe = sizeof(struct agg_func), fo = offsetof(struct agg_func, c);
-	size_t le = sizeof(struct agg_line), lo = offsetof(struct agg_line, c);
+	size_t fe = sizeof(struct agg_func), fo = offsetof(struct agg_func, use);
+	size_t le = sizeof(struct agg_line), lo = offsetof(struct agg_line, use);
 	struct agg_age g = {
 		.idle_serial = a->idle_serial,
 		.aged_serial = a->serial > AGG_AGE_SAMPLES ? a->serial - AGG_AGE_SAMPLES : 0,
@@ -1234,30 +888,21 @@ static bool agg_fold(struct aggregator *a)
 		return false;
 	uint32_t *fmap = agg_fold_map(&a->funcs, fe, fo, &g, fkeep);
 	uint32_t *lmap = agg_fold_map(&a->lines, le, lo, &g, lkeep);
-	uint32_t *cmap = malloc((a->callees.n ? a->callees.n : 1) * sizeof *cmap);
 	struct agg_fold_maps maps = { a, fmap, lmap };
-	bool ok = fmap != NULL && lmap != NULL && cmap != NULL &&
+	bool ok = fmap != NULL && lmap != NULL &&
 	          /* First: the frames of the rows that fold count in
 	           * "[other]" from now on, as the rows do. */
 	          stack_table_fold_frames(&a->stacks, agg_frame_folds, &maps);
 	if (ok) {
 		a->folded_funcs += agg_fold_funcs(a, fmap);
 		a->folded_lines += agg_fold_lines(a, lmap);
-		agg_fold_callees(a, fmap, lmap, cmap);
 		folded_rows_renumber(&a->folded, FOLDED_FUNC, fmap);
 		folded_rows_renumber(&a->folded, FOLDED_LINE, lmap);
-		agg_fold_trows((struct agg_ttable){ &a->tfuncs, &a->tfunc_by_key }, fmap);
-		agg_fold_trows((struct agg_ttable){ &a->pfuncs, &a->pfunc_by_key }, fmap);
-		agg_fold_trows((struct agg_ttable){ &a->tlines, &a->tline_by_key }, lmap);
-		agg_fold_trows((struct agg_ttable){ &a->plines, &a->pline_by_key }, lmap);
-		agg_fold_trows((struct agg_ttable){ &a->tcallees, &a->tcallee_by_key }, cmap);
-		agg_fold_trows((struct agg_ttable){ &a->pcallees, &a->pcallee_by_key }, cmap);
-		agg_fold_queues(a, fmap, lmap, cmap);
-		agg_forget_row_caches(a);
+		agg_fold_queues(a, fmap, lmap);
+		hashmap_clear(&a->frame_cache); /* row indices moved */
 	}
 	free(fmap);
 	free(lmap);
-	free(cmap);
 	return ok;
 }
 
@@ -1502,70 +1147,11 @@ void agg_sweep(struct aggregator *a)
 		agg_rehome(a);
 }
 
-/* Keep the per-thread rows of threads still in the table. */
-static void agg_compact_trows(struct aggregator *a, struct agg_ttable tt)
-{
-	struct agg_trow *r = agg_trows(tt.v);
-	size_t kept = 0;
-	uint64_t idx;
-	hashmap_clear(tt.by_key);
-	for (size_t i = 0; i < tt.v->n; i++) {
-		if (!hashmap_get(&a->thread_by_tid, (uint32_t)r[i].tid, &idx))
-			continue;
-		r[kept] = r[i];
-		/* Cannot fail: the table already held more keys. */
-		(void)hashmap_put(tt.by_key,
-		                  pair_key((uint32_t)r[kept].tid, r[kept].row),
-		                  kept);
-		kept++;
-	}
-	tt.v->n = kept;
-}
-
-/* The index of tid's row for global row `row` after a compaction. */
-static uint32_t agg_trow_find(const struct hashmap *by_key, pid_t tid,
-                              uint32_t row)
-{
-	uint64_t idx;
-	return row != AGG_NO_ROW &&
-	       hashmap_get(by_key, pair_key((uint32_t)tid, row), &idx)
-	       ? (uint32_t)idx : AGG_NO_ROW;
-}
-
-/* Samples still waiting for their system share name their thread's rows
- * by index, and a compaction moved those: find them again. */
-static void agg_requeue(struct aggregator *a)
-{
-	struct agg_thread *t = agg_threads(a);
-	for (size_t i = 0; i < a->threads.n; i++)
-		for (size_t k = 0; k < t[i].queue.n; k++) {
-			struct split_item *it = &t[i].queue.items[k];
-			it->tfunc = agg_trow_find(&a->tfunc_by_key, t[i].tid,
-			                          it->func);
-			it->tline = agg_trow_find(&a->tline_by_key, t[i].tid,
-			                          it->line);
-			it->tcallee = agg_trow_find(&a->tcallee_by_key,
-			                            t[i].tid, it->callee);
-		}
-}
-
-/* Threads aged out (agg_age_threads): their rows go, the queued samples
- * find their threads' rows again and their stacks' cells merge into
+/* Threads aged out (agg_age_threads): their stacks' cells merge into
  * their process's. */
 void agg_threads_dropped(struct aggregator *a)
 {
-	agg_compact_trows(a, (struct agg_ttable){ &a->tfuncs, &a->tfunc_by_key });
-	agg_compact_trows(a, (struct agg_ttable){ &a->tlines, &a->tline_by_key });
-	agg_compact_trows(a, (struct agg_ttable){ &a->tcallees, &a->tcallee_by_key });
-	agg_requeue(a);
 	agg_merge_gone_stacks(a);
-	/* Row indices moved: the caches start over. */
-	for (size_t i = 0; i < a->funcs.n; i++)
-		agg_funcs(a)[i].tc = (struct agg_tcache){ 0, 0 };
-	for (size_t i = 0; i < a->lines.n; i++)
-		agg_lines(a)[i].tc = (struct agg_tcache){ 0, 0 };
-	for (size_t i = 0; i < a->callees.n; i++)
-		agg_callees(a)[i].tc = (struct agg_tcache){ 0, 0 };
 }
 
 /* The counts go, the stacks stay: each thread's previous stack gets a
@@ -1587,37 +1173,14 @@ static void agg_reset_stacks(struct aggregator *a)
 
 void aggregator_reset(struct aggregator *a)
 {
-	/* Rows stay (their indices are cached in frame_cache); only counts
-	 * go.  Stamps may stay too: serials only grow. */
+	/* Rows stay (their indices are cached in frame_cache); only their
+	 * use goes.  Stamps may stay: serials only grow. */
 	struct agg_func *f = agg_funcs(a);
-	for (size_t i = 0; i < a->funcs.n; i++) {
-		f[i].c = (struct agg_counts){ .stamp = f[i].c.stamp };
-		f[i].tc = (struct agg_tcache){ 0, 0 };
-	}
-	struct agg_line *l = agg_lines(a);
-	for (size_t i = 0; i < a->lines.n; i++) {
-		l[i].c = (struct agg_counts){ .stamp = l[i].c.stamp };
-		l[i].tc = (struct agg_tcache){ 0, 0 };
-	}
-	/* Per-thread rows are only counts: dropping them frees the rows of
-	 * threads that have ended. */
-	struct agg_callee *c = agg_callees(a);
-	for (size_t i = 0; i < a->callees.n; i++) {
-		c[i].c = (struct agg_counts){ 0 };
-		c[i].tc = c[i].ptc = (struct agg_tcache){ 0, 0 };
-	}
-	a->tfuncs.n = a->tlines.n = a->tcallees.n = 0;
-	hashmap_clear(&a->tfunc_by_key);
-	hashmap_clear(&a->tline_by_key);
-	hashmap_clear(&a->tcallee_by_key);
 	for (size_t i = 0; i < a->funcs.n; i++)
-		f[i].ptc = (struct agg_tcache){ 0, 0 };
+		f[i].use.total = 0;
+	struct agg_line *l = agg_lines(a);
 	for (size_t i = 0; i < a->lines.n; i++)
-		l[i].ptc = (struct agg_tcache){ 0, 0 };
-	a->pfuncs.n = a->plines.n = a->pcallees.n = 0;
-	hashmap_clear(&a->pfunc_by_key);
-	hashmap_clear(&a->pline_by_key);
-	hashmap_clear(&a->pcallee_by_key);
+		l[i].use.total = 0;
 	proc_table_reset(a->procs);
 	agg_reset_stacks(a);
 	agg_reset_threads(a);

@@ -1,7 +1,7 @@
 /* aggregator.h - turns records from the ring into per-stack counters
- * (and, until they go, per-function, per-line and per-thread row
- * counters, the tests' cross-check), and hands out snapshots whose
- * functions, lines and callees are counted from the stacks
+ * (per stack, thread and process: one way of counting) and per-thread
+ * figures, and hands out snapshots whose functions, lines and callees,
+ * global or of one thread or process, are counted from the stacks
  * (stack_derive.h).
  *
  * Single-threaded: the aggregator lives on the consumer side of the ring and
@@ -28,8 +28,8 @@
  *    which keeps their counts, per thread and per process too; over 65536
  *    (131072) the fewest sampled fold at once.  A folded function seen
  *    again gets a fresh row.  The stack table's frames of a folded row
- *    are marked folded at the same time (stack_table_fold_frames), so
- *    the stacks still give the rows' figures; when such a frame's
+ *    are marked folded (stack_table_fold_frames): that is how the
+ *    stacks count them in "[other]" from then on; when such a frame's
  *    code is dropped too, it becomes one "[other]" frame and the stacks
  *    that become equal merge (stack_table_rewrite_gone).  Beyond the
  *    stack table's own cap its rarest stacks fold into "[other stacks]";
@@ -50,8 +50,9 @@
  *    snapshot window, which starts at the previous window's last report
  *    (a thread first reported mid-window: at its first report).  A window
  *    without reports keeps the previous figures.
- *  - Per-thread function and line counts follow the same rules as the
- *    global ones (see aggregator_filter_thread).
+ *  - A thread's (process's) functions and lines are counted from its
+ *    stacks by the same rules as the global ones (see
+ *    aggregator_filter_thread).
  *  - The split (snap_split) belongs to the leaf's function and line.  A
  *    sample of a thread that waits for the GIL (it asked for it, or runs
  *    bytecode without it: not in a call) is GIL wait; other samples off
@@ -67,15 +68,12 @@
  *    run).
  *  - Stacks: every sample with a stack is counted in the stack table
  *    too (stack_table.h), per (stack, thread), with the same split
- *    (memory given back goes to the thread's previous stack, as to its
- *    rows), and every snapshot carries the stacks, unfiltered
- *    (snapshot.h: stack_frames, stack_nodes, stacks, folded_stacks); the
- *    functions, lines and callees counted from them (stack_derive.h) are
- *    the rows' figures, kept memory and line names included, as long as
- *    the stacks did not fold into "[other stacks]" (a row fold is
- *    marked on the frames: only "[other]"'s total differs, counted
- *    once per sample).  A reset forgets their
- *    counts, not the stacks.
+ *    (memory given back goes to the thread's previous stack), and every
+ *    snapshot carries the stacks, unfiltered (snapshot.h: stack_frames,
+ *    stack_nodes, stacks, folded_stacks, stack_folded_rows); its
+ *    functions, lines and callees are counted from them (stack_derive.h;
+ *    "[other]"'s total counts a sample once however many folded frames
+ *    it holds).  A reset forgets their counts, not the stacks.
  */
 #ifndef PYTOP_AGGREGATOR_H
 #define PYTOP_AGGREGATOR_H
@@ -121,8 +119,8 @@ void aggregator_snapshot(struct aggregator *a, struct snapshot *out);
 /* Restrict the funcs/lines of later snapshots to thread tid (0 = all);
  * their samples / samples_win are then that thread's samples with a
  * Python stack, so percentages stay shares of what the rows count.
- * Per-thread counts are kept from the start, so the filter applies to the
- * whole history at once. */
+ * The stacks are counted per thread from the start, so the filter
+ * applies to the whole history at once. */
 void aggregator_filter_thread(struct aggregator *a, pid_t tid);
 
 /* The same for one process's samples (-s; 0 = all).  A thread filter,

@@ -15,16 +15,9 @@ static uint64_t key2(uint32_t hi, uint32_t lo)
 	return (uint64_t)hi << 32 | lo;
 }
 
-/* A frame's rows as the sample found them (agg_resolve), or row 0 where
- * the frame was folded into "[other]"; false when it has none (a code
- * gone without its stacks folding first: only on OOM). */
-struct fold_frame {
-	uint32_t func, line; /* line: AGG_NO_LINE for none */
-	bool native;
-};
-
-static bool fold_frame_rows(const struct aggregator *a, const struct stack_table *t,
-                            uint32_t f, struct fold_frame *out)
+/* As the sample found them (agg_resolve). */
+bool agg_frame_rows(const struct aggregator *a, const struct stack_table *t, uint32_t f,
+                    struct agg_frame_rows *out)
 {
 	const struct stack_frame *sf = &t->frames[f];
 	unsigned fold = stack_table_frame_fold(t, f);
@@ -69,13 +62,13 @@ void agg_cell_folds(void *ctx, const struct stack_table *t, const struct stack_c
 	struct aggregator *a = ctx;
 	bool leaf = true, own_line = false, callee = false;
 	uint32_t leaf_func = 0;
-	struct fold_frame fr;
+	struct agg_frame_rows fr;
 	a->folded.serial++;
 	for (uint32_t n = c->node; n != STACK_ROOT && n < t->nnodes; n = t->nodes[n].parent) {
-		if (!fold_frame_rows(a, t, t->nodes[n].frame, &fr))
+		if (!agg_frame_rows(a, t, t->nodes[n].frame, &fr))
 			continue;
 		/* Its callee: the leaf's function under the line of the first
-		 * frame out of native code (agg_count_callee). */
+		 * frame out of native code (agg_caller_line). */
 		if (callee && !fr.native) {
 			callee = false;
 			if (fr.line != AGG_NO_LINE)

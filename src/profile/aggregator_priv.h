@@ -1,11 +1,12 @@
 /* aggregator_priv.h - what the aggregator's files share (aggregator.h
  * is the interface): its rows, threads and state, and the few functions
- * one file calls in the other.  aggregator.c ingests records, counts them
- * and keeps the tables bounded; aggregator_threads.c keeps the threads
- * (rows, names, state, ageing); aggregator_snapshot.c turns the counts
- * into a snapshot and closes the window; aggregator_folded.c keeps the
- * rows of the stacks the stack table folds (folded_rows.h).  Nothing outside them includes
- * this header. */
+ * one file calls in the other.  aggregator.c ingests records, counts
+ * their stacks, splits their time and keeps the tables bounded;
+ * aggregator_threads.c keeps the threads (rows, names, state, ageing);
+ * aggregator_snapshot.c turns the counts into a snapshot and closes the
+ * window; aggregator_folded.c keeps the rows of the stacks the stack
+ * table folds (folded_rows.h); aggregator_bucket.c is the recorder's
+ * side.  Nothing outside them (and the tests) includes this header. */
 #ifndef PYTOP_AGGREGATOR_PRIV_H
 #define PYTOP_AGGREGATOR_PRIV_H
 
@@ -25,20 +26,13 @@
 #include "profile/stack_table.h"
 #include "profile/strtab.h"
 
-/* Counters of one function or line row. */
-struct agg_counts {
-	uint64_t own, total, own_win, total_win;
-	uint64_t own_ns, total_ns;
-	uint64_t stamp; /* serial of the last sample that counted total */
-	struct snap_split split, split_win; /* of the own samples */
-	struct mem_kept kept; /* split's net growth at the last boundaries */
-};
-
-/* The per-thread row a global row fed last: most functions run on one
- * thread, so this skips the per-thread map lookup most of the time. */
-struct agg_tcache {
-	pid_t tid;
-	uint32_t idx; /* index + 1 into the per-thread rows; 0 = none */
+/* What the fold policy ranks a function or line row by (agg_fold):
+ * how many samples it was on since the last reset (once per sample),
+ * and how lately.  The figures a snapshot shows are counted from the
+ * stacks (stack_derive.h), not here. */
+struct agg_use {
+	uint64_t total;
+	uint64_t stamp; /* serial of the last sample that counted it */
 };
 
 struct agg_func {
@@ -47,9 +41,7 @@ struct agg_func {
 	const char *module;      /* interned; "" for Python */
 	bool native;
 	int line;                /* smallest first line of its codes */
-	struct agg_counts c;
-	struct agg_tcache tc;    /* into tfuncs */
-	struct agg_tcache ptc;   /* into pfuncs (its "tid" is a PID) */
+	struct agg_use use;
 };
 
 struct agg_line {
@@ -58,18 +50,7 @@ struct agg_line {
 	const char *module;      /* interned; "" for Python */
 	bool native;
 	int line;
-	struct agg_counts c;
-	struct agg_tcache tc;    /* into tlines */
-	struct agg_tcache ptc;   /* into plines */
-};
-
-/* The own samples of a Python line whose leaf was a native function
- * (--native): where in native code the line's time went. */
-struct agg_callee {
-	uint32_t line, func;     /* the Python line's row, the leaf's function row */
-	struct agg_counts c;     /* own samples; total counts them once too */
-	struct agg_tcache tc;    /* into tcallees */
-	struct agg_tcache ptc;   /* into pcallees */
+	struct agg_use use;
 };
 
 /* A thread's CPU and GIL figures over the current window. */
@@ -83,13 +64,16 @@ struct agg_cpu {
 	double user_pct, sys_pct, gil_pct; /* of the last window with reports */
 };
 
-/* Where a thread's previous sample was, by row keys (row indices move when
- * rows fold): its RSS shrink is charged there (agg_charge_shrink). */
+/* Where a thread's previous sample was: its RSS shrink is charged there
+ * (agg_charge_shrink), to its cell, and to its rows' entries once the
+ * cell folded into "[other stacks]" (folded_rows.h).  Rows by key (row
+ * indices move when rows fold; a row folded since then is not found, and
+ * the shrink goes to the sample that saw it). */
 struct agg_prev_rows {
-	bool valid, has_line, has_callee;
+	bool valid, has_line, has_caller;
 	uint32_t cell;                /* its stack cell (renumbered by folds) */
 	uint64_t fkey, lkey;          /* function and own line rows */
-	uint64_t callee_fkey, callee_lkey; /* the callee's leaf and caller line */
+	uint64_t caller_lkey;         /* a native leaf's Python line */
 };
 
 struct agg_thread {
@@ -117,17 +101,9 @@ struct agg_thread {
 	struct stack_memo memo;             /* its latest stack, interned */
 };
 
-/* One thread's counters for one function or line row. */
-struct agg_trow {
-	uint32_t row;         /* index of the global function / line row */
-	pid_t tid;
-	struct agg_counts c;  /* c.stamp unused: the global row's decides */
-};
-
 /* A native frame without a known source line feeds no line row. */
 #define AGG_NO_LINE UINT32_MAX
-/* No row of that kind (a thread or callee row not found, a sample that
- * has no native callee). */
+/* No row of that kind (a sample that has no native callee). */
 #define AGG_NO_ROW UINT32_MAX
 
 /* A resolved frame: the rows it feeds. */
@@ -173,22 +149,11 @@ struct aggregator {
 	struct hashmap thread_names;  /* (uint32)tid -> interned name;
 	                                 survives resets */
 	struct hashmap thread_py_names; /* likewise, the Python names */
-	struct agg_vec tfuncs;    /* struct agg_trow, per thread and function */
-	struct hashmap tfunc_by_key;  /* (uint32)tid << 32 | func -> index */
-	struct agg_vec tlines;    /* struct agg_trow, per thread and line */
-	struct hashmap tline_by_key;  /* (uint32)tid << 32 | line -> index */
-	struct agg_vec callees;   /* struct agg_callee */
-	struct hashmap callee_by_key; /* line << 32 | func -> index */
-	struct agg_vec tcallees;  /* struct agg_trow, per thread and callee */
-	struct hashmap tcallee_by_key;
 	pid_t filter;             /* 0 = all threads */
 	bool no_split;            /* aggregator_new(false): --no-split */
 
-	/* -s: processes, and per-process function and line rows, kept like
-	 * the per-thread ones with the PID in the tid's place */
+	/* -s: processes */
 	struct proc_table *procs; /* owned */
-	struct agg_vec pfuncs, plines, pcallees;
-	struct hashmap pfunc_by_key, pline_by_key, pcallee_by_key;
 	struct hashmap report_by_pid; /* pid -> serial of its latest REC_THREADS */
 	struct hashmap reports_win_by_pid; /* pid -> its REC_THREADS this window */
 	pid_t pfilter;            /* 0 = all processes */
@@ -209,7 +174,7 @@ struct aggregator {
 	uint64_t serial;          /* samples counted so far, for stamps */
 	uint64_t samples, samples_win;
 	struct snap_split split, split_win; /* of every sample with a stack */
-	struct mem_kept_clock kept_clock; /* every row's kept-memory boundaries */
+	struct mem_kept_clock kept_clock; /* the cells' kept-memory boundaries */
 	uint32_t win;             /* snapshots taken: the window's number */
 	uint64_t bad;
 };
@@ -224,19 +189,9 @@ static inline struct agg_line *agg_lines(const struct aggregator *a)
 	return a->lines.items;
 }
 
-static inline struct agg_callee *agg_callees(const struct aggregator *a)
-{
-	return a->callees.items;
-}
-
 static inline struct agg_thread *agg_threads(const struct aggregator *a)
 {
 	return a->threads.items;
-}
-
-static inline struct agg_trow *agg_trows(const struct agg_vec *v)
-{
-	return v->items;
 }
 
 /* aggregator.c, for the other files: */
@@ -267,13 +222,16 @@ void agg_age_threads(struct aggregator *a);
 /* A reset: keep the threads the latest report listed, zeroed. */
 void agg_reset_threads(struct aggregator *a);
 
-/* aggregator_snapshot.c, for the tests' cross-check: aggregator_snapshot
- * with the row counters' functions, lines and callees in place of those
- * counted from the stacks (their strings the aggregator's: valid until
- * its next sweep). */
-void agg_snapshot_counted(struct aggregator *a, struct snapshot *out);
-
 /* aggregator_folded.c: */
+/* A stack frame's rows (its line AGG_NO_LINE for none; row 0 where the
+ * frame was folded into "[other]"); false when it has none (a code gone
+ * without its stacks folding first: only on OOM). */
+struct agg_frame_rows {
+	uint32_t func, line;
+	bool native;
+};
+bool agg_frame_rows(const struct aggregator *a, const struct stack_table *t, uint32_t frame,
+                    struct agg_frame_rows *out);
 /* A cell folds into "[other stacks]" (stack_cell_folds): its rows'
  * figures go to a->folded. */
 void agg_cell_folds(void *ctx, const struct stack_table *t, const struct stack_cell *c);

@@ -3,9 +3,8 @@
  * and what the folded ones were samples of (folded_rows.h); functions,
  * lines and callees, global or of the filtered thread or process,
  * counted from those (stack_derive.h); threads with their state, CPU and
- * GIL shares over the window; and the window closed for every row.  The
- * row counters' own figures are kept for the tests' cross-check
- * (agg_snapshot_counted) until they go. */
+ * GIL shares over the window; each process's top function, from the
+ * stacks too; and the window closed for every cell and thread. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -18,22 +17,6 @@
 #include "profile/stack_derive.h"
 #include "profile/stack_snapshot.h"
 #include "transport/record.h"
-
-static struct snap_counts agg_snap_counts(const struct aggregator *a,
-                                          const struct agg_counts *c)
-{
-	return (struct snap_counts){
-		.mem_kept = mem_kept_value(&c->kept, &a->kept_clock, snap_mem_net(&c->split)),
-		.own = c->own,
-		.total = c->total,
-		.own_win = c->own_win,
-		.total_win = c->total_win,
-		.own_s = (double)c->own_ns / NSEC_PER_SEC,
-		.total_s = (double)c->total_ns / NSEC_PER_SEC,
-		.split = c->split,
-		.split_win = c->split_win,
-	};
-}
 
 /* Own desc, then total desc; 0 on a tie. */
 static int agg_cmp_counts(const struct snap_counts *a,
@@ -79,143 +62,6 @@ static int agg_cmp_thread(const void *pa, const void *pb)
 {
 	const struct snap_thread *a = pa, *b = pb;
 	return (a->tid > b->tid) - (a->tid < b->tid);
-}
-
-/* The counters a snapshot row shows for global row i: the global ones,
- * or under a thread filter that thread's (NULL: it has none for row i). */
-struct agg_view {
-	const struct agg_counts **by_row; /* owned; NULL = unfiltered */
-};
-
-/* Map every global row to the filtered thread's counters.  false on OOM. */
-static bool agg_view_filtered(const struct agg_vec *trows, size_t nrows,
-                              pid_t tid, struct agg_view *v)
-{
-	v->by_row = nrows ? calloc(nrows, sizeof *v->by_row) : NULL;
-	if (nrows && v->by_row == NULL)
-		return false;
-	const struct agg_trow *r = agg_trows(trows);
-	for (size_t i = 0; i < trows->n; i++)
-		if (r[i].tid == tid && r[i].row < nrows)
-			v->by_row[r[i].row] = &r[i].c;
-	return true;
-}
-
-static const struct agg_counts *agg_view_get(const struct agg_view *v,
-                                             const struct agg_counts *global,
-                                             size_t i)
-{
-	return v->by_row != NULL ? v->by_row[i] : global;
-}
-
-static void agg_close_window(struct agg_counts *c)
-{
-	c->own_win = c->total_win = 0;
-	c->split_win = (struct snap_split){ 0 };
-}
-
-/* The window closes for every row, filtered or not. */
-static void agg_close_row_windows(struct agg_vec *trows)
-{
-	struct agg_trow *r = agg_trows(trows);
-	for (size_t i = 0; i < trows->n; i++)
-		agg_close_window(&r[i].c);
-}
-
-static void agg_snap_funcs(struct aggregator *a, const struct agg_view *v,
-                           struct snapshot *out)
-{
-	struct agg_func *f = agg_funcs(a);
-	size_t live = 0;
-	for (size_t i = 0; i < a->funcs.n; i++) {
-		const struct agg_counts *c = agg_view_get(v, &f[i].c, i);
-		live += c != NULL && c->total > 0;
-	}
-	out->funcs = live ? malloc(live * sizeof *out->funcs) : NULL;
-	out->nfuncs = 0;
-	for (size_t i = 0; i < a->funcs.n; i++) {
-		const struct agg_counts *c = agg_view_get(v, &f[i].c, i);
-		if (c != NULL && c->total > 0 && out->funcs != NULL)
-			out->funcs[out->nfuncs++] = (struct snap_func){
-				.name = f[i].name,
-				.file = f[i].file,
-				.line = f[i].line,
-				.c = agg_snap_counts(a, c),
-				.native = f[i].native,
-				.module = f[i].module,
-				.other = i == 0,
-			};
-		agg_close_window(&f[i].c);
-	}
-	agg_close_row_windows(&a->tfuncs);
-	agg_close_row_windows(&a->pfuncs);
-	if (out->nfuncs > 1)
-		qsort(out->funcs, out->nfuncs, sizeof *out->funcs,
-		      agg_cmp_func);
-}
-
-static void agg_snap_lines(struct aggregator *a, const struct agg_view *v,
-                           struct snapshot *out)
-{
-	struct agg_line *l = agg_lines(a);
-	size_t live = 0;
-	for (size_t i = 0; i < a->lines.n; i++) {
-		const struct agg_counts *c = agg_view_get(v, &l[i].c, i);
-		live += c != NULL && c->total > 0;
-	}
-	out->lines = live ? malloc(live * sizeof *out->lines) : NULL;
-	out->nlines = 0;
-	for (size_t i = 0; i < a->lines.n; i++) {
-		const struct agg_counts *c = agg_view_get(v, &l[i].c, i);
-		if (c != NULL && c->total > 0 && out->lines != NULL)
-			out->lines[out->nlines++] = (struct snap_line){
-				.name = l[i].name,
-				.file = l[i].file,
-				.line = l[i].line,
-				.c = agg_snap_counts(a, c),
-				.native = l[i].native,
-				.module = l[i].module,
-				.other = i == 0,
-			};
-		agg_close_window(&l[i].c);
-	}
-	agg_close_row_windows(&a->tlines);
-	agg_close_row_windows(&a->plines);
-	if (out->nlines > 1)
-		qsort(out->lines, out->nlines, sizeof *out->lines,
-		      agg_cmp_line);
-}
-
-static void agg_snap_callees(struct aggregator *a, const struct agg_view *v,
-                             struct snapshot *out)
-{
-	struct agg_callee *c = agg_callees(a);
-	size_t live = 0;
-	for (size_t i = 0; i < a->callees.n; i++) {
-		const struct agg_counts *k = agg_view_get(v, &c[i].c, i);
-		live += k != NULL && k->own > 0;
-	}
-	out->callees = live ? malloc(live * sizeof *out->callees) : NULL;
-	out->ncallees = 0;
-	for (size_t i = 0; i < a->callees.n; i++) {
-		const struct agg_counts *k = agg_view_get(v, &c[i].c, i);
-		const struct agg_line *caller = &agg_lines(a)[c[i].line];
-		const struct agg_func *f = &agg_funcs(a)[c[i].func];
-		if (k != NULL && k->own > 0 && out->callees != NULL)
-			out->callees[out->ncallees++] = (struct snap_callee){
-				.caller_file = caller->file,
-				.caller_line = caller->line,
-				.name = f->name, .file = f->file,
-				.line = f->line, .module = f->module,
-				.c = agg_snap_counts(a, k),
-			};
-		agg_close_window(&c[i].c);
-	}
-	agg_close_row_windows(&a->tcallees);
-	agg_close_row_windows(&a->pcallees);
-	if (out->ncallees > 1)
-		qsort(out->callees, out->ncallees, sizeof *out->callees,
-		      snapshot_callee_cmp);
 }
 
 static double agg_cpu_pct(uint64_t now, uint64_t base, uint64_t span_ns)
@@ -317,54 +163,83 @@ static void agg_snap_samples(struct aggregator *a, struct snapshot *out)
 	}
 }
 
-/* Each process's most sampled leaf function in the window (since start
- * if it had none in the window). */
-static void agg_process_tops(struct aggregator *a, struct snapshot *out)
-{
-	const struct agg_trow *r = agg_trows(&a->pfuncs);
-	struct { uint64_t win, all; } *best;
-	if (out->nprocesses == 0 ||
-	    (best = calloc(out->nprocesses, sizeof *best)) == NULL)
-		return;
-	for (size_t i = 0; i < a->pfuncs.n; i++)
-		for (size_t k = 0; k < out->nprocesses; k++) {
-			struct snap_process *p = &out->processes[k];
-			if (p->pid != r[i].tid)
-				continue;
-			bool win = r[i].c.own_win > best[k].win;
-			if (win || (best[k].win == 0 && r[i].c.own > best[k].all))
-				p->top_func = agg_funcs(a)[r[i].row].name;
-			if (win)
-				best[k].win = r[i].c.own_win;
-			if (r[i].c.own > best[k].all)
-				best[k].all = r[i].c.own;
-		}
-	free(best);
-}
+/* One process's own samples of one function: all, and in the window. */
+struct agg_own {
+	pid_t pid;
+	uint32_t func;
+	uint64_t all, win;
+};
 
-/* The per-thread or per-process rows the filters select, if any. */
-static bool agg_filtered_views(struct aggregator *a, struct agg_view *fv,
-                               struct agg_view *lv, struct agg_view *cv)
+/* Add own samples of function row func in process pid; false on OOM. */
+static bool agg_own_add(struct hashmap *by_key, struct agg_vec *own, pid_t pid, uint32_t func,
+                        uint64_t all, uint64_t win)
 {
-	if (a->filter != 0)
-		return agg_view_filtered(&a->tfuncs, a->funcs.n, a->filter, fv) &&
-		       agg_view_filtered(&a->tlines, a->lines.n, a->filter, lv) &&
-		       agg_view_filtered(&a->tcallees, a->callees.n, a->filter, cv);
-	if (a->pfilter != 0)
-		return agg_view_filtered(&a->pfuncs, a->funcs.n, a->pfilter, fv) &&
-		       agg_view_filtered(&a->plines, a->lines.n, a->pfilter, lv) &&
-		       agg_view_filtered(&a->pcallees, a->callees.n, a->pfilter, cv);
+	uint64_t key = (uint64_t)(uint32_t)pid << 32 | func, idx;
+	struct agg_own *o;
+	if (!hashmap_get(by_key, key, &idx)) {
+		if (!agg_vec_reserve(own, sizeof *o) || !hashmap_put(by_key, key, own->n))
+			return false;
+		idx = own->n++;
+		((struct agg_own *)own->items)[idx] = (struct agg_own){ .pid = pid, .func = func };
+	}
+	o = &((struct agg_own *)own->items)[idx];
+	o->all += all;
+	o->win += win;
 	return true;
 }
 
-/* "[other]" sums its rows' totals: a sample with two folded functions on
- * its stack counts twice there, so cap it at what 100 % is. */
-static void agg_clamp_other(struct snap_counts *c, const struct snapshot *s)
+/* Every process's own samples per leaf function, from the stack cells
+ * and what the folded ones were samples of, in the order first counted;
+ * false on OOM. */
+static bool agg_process_own(const struct aggregator *a, struct agg_vec *own)
 {
-	if (c->total > s->samples)
-		c->total = s->samples;
-	if (c->total_win > s->samples_win)
-		c->total_win = s->samples_win;
+	const struct stack_table *t = &a->stacks;
+	struct agg_frame_rows fr;
+	struct hashmap by_key;
+	bool ok = true;
+	hashmap_init(&by_key);
+	for (size_t i = 0; ok && i < t->ncells; i++) {
+		const struct stack_cell *c = &t->cells[i];
+		if (c->samples > 0 && c->node > STACK_OTHER && c->node < t->nnodes &&
+		    agg_frame_rows(a, t, t->nodes[c->node].frame, &fr))
+			ok = agg_own_add(&by_key, own, c->pid, fr.func, c->samples, c->samples_win);
+	}
+	for (size_t i = 0; ok && i < a->folded.n; i++) {
+		const struct folded_row *r = &a->folded.rows[i];
+		if (r->dim == FOLDED_FUNC && r->c.own > 0)
+			ok = agg_own_add(&by_key, own, r->pid, r->row, r->c.own, r->c.own_win);
+	}
+	hashmap_destroy(&by_key);
+	return ok;
+}
+
+/* Each process's most sampled leaf function in the window (since start
+ * if it had none in the window); none on OOM. */
+static void agg_process_tops(struct aggregator *a, struct snapshot *out)
+{
+	struct { uint64_t win, all; } *best;
+	struct agg_vec own = { NULL, 0, 0 };
+	if (out->nprocesses == 0 ||
+	    (best = calloc(out->nprocesses, sizeof *best)) == NULL)
+		return;
+	if (agg_process_own(a, &own))
+		for (size_t i = 0; i < own.n; i++) {
+			const struct agg_own *o = &((const struct agg_own *)own.items)[i];
+			for (size_t k = 0; k < out->nprocesses; k++) {
+				struct snap_process *p = &out->processes[k];
+				if (p->pid != o->pid)
+					continue;
+				bool win = o->win > best[k].win;
+				if (win || (best[k].win == 0 && o->all > best[k].all))
+					p->top_func = agg_funcs(a)[o->func].name;
+				if (win)
+					best[k].win = o->win;
+				if (o->all > best[k].all)
+					best[k].all = o->all;
+			}
+		}
+	free(own.items);
+	free(best);
 }
 
 /* The rows' strings copied into the snapshot: the string table they come
@@ -389,31 +264,6 @@ static void agg_settle_gone(struct aggregator *a)
 	for (size_t i = 0; i < a->threads.n; i++)
 		if (t[i].queue.n > 0 && agg_thread_state(a, &t[i]) == THREAD_GONE)
 			agg_settle_lifetime(a, &t[i]);
-}
-
-/* The row counters' functions, lines and callees into `to` (its rows
- * only), their windows closed. */
-static void agg_snap_counted(struct aggregator *a, struct snapshot *to)
-{
-	struct agg_view fv = { NULL }, lv = { NULL }, cv = { NULL };
-	/* Without memory for the filter's map, no rows rather than the
-	 * wrong ones. */
-	bool ok = agg_filtered_views(a, &fv, &lv, &cv);
-	agg_snap_funcs(a, &fv, to);
-	agg_snap_lines(a, &lv, to);
-	agg_snap_callees(a, &cv, to);
-	if (!ok) {
-		free(to->funcs);
-		free(to->lines);
-		free(to->callees);
-		to->funcs = NULL;
-		to->lines = NULL;
-		to->callees = NULL;
-		to->nfuncs = to->nlines = to->ncallees = 0;
-	}
-	free(fv.by_row);
-	free(lv.by_row);
-	free(cv.by_row);
 }
 
 /* Keep the rows of d that have samples (callees: own ones), sorted, as
@@ -462,17 +312,13 @@ static void agg_snap_derived(const struct aggregator *a, struct snapshot *out)
 		agg_take_derived(&d, out);
 }
 
-static void agg_snapshot_rows(struct aggregator *a, struct snapshot *out,
-                              struct snapshot *counted)
+void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 {
-	struct snapshot scratch = { .funcs = NULL };
 	agg_sweep(a);
 	agg_settle_gone(a);
 	agg_provisional(a, 1);
 	proc_table_snapshot(a->procs, a->empty, out);
 	agg_process_tops(a, out);
-	agg_snap_counted(a, counted != NULL ? counted : &scratch);
-	snapshot_free(&scratch);
 	stack_snapshot_emit(&a->stacks, &a->kept_clock, agg_describe, a, out);
 	agg_snap_folded_rows(a, out);
 	stack_table_close_window(&a->stacks);
@@ -483,36 +329,7 @@ static void agg_snapshot_rows(struct aggregator *a, struct snapshot *out,
 	a->win++;
 	agg_provisional(a, -1);
 	agg_snap_threads(a, out);
-	/* The counters' "[other]" adds up its rows' totals: at most 100 %.
-	 * The stacks' counts a sample once. */
-	for (size_t i = 0; counted != NULL && i < counted->nfuncs; i++)
-		if (counted->funcs[i].other)
-			agg_clamp_other(&counted->funcs[i].c, out);
-	for (size_t i = 0; counted != NULL && i < counted->nlines; i++)
-		if (counted->lines[i].other)
-			agg_clamp_other(&counted->lines[i].c, out);
 	out->folded_funcs = a->folded_funcs;
 	out->folded_lines = a->folded_lines;
 	agg_snap_strings(out);
 }
-
-void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
-{
-	agg_snapshot_rows(a, out, NULL);
-}
-
-void agg_snapshot_counted(struct aggregator *a, struct snapshot *out)
-{
-	struct snapshot counted = { .funcs = NULL };
-	agg_snapshot_rows(a, out, &counted);
-	free(out->funcs);
-	free(out->lines);
-	free(out->callees);
-	out->funcs = counted.funcs;
-	out->nfuncs = counted.nfuncs;
-	out->lines = counted.lines;
-	out->nlines = counted.nlines;
-	out->callees = counted.callees;
-	out->ncallees = counted.ncallees;
-}
-

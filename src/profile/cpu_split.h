@@ -33,13 +33,13 @@
 /* A queued sample: the rows it feeds (opaque to this module); UINT32_MAX
  * = none. */
 struct split_item {
-	uint32_t func, line, callee;    /* global rows */
-	uint32_t tfunc, tline, tcallee; /* the thread's rows */
-	uint32_t pfunc, pline, pcallee; /* the process's rows */
-	uint32_t caller;                /* its callee's Python line row, if its
-	                                   leaf is native (else UINT32_MAX) */
 	uint32_t cell;                  /* the stack table's cell */
-	uint32_t win;                   /* the caller's window it was counted in */
+	uint32_t func, line;            /* its own function and line rows, and */
+	uint32_t caller;                /* its callee's Python line row if its
+	                                   leaf is native (else UINT32_MAX): for
+	                                   the folded entries, once the cell
+	                                   folds into "[other stacks]" */
+	uint32_t win;                   /* the aggregator's window it was counted in */
 	bool native;
 	bool gil;  /* waiting for the GIL: runnable, so it may wait for a CPU
 	              too, but none of the thread's CPU time is shared to it */

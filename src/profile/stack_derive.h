@@ -8,7 +8,7 @@
  * function and line of a stack once; the split and mem_kept belong to the
  * own function and line (mem_kept's marks add up like the split).  A
  * function's line is the smallest first line of its frames in the table
- * (the row counters keep theirs across a reset), a line's name the
+ * (the aggregator keeps its across a reset), a line's name the
  * function of its first frame in the table (frames are numbered in the
  * order they were first seen, leaf first within a stack, as the
  * aggregator first saw the line).  A stack whose leaf is native
@@ -20,12 +20,11 @@
  * place, so that a fold of the stack table changes no row; a frame whose
  * function (line) row the aggregator folded (snap_frame.folded_func,
  * folded_line) counts in an "[other]" function (line) row, other = true,
- * as the row counters' row 0 does, except that its total counts a
- * sample once however many folded frames it holds (the rows add their
- * folded rows' totals up, clamped to the samples), and names or places
- * no named row (a folded row sampled again starts anew).  This is what the call
- * tree, exports and recordings can count from, and how the stack table
- * is checked against the row counters (tests/test_stack_derive.c).
+ * whose total counts a sample once however many folded frames it
+ * holds, and names or places no named row (a folded row sampled again
+ * starts anew).  This is what the snapshot's rows, the call tree,
+ * exports and recordings are counted from (checked against the tests'
+ * own count of the same records, tests/sample_oracle.h).
  */
 #ifndef PYTOP_STACK_DERIVE_H
 #define PYTOP_STACK_DERIVE_H

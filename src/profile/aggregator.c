@@ -20,7 +20,11 @@
  * Hot path: a frame (code_id, instr_offset) is resolved to its pair of row
  * indices through one frame-cache lookup; only the first time a frame is
  * seen does it cost a code lookup, a line-table search and two row-key
- * lookups.  "Once per sample" uses a per-row stamp holding the serial of the
+ * lookups.  A thread whose stack is the one of its previous sample (its
+ * memo says so with one memcmp) takes the frames it resolved then, with
+ * no lookup at all, unless the frame cache was cleared since (a sweep:
+ * rows renumbered, codes gone, strings rehomed; agg_forget_frames).
+ * "Once per sample" uses a per-row stamp holding the serial of the
  * last sample that counted it, so deep stacks cost O(depth).  In steady
  * state the per-sample path allocates nothing.
  *
@@ -139,6 +143,7 @@ struct aggregator *aggregator_new(bool split)
 		goto fail;
 	folded_rows_init(&a->folded);
 	a->next_sweep_ns = clock_now_ns() + AGG_SWEEP_NS;
+	a->rows_gen = 1; /* a new thread's resolved frames (gen 0) are not */
 	return a;
 fail:
 	aggregator_free(a);
@@ -151,10 +156,8 @@ void aggregator_free(struct aggregator *a)
 		return;
 	free(a->funcs.items);
 	free(a->lines.items);
-	for (size_t i = 0; i < a->threads.n; i++) {
-		split_queue_free(&agg_threads(a)[i].queue);
-		stack_memo_free(&agg_threads(a)[i].memo);
-	}
+	for (size_t i = 0; i < a->threads.n; i++)
+		agg_thread_free(&agg_threads(a)[i]);
 	free(a->threads.items);
 	stack_table_destroy(&a->stacks);
 	folded_rows_destroy(&a->folded);
@@ -489,16 +492,72 @@ static void agg_use(struct agg_use *u, uint64_t serial)
 /* A sample whose leaf is native is a callee of its innermost Python
  * frame's line: that line's row, or AGG_NO_ROW when the leaf is not
  * native or the stack has no Python line (a native thread). */
-static uint32_t agg_caller_line(const struct aggregator *a, size_t nframes)
+static uint32_t agg_caller_line(const struct aggregator *a, const struct agg_frame *fr,
+                                size_t nframes)
 {
 	const struct agg_func *funcs = agg_funcs(a);
 	size_t i = 1;
-	if (!funcs[a->scratch[0].func].native)
+	if (!funcs[fr[0].func].native)
 		return AGG_NO_ROW;
-	while (i < nframes && funcs[a->scratch[i].func].native)
+	while (i < nframes && funcs[fr[i].func].native)
 		i++;
-	return i < nframes && a->scratch[i].line != AGG_NO_LINE ? a->scratch[i].line
-	                                                         : AGG_NO_ROW;
+	return i < nframes && fr[i].line != AGG_NO_LINE ? fr[i].line : AGG_NO_ROW;
+}
+
+void agg_forget_frames(struct aggregator *a)
+{
+	hashmap_clear(&a->frame_cache);
+	a->rows_gen++;
+}
+
+/* The sample's thread (*t), if it has a row, and its previous stack,
+ * if the sample's is the same (raw: the record's frames) and nothing was
+ * renumbered or dropped since: its frames resolved then, and its node
+ * (*node); else NULL.  A deep stack that stays put so costs one memcmp,
+ * not a lookup per frame. */
+static const struct agg_frame *agg_same_stack(struct aggregator *a, const struct rec_sample *s,
+                                              const uint8_t *raw, struct agg_thread **t,
+                                              uint32_t *node)
+{
+	uint64_t idx;
+	*t = NULL;
+	if (!hashmap_get(&a->thread_by_tid, (uint32_t)s->tid, &idx))
+		return NULL;
+	*t = &agg_threads(a)[idx];
+	return (*t)->rows_gen == a->rows_gen && (*t)->nrows == s->nframes &&
+	       stack_memo_same(&(*t)->memo, &a->stacks, raw, s->nframes, node) ? (*t)->rows
+	                                                                        : NULL;
+}
+
+/* Resolve every frame into a->scratch before counting anything, so a
+ * sample with an unknown code is dropped whole; false then. */
+static bool agg_resolve_all(struct aggregator *a, const uint8_t *raw, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rec_frame f;
+		memcpy(&f, raw + i * sizeof f, sizeof f);
+		if (!agg_resolve(a, f, &a->scratch[i]))
+			return false;
+		a->frames_resolved++;
+	}
+	return true;
+}
+
+/* The thread keeps the frames just resolved, for its next sample
+ * (agg_same_stack); on OOM it keeps none. */
+static void agg_keep_rows(struct aggregator *a, struct agg_thread *t, size_t n)
+{
+	t->nrows = 0;
+	if (n > t->rows_cap) {
+		struct agg_frame *r = realloc(t->rows, n * sizeof *r);
+		if (r == NULL)
+			return;
+		t->rows = r;
+		t->rows_cap = n;
+	}
+	memcpy(t->rows, a->scratch, n * sizeof *t->rows);
+	t->nrows = n;
+	t->rows_gen = a->rows_gen;
 }
 
 static bool agg_reserve_scratch(struct aggregator *a, size_t n)
@@ -530,23 +589,23 @@ static uint32_t agg_stack_code(struct aggregator *a, struct rec_frame f)
 }
 
 /* The sample's stack, interned (its thread's memo spares a stack seen
- * last time the hashing), counted in its (stack, thread) cell: the
- * cell, or STACK_NO_CELL on OOM.  raw: the record's frames, maybe
- * unaligned. */
+ * last time the hashing; node: already known to be it, or
+ * STACK_NO_CELL), counted in its (stack, thread) cell: the cell, or
+ * STACK_NO_CELL on OOM.  raw: the record's frames, maybe unaligned; fr:
+ * them resolved. */
 static uint32_t agg_count_stack(struct aggregator *a, struct agg_thread *t,
-                                const struct rec_sample *s, const uint8_t *raw)
+                                const struct rec_sample *s, const uint8_t *raw,
+                                const struct agg_frame *fr, uint32_t node)
 {
 	const struct agg_line *lines = agg_lines(a);
-	uint32_t node;
 	size_t n = s->nframes;
 
-	if (!stack_memo_same(&t->memo, &a->stacks, raw, n, &node)) {
+	if (node == STACK_NO_CELL && !stack_memo_same(&t->memo, &a->stacks, raw, n, &node)) {
 		for (size_t i = 0; i < n; i++) {
 			struct rec_frame f;
 			memcpy(&f, raw + i * sizeof f, sizeof f);
 			a->sframes[i] = (struct stack_frame){ agg_stack_code(a, f),
-				a->scratch[i].line == AGG_NO_LINE ? 0
-				: lines[a->scratch[i].line].line };
+				fr[i].line == AGG_NO_LINE ? 0 : lines[fr[i].line].line };
 		}
 		node = stack_table_intern_memo(&a->stacks, &t->memo, raw, a->sframes, n);
 		if (node == STACK_NO_CELL)
@@ -569,18 +628,16 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 		a->bad++;
 		return;
 	}
-	/* Resolve every frame before counting anything, so a sample with an
-	 * unknown code is dropped whole. */
 	const uint8_t *fp = rec + sizeof s;
-	for (size_t i = 0; i < s.nframes; i++) {
-		struct rec_frame f;
-		memcpy(&f, fp + i * sizeof f, sizeof f);
-		if (!agg_resolve(a, f, &a->scratch[i])) {
-			a->bad++;
-			return;
-		}
+	uint32_t node = STACK_NO_CELL;
+	struct agg_thread *t;
+	const struct agg_frame *fr = agg_same_stack(a, &s, fp, &t, &node);
+	if (fr == NULL && !agg_resolve_all(a, fp, s.nframes)) {
+		a->bad++;
+		return;
 	}
-	struct agg_thread *t = agg_thread_row(a, s.tid);
+	if (t == NULL)
+		t = agg_thread_row(a, s.tid);
 	if (t == NULL) {
 		a->bad++;
 		return;
@@ -604,26 +661,29 @@ static void agg_ingest_sample(struct aggregator *a, const uint8_t *rec,
 	a->samples_win++;
 	t->py_samples++;
 	t->py_samples_win++;
-	t->top_func = funcs[a->scratch[0].func].name;
-	uint32_t cell = agg_count_stack(a, t, &s, rec + sizeof s);
+	if (fr == NULL) {
+		fr = a->scratch;
+		agg_keep_rows(a, t, s.nframes);
+	}
+	t->top_func = funcs[fr[0].func].name;
+	uint32_t cell = agg_count_stack(a, t, &s, fp, fr, node);
 	if (!a->no_split) {
 		/* The own line: the innermost frame that has one (native
 		 * frames without a source line have none). */
 		size_t ll = 0;
-		while (ll < s.nframes && a->scratch[ll].line == AGG_NO_LINE)
+		while (ll < s.nframes && fr[ll].line == AGG_NO_LINE)
 			ll++;
 		agg_split_sample(a, t, &s, (struct split_item){
-			.func = a->scratch[0].func,
-			.line = ll < s.nframes ? a->scratch[ll].line : AGG_NO_LINE,
-			.caller = agg_caller_line(a, s.nframes),
+			.func = fr[0].func,
+			.line = ll < s.nframes ? fr[ll].line : AGG_NO_LINE,
+			.caller = agg_caller_line(a, fr, s.nframes),
 			.cell = cell, .win = a->win,
 			.native = (s.flags & SAMPLE_IN_CALL) != 0 });
 	}
 	for (size_t i = 0; i < s.nframes; i++) {
-		const struct agg_frame *f = &a->scratch[i];
-		agg_use(&funcs[f->func].use, serial);
-		if (f->line != AGG_NO_LINE)
-			agg_use(&lines[f->line].use, serial);
+		agg_use(&funcs[fr[i].func].use, serial);
+		if (fr[i].line != AGG_NO_LINE)
+			agg_use(&lines[fr[i].line].use, serial);
 	}
 }
 
@@ -899,7 +959,7 @@ static bool agg_fold(struct aggregator *a)
 		folded_rows_renumber(&a->folded, FOLDED_FUNC, fmap);
 		folded_rows_renumber(&a->folded, FOLDED_LINE, lmap);
 		agg_fold_queues(a, fmap, lmap);
-		hashmap_clear(&a->frame_cache); /* row indices moved */
+		agg_forget_frames(a); /* row indices moved */
 	}
 	free(fmap);
 	free(lmap);
@@ -998,7 +1058,7 @@ static void agg_rehome(struct aggregator *a)
 	          agg_rehome_rows(a, to) && agg_rehome_threads(a, to);
 	a->strings = to;
 	a->threads_dropped = 0;
-	hashmap_clear(&a->frame_cache); /* resolved under the old keys */
+	agg_forget_frames(a); /* resolved under the old keys */
 	for (size_t i = 0; i < a->threads.n; i++) /* row keys are string ids */
 		agg_threads(a)[i].prev.valid = false;
 	if (ok) {
@@ -1138,7 +1198,7 @@ void agg_sweep(struct aggregator *a)
 		dropped |= a->threads_dropped >= AGG_REHOME_GONE_THREADS;
 		/* Resolved frames skip code_table_use: start over, so that
 		 * each code still used is marked in the new epoch. */
-		hashmap_clear(&a->frame_cache);
+		agg_forget_frames(a);
 	}
 	/* Before a rehome: the dead codes' stacks are told apart by the
 	 * codes' presence, not their strings. */

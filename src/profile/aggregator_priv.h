@@ -76,6 +76,11 @@ struct agg_prev_rows {
 	uint64_t caller_lkey;         /* a native leaf's Python line */
 };
 
+/* A resolved frame: the rows it feeds. */
+struct agg_frame {
+	uint32_t func, line;
+};
+
 struct agg_thread {
 	pid_t tid;
 	pid_t pid;            /* its process, from its latest REC_THREADS */
@@ -99,6 +104,10 @@ struct agg_thread {
 	struct snap_split split, split_win; /* of its samples with a stack */
 	struct agg_prev_rows prev;          /* of its latest sample */
 	struct stack_memo memo;             /* its latest stack, interned */
+	struct agg_frame *rows;             /* owned: that stack's frames
+	                                       resolved, nrows of them */
+	size_t nrows, rows_cap;
+	uint64_t rows_gen;                  /* a->rows_gen when resolved */
 };
 
 /* A native frame without a known source line feeds no line row. */
@@ -106,10 +115,6 @@ struct agg_thread {
 /* No row of that kind (a sample that has no native callee). */
 #define AGG_NO_ROW UINT32_MAX
 
-/* A resolved frame: the rows it feeds. */
-struct agg_frame {
-	uint32_t func, line;
-};
 
 /* A growable array of rows; elem is the row size. */
 struct agg_vec {
@@ -144,6 +149,12 @@ struct aggregator {
 	struct hashmap line_by_key;   /* filename_sid << 32 | (uint32)line */
 	struct hashmap frame_cache;   /* code_id << 32 | (uint32)offset ->
 	                                 func << 32 | line */
+	uint64_t rows_gen;        /* bumped when frame_cache is cleared: the
+	                             threads' resolved frames (agg_thread.rows)
+	                             from before may be stale */
+	uint64_t frames_resolved; /* frames resolved one by one (a stack that
+	                             changed, or came after a sweep): what an
+	                             unchanged stack is spared */
 	struct agg_vec threads;   /* struct agg_thread */
 	struct hashmap thread_by_tid; /* (uint32)tid -> index */
 	struct hashmap thread_names;  /* (uint32)tid -> interned name;
@@ -202,6 +213,9 @@ void agg_threads_dropped(struct aggregator *a);
 /* aggregator.c, for the snapshot: */
 /* Fold, age codes and rehome strings when due (every AGG_SWEEP_NS). */
 void agg_sweep(struct aggregator *a);
+/* Codes went, rows moved or strings were rehomed: resolve frames anew. */
+void agg_forget_frames(struct aggregator *a);
+
 /* Count queued samples as their class (sign +1) or take that back (-1). */
 void agg_provisional(struct aggregator *a, double sign);
 /* Settle a thread's queue with its lifetime ratios. */
@@ -221,6 +235,8 @@ enum snap_thread_state agg_thread_state(const struct aggregator *a,
 void agg_age_threads(struct aggregator *a);
 /* A reset: keep the threads the latest report listed, zeroed. */
 void agg_reset_threads(struct aggregator *a);
+/* A thread row's memory (its queue, memo, resolved frames). */
+void agg_thread_free(struct agg_thread *t);
 
 /* aggregator_folded.c: */
 /* A stack frame's rows (its line AGG_NO_LINE for none; row 0 where the

@@ -283,8 +283,7 @@ void agg_age_threads(struct aggregator *a)
 	for (size_t i = 0; i < a->threads.n; i++) {
 		if (drop[i]) {
 			agg_settle_lifetime(a, &t[i]);
-			split_queue_free(&t[i].queue);
-			stack_memo_free(&t[i].memo);
+			agg_thread_free(&t[i]);
 			a->threads_dropped++;
 			continue;
 		}
@@ -301,6 +300,15 @@ void agg_age_threads(struct aggregator *a)
 	agg_threads_dropped(a);
 }
 
+void agg_thread_free(struct agg_thread *t)
+{
+	split_queue_free(&t->queue);
+	stack_memo_free(&t->memo);
+	free(t->rows);
+	t->rows = NULL;
+	t->nrows = t->rows_cap = 0;
+}
+
 /* Keep the threads the latest report listed (they are still there; their
  * state and CPU are current figures, not counts), zeroed; drop the rest. */
 void agg_reset_threads(struct aggregator *a)
@@ -312,8 +320,7 @@ void agg_reset_threads(struct aggregator *a)
 		/* Queued samples point at rows whose counts are going. */
 		split_queue_drop(&t[i].queue);
 		if (!agg_thread_listed(a, &t[i])) {
-			split_queue_free(&t[i].queue);
-			stack_memo_free(&t[i].memo);
+			agg_thread_free(&t[i]);
 			continue;
 		}
 		t[kept] = t[i];

@@ -1,7 +1,8 @@
 /* aggregator_priv.h - what the aggregator's files share (aggregator.h
  * is the interface): its rows, threads and state, and the few functions
- * one file calls in the other.  aggregator.c ingests records, counts
- * their stacks, splits their time and keeps the tables bounded;
+ * one file calls in the other.  aggregator.c ingests records and counts
+ * their stacks; aggregator_split.c splits their time and charges their
+ * memory; aggregator_sweep.c keeps the tables bounded;
  * aggregator_threads.c keeps the threads (rows, names, state, ageing);
  * aggregator_snapshot.c turns the counts into a snapshot and closes the
  * window; aggregator_folded.c keeps the rows of the stacks the stack
@@ -25,6 +26,8 @@
 #include "profile/snapshot.h"
 #include "profile/stack_table.h"
 #include "profile/strtab.h"
+
+struct rec_sample;
 
 /* What the fold policy ranks a function or line row by (agg_fold):
  * how many samples it was on since the last reset (once per sample),
@@ -205,21 +208,36 @@ static inline struct agg_thread *agg_threads(const struct aggregator *a)
 	return a->threads.items;
 }
 
+static inline uint64_t agg_pair_key(uint32_t hi, uint32_t lo)
+{
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* A sweep every 2 s (aggregator_sweep.c): idle = not sampled since the
+ * sweep before. */
+#define AGG_SWEEP_NS 2000000000ull
+
 /* aggregator.c, for the other files: */
 /* Room for one more item; false on OOM. */
 bool agg_vec_reserve(struct agg_vec *v, size_t elem);
-/* Threads went (agg_age_threads): forget their rows. */
-void agg_threads_dropped(struct aggregator *a);
-/* aggregator.c, for the snapshot: */
-/* Fold, age codes and rehome strings when due (every AGG_SWEEP_NS). */
-void agg_sweep(struct aggregator *a);
 /* Codes went, rows moved or strings were rehomed: resolve frames anew. */
 void agg_forget_frames(struct aggregator *a);
 
+/* aggregator_split.c: */
+/* Charge a sample's memory and classify its time (queued if runnable). */
+void agg_split_sample(struct aggregator *a, struct agg_thread *t, const struct rec_sample *s,
+                      struct split_item it);
 /* Count queued samples as their class (sign +1) or take that back (-1). */
 void agg_provisional(struct aggregator *a, double sign);
 /* Settle a thread's queue with its lifetime ratios. */
 void agg_settle_lifetime(struct aggregator *a, struct agg_thread *t);
+
+/* aggregator_sweep.c: */
+/* Fold, age codes and rehome strings when due (every AGG_SWEEP_NS). */
+void agg_sweep(struct aggregator *a);
+/* Threads went (agg_age_threads): their stack cells merge into their
+ * process's. */
+void agg_threads_dropped(struct aggregator *a);
 
 /* aggregator_threads.c: */
 /* The thread row for tid, created on first use; NULL on OOM. */

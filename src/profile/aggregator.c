@@ -516,7 +516,7 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
 }
 
 /* The counts go, the stacks stay: each thread's previous stack gets a
- * fresh cell, where memory it gives back is charged (as its rows are). */
+ * fresh cell, where memory it gives back is charged. */
 static void agg_reset_stacks(struct aggregator *a)
 {
 	struct agg_thread *t = agg_threads(a);

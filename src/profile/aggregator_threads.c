@@ -205,10 +205,10 @@ enum snap_thread_state agg_thread_state(const struct aggregator *a,
 
 /* ---- ageing out threads that are gone -------------------------------------
  * A service that starts a thread per request would otherwise grow the
- * thread table (and its per-thread rows) without bound.  The
+ * thread table (and its stack cells) without bound.  The
  * AGG_KEEP_GONE_THREADS most recently gone stay listed; older ones go,
- * their rows with them.  Their samples stay in every total and in their
- * process's rows. */
+ * their cells merging into their process's (agg_threads_dropped).  Their
+ * samples stay in every total and in their process's rows. */
 #define AGG_KEEP_GONE_THREADS 64
 
 static bool agg_thread_gone(const struct aggregator *a,

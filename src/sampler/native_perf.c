@@ -119,6 +119,11 @@ static struct watched *add(struct native_perf *np, pid_t tid)
 	w = &np->w[np->n];
 	memset(w, 0, sizeof(*w));
 	w->tid = tid;
+	/* Its first sampling period is due at its first sample: a thread
+	 * that lives less than a period is sampled once if a tick finds it
+	 * running after that (a due point at random in its CPU time instead
+	 * lands past its end or at a tick late in its life: a thread per
+	 * request's last part over-counted by 10-20 points). */
 
 	w->count = calloc(perf_rings_count(np->rings), sizeof(*w->count));
 	w->sample.stack = malloc(NATIVE_PERF_STACK);

@@ -3,10 +3,12 @@
  * sample: no thread is ever stopped.  Used only by the sampler thread.
  *
  * The events are perf_rings.h's: task-clock (it fires only while a thread
- * runs), once per sample period of a thread's CPU time on a CPU (a
- * quarter of the sampling period, not under 100 us), on every thread of
- * the target, those it starts later included (inherited): a thread that
- * lives a few milliseconds has samples by the first tick that lists it.
+ * runs), once per sample period of a thread's CPU time on a CPU (100 us,
+ * or longer where the rings cannot hold a tick's samples at that), on
+ * every thread of the target, those it starts later included
+ * (inherited): a thread that lives a millisecond has samples by the first
+ * tick that lists it.  A thread's first sample period of CPU (its
+ * start-up) has no sample: a tick then is not sampled.
  * Each ring's samples are sorted by thread here; a thread keeps its newest
  * and its task-clock count on each CPU.  A thread off CPU (--idle) has no
  * fresh sample: the sampler unwinds it from where /proc says it is blocked
@@ -16,7 +18,9 @@
  * truth a profile is read against: once per sampling period of its CPU
  * time (its task-clock counts, summed over the CPUs, at its newest
  * samples; without the count in the samples, before Linux 6.12, a sample
- * period per sample), at the first tick after it ran another period.  At
+ * period per sample), at the first tick after it ran another period (the
+ * first is due at its first sample: a thread that lives less than a
+ * period is sampled once if a tick finds it running after that).  At
  * the other ticks it has been waiting for a CPU since, and its stack has
  * not moved: sampling it then too would count that wait as if it ran
  * (wall time runnable, which on a busy machine comes in the scheduler's
@@ -32,7 +36,7 @@
  * Python stack's read (one, and half as much for the task-clock timer's
  * lateness and the read itself): the sample is at most that old by the
  * wall clock, or else the CPU time it ran since is bounded by the two
- * parts: up to the first tick that paired it (its wall-clock age then,
+ * parts: up to the first tick that looked at it (its wall-clock age then,
  * and at most one sample period, as a thread that ran a whole one more on
  * that CPU would have a newer sample: unless samples were lost or only
  * user-mode ones are taken), and since (the scheduler's run time,

@@ -28,7 +28,7 @@
 #define SAMPLE_BYTES (PERF_RINGS_STACK + 256u)
 /* Samples a ring holds beyond one sampling period's of its CPU: a tick
  * a little late, the timer's lateness. */
-#define SLACK_SAMPLES 8u
+#define SLACK_SAMPLES 4u
 /* Locked memory for all rings at most (a 64-CPU machine at 100 Hz would
  * want 2 MiB per CPU); fewer pages per ring, a longer sample period. */
 #define RINGS_BUDGET (64u << 20)
@@ -59,7 +59,8 @@ struct perf_rings {
 	pid_t pid;
 	uint64_t period_ns;  /* the sampling period */
 	uint64_t sample_ns;  /* the events': chosen with the rings' size */
-	size_t pages;        /* data pages per ring; 0: not sized yet */
+	size_t pages;        /* data pages per ring */
+	bool map_refused;    /* a ring's mapping was over the allowance */
 	bool user_only;  /* kernel-mode samples refused to us */
 	bool no_read;    /* the kernel refuses PERF_SAMPLE_READ with inherit */
 	bool open;
@@ -201,13 +202,15 @@ static bool keep_fd(struct perf_rings *pr, int fd)
 
 /* fd's samples into its CPU's ring: the ring is mapped on the CPU's first
  * event, the others write into it. */
-static int attach_ring(struct ring *r, int fd, size_t pr_pages)
+static int attach_ring(struct perf_rings *pr, struct ring *r, int fd)
 {
 	if (r->fd >= 0)
 		return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd);
-	r->pages = pr_pages;
+	r->pages = pr->pages;
 	r->map = mmap(NULL, (r->pages + 1) * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->map == MAP_FAILED) {
+		/* EPERM: over perf_event_mlock_kb (and RLIMIT_MEMLOCK) */
+		pr->map_refused = pr->map_refused || errno == EPERM;
 		r->map = NULL;
 		return -1;
 	}
@@ -224,7 +227,7 @@ static int open_thread(struct perf_rings *pr, pid_t tid)
 	for (size_t i = 0; i < pr->nrings; i++) {
 		int fd = open_permitted(pr, tid, pr->rings[i].cpu);
 
-		if (fd >= 0 && (!keep_fd(pr, fd) || attach_ring(&pr->rings[i], fd, pr->pages) != 0)) {
+		if (fd >= 0 && (!keep_fd(pr, fd) || attach_ring(pr, &pr->rings[i], fd) != 0)) {
 			err = errno;
 			if (pr->nfds > 0 && pr->fds[pr->nfds - 1] == fd)
 				pr->nfds--;
@@ -287,28 +290,35 @@ static uint64_t sample_ns_for(const struct perf_rings *pr, size_t pages)
 	return ns > SAMPLE_NS_MIN ? ns : SAMPLE_NS_MIN;
 }
 
+static bool all_mapped(const struct perf_rings *pr)
+{
+	for (size_t i = 0; i < pr->nrings; i++)
+		if (pr->rings[i].map == NULL)
+			return false;
+	return true;
+}
+
 /* The process's main thread's events, on rings as large as the locked-
  * memory allowance permits (halved until they fit), with the sample
  * period they can hold.  -1 (errno) when refused. */
 static int open_sized(struct perf_rings *pr)
 {
-	for (pr->pages = wanted_pages(pr);; pr->pages /= 2) {
+	for (pr->pages = wanted_pages(pr); pr->pages >= RING_PAGES_MIN; pr->pages /= 2) {
+		int err;
+
 		pr->sample_ns = sample_ns_for(pr, pr->pages);
-		if (open_thread(pr, pr->pid) == 0 && note_thread(pr, pr->pid)) {
-			for (size_t i = 0; i < pr->nrings; i++)
-				if (pr->rings[i].map == NULL)
-					goto smaller;
+		pr->map_refused = false;
+		if (open_thread(pr, pr->pid) == 0 && all_mapped(pr) && note_thread(pr, pr->pid))
 			return 0;
-		}
-		if (errno != EPERM || pr->nfds == 0)
-			return -1; /* refused, not over the allowance */
-smaller:
+		err = errno;
 		perf_rings_close(pr);
-		if (pr->pages / 2 < RING_PAGES_MIN) {
-			errno = ENOMEM;
-			return -1;
+		if (!pr->map_refused) {
+			errno = err;
+			return -1; /* the events refused, not their rings */
 		}
 	}
+	errno = EPERM; /* over the locked-memory allowance even at the least */
+	return -1;
 }
 
 /* One pass over /proc/PID/task: the events of each thread not opened

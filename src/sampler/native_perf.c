@@ -428,7 +428,7 @@ enum native_perf_pairing native_perf_pair(struct native_perf *np, pid_t tid, uin
 	 * yet (a thread just started, or one that runs in short bursts: not
 	 * a miss at every tick until its first sample). */
 	if (w == NULL || !w->have)
-		return NATIVE_PERF_NOT_DUE;
+		return perf_rings_refused(np->rings, tid) ? NATIVE_PERF_MISSED : NATIVE_PERF_NOT_DUE;
 	if (w->fresh)
 		first_look(np, w, read_ns, run_ns);
 	if (!due(np, w))

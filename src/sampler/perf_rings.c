@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +71,8 @@ struct perf_rings {
 	size_t nfds, cap_fds;
 	pid_t *threads;     /* the threads whose events were opened here */
 	size_t nthreads, cap_threads;
+	pid_t *refused;     /* listed threads whose events could not be opened */
+	size_t nrefused, cap_refused;
 };
 
 /* "0-3,6,8-9": the online CPUs, into pr->rings. */
@@ -124,6 +127,7 @@ void perf_rings_free(struct perf_rings *pr)
 	free(pr->rings);
 	free(pr->fds);
 	free(pr->threads);
+	free(pr->refused);
 	free(pr);
 }
 
@@ -251,19 +255,24 @@ static bool opened_here(const struct perf_rings *pr, pid_t tid)
 	return false;
 }
 
+static bool add_tid(pid_t **list, size_t *n, size_t *cap, pid_t tid)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		pid_t *nl = realloc(*list, c * sizeof(*nl));
+
+		if (nl == NULL)
+			return false;
+		*list = nl;
+		*cap = c;
+	}
+	(*list)[(*n)++] = tid;
+	return true;
+}
+
 static bool note_thread(struct perf_rings *pr, pid_t tid)
 {
-	if (pr->nthreads == pr->cap_threads) {
-		size_t cap = pr->cap_threads ? pr->cap_threads * 2 : 16;
-		pid_t *n = realloc(pr->threads, cap * sizeof(*n));
-
-		if (n == NULL)
-			return false;
-		pr->threads = n;
-		pr->cap_threads = cap;
-	}
-	pr->threads[pr->nthreads++] = tid;
-	return true;
+	return add_tid(&pr->threads, &pr->nthreads, &pr->cap_threads, tid);
 }
 
 /* The pages a ring would need for a sampling period's samples of its CPU
@@ -340,6 +349,10 @@ static int open_listed(struct perf_rings *pr, int *first_err)
 		if (tid <= 0 || opened_here(pr, (pid_t)tid))
 			continue;
 		if (open_thread(pr, (pid_t)tid) != 0) {
+			/* Gone meanwhile, or refused (out of descriptors, say): a
+			 * refused thread's samples are missed, not never due. */
+			if (errno != ESRCH)
+				add_tid(&pr->refused, &pr->nrefused, &pr->cap_refused, (pid_t)tid);
 			if (*first_err == 0)
 				*first_err = errno;
 			continue;
@@ -352,10 +365,23 @@ static int open_listed(struct perf_rings *pr, int *first_err)
 	return n;
 }
 
+/* A descriptor per thread and CPU: a target with many threads on a
+ * machine with many CPUs needs more than the usual soft limit. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int perf_rings_open(struct perf_rings *pr)
 {
 	int first_err = 0;
 
+	raise_fd_limit();
 	if (open_sized(pr) != 0)
 		return -1;
 	/* A thread that cannot be opened (ended meanwhile) is left out;
@@ -372,6 +398,14 @@ bool perf_rings_is_open(const struct perf_rings *pr)
 	return pr->open;
 }
 
+bool perf_rings_refused(const struct perf_rings *pr, pid_t tid)
+{
+	for (size_t i = 0; i < pr->nrefused; i++)
+		if (pr->refused[i] == tid)
+			return true;
+	return false;
+}
+
 void perf_rings_close(struct perf_rings *pr)
 {
 	for (size_t i = 0; i < pr->nrings; i++) {
@@ -386,6 +420,7 @@ void perf_rings_close(struct perf_rings *pr)
 		close(pr->fds[i]);
 	pr->nfds = 0;
 	pr->nthreads = 0;
+	pr->nrefused = 0;
 	pr->open = false;
 }
 

@@ -59,6 +59,10 @@ void perf_rings_free(struct perf_rings *pr);
  * locked-memory allowance) when none could be opened. */
 int perf_rings_open(struct perf_rings *pr);
 bool perf_rings_is_open(const struct perf_rings *pr);
+/* Whether tid was listed when the events opened but its own could not be
+ * (out of descriptors, over a limit): it has no samples, nor have the
+ * threads it starts. */
+bool perf_rings_refused(const struct perf_rings *pr, pid_t tid);
 /* Close every event and ring (pytop paused, or the target ran exec). */
 void perf_rings_close(struct perf_rings *pr);
 

@@ -51,6 +51,7 @@ struct native_perf {
 	uint64_t pair_ns;    /* pairing bound: CPU run since the sample */
 	bool lost;           /* the kernel dropped samples in this drain */
 	struct perf_rings *rings; /* owned */
+	struct perf_ring_span *spans; /* owned: one per ring, for a drain */
 	struct watched *w;   /* owned */
 	size_t n, cap;
 };
@@ -64,7 +65,9 @@ struct native_perf *native_perf_new(pid_t pid, uint64_t period_ns)
 	np->pid = pid;
 	np->period_ns = period_ns;
 	np->rings = perf_rings_new(pid, period_ns);
-	if (np->rings == NULL) {
+	np->spans = np->rings ? calloc(perf_rings_count(np->rings), sizeof(*np->spans)) : NULL;
+	if (np->spans == NULL) {
+		perf_rings_free(np->rings);
 		free(np);
 		return NULL;
 	}
@@ -90,6 +93,7 @@ void native_perf_free(struct native_perf *np)
 		return;
 	forget_all(np);
 	perf_rings_free(np->rings);
+	free(np->spans);
 	free(np->w);
 	free(np);
 }
@@ -340,19 +344,18 @@ static uint64_t count_sum(const struct native_perf *np, const struct watched *w)
 void native_perf_drain(struct native_perf *np)
 {
 	size_t nr = perf_rings_count(np->rings);
-	struct perf_ring_span *spans;
+	struct perf_ring_span *spans = np->spans;
 
 	if (!perf_rings_is_open(np->rings))
-		return;
-	spans = calloc(nr, sizeof(*spans));
-	if (spans == NULL)
 		return;
 	np->lost = false;
 	for (size_t i = 0; i < np->n; i++)
 		np->w[i].pend.size = 0;
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; i < nr; i++) {
+		spans[i] = (struct perf_ring_span){ 0 };
 		if (perf_rings_span(np->rings, i, &spans[i]))
 			walk_ring(np, i, &spans[i]);
+	}
 	for (size_t i = 0; i < np->n; i++) {
 		struct watched *w = &np->w[i];
 
@@ -364,7 +367,6 @@ void native_perf_drain(struct native_perf *np)
 	for (size_t i = 0; i < nr; i++)
 		if (spans[i].data != NULL)
 			perf_rings_consume(np->rings, i, spans[i].head);
-	free(spans);
 }
 
 /* Whether w's thread ran another sampling period of CPU, by the count in

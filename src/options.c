@@ -33,6 +33,7 @@ enum {
 	OPT_NATIVE,
 	OPT_NATIVE_ALL,
 	OPT_NATIVE_PERF,
+	OPT_NATIVE_PTRACE,
 	OPT_LOCALS,
 	OPT_TREE,
 	OPT_STACKS,
@@ -67,6 +68,7 @@ static const struct option long_opts[] = {
 	{"native", no_argument, NULL, OPT_NATIVE},
 	{"native-all", no_argument, NULL, OPT_NATIVE_ALL},
 	{"native-perf", no_argument, NULL, OPT_NATIVE_PERF},
+	{"native-ptrace", no_argument, NULL, OPT_NATIVE_PTRACE},
 	{"locals", no_argument, NULL, OPT_LOCALS},
 	{"tree", no_argument, NULL, OPT_TREE},
 	{"stacks", no_argument, NULL, OPT_STACKS},
@@ -389,7 +391,10 @@ static int apply_option(int c, char **argv, struct options *o)
 	case OPT_DEMO: o->demo = true; return 0;
 	case OPT_NATIVE: o->native = true; return 0;
 	case OPT_NATIVE_ALL: o->native = o->native_all = true; return 0;
-	case OPT_NATIVE_PERF: o->native = o->native_perf = true; return 0;
+	/* Perf events became --native's default way: the old opt-in is
+	 * kept as a plain --native, so that scripts keep working. */
+	case OPT_NATIVE_PERF: o->native = true; return 0;
+	case OPT_NATIVE_PTRACE: o->native = o->native_ptrace = true; return 0;
 	case OPT_LOCALS: o->locals = true; return 0;
 	case OPT_TREE: o->tree = true; return 0;
 	case OPT_STACKS: o->stacks = true; return 0;
@@ -733,23 +738,25 @@ void options_print_help(FILE *out)
 "                         wait/GIL wait or charge memory growth and faults\n"
 "                         to lines (their columns are hidden, their JSON\n"
 "                         fields 0; for measuring what they cost)\n"
-"      --native           also sample native (C) stacks: each sampled thread\n"
-"                         is stopped for a moment (ptrace) and unwound; C\n"
-"                         functions appear under the Python line that\n"
-"                         called them. Works on non-Python processes too.\n"
-"                         Stop pytop with Ctrl-Z or kill -TSTP, not -STOP:\n"
-"                         a SIGSTOP may hold one sample's threads until\n"
-"                         SIGCONT\n"
+"      --native           also sample native (C) stacks; C functions appear\n"
+"                         under the Python line that called them. Works on\n"
+"                         non-Python processes too. Nothing is stopped: a\n"
+"                         perf event on every thread (and the threads it\n"
+"                         starts) has the kernel copy its registers and\n"
+"                         stack top every 100 us of its CPU time, the\n"
+"                         newest taken at most 150 us of it before its\n"
+"                         Python stack; a runnable thread is sampled once\n"
+"                         per sampling period of the CPU time it ran.\n"
+"                         Where perf events are refused (perf_event_paranoid,\n"
+"                         a container's seccomp profile), ptrace as\n"
+"                         --native-ptrace (the header says which)\n"
 "      --native-all       --native, showing the interpreter's own frames too\n"
 "                         (key n toggles them)\n"
-"      --native-perf      --native without stopping anything: unwound from\n"
-"                         the registers and stack top the kernel copies at\n"
-"                         a perf event's sample, taken at most 3/8 of a\n"
-"                         sampling period of the thread's CPU time before\n"
-"                         its Python stack; a runnable thread is sampled\n"
-"                         once per sampling period of the CPU time it ran;\n"
-"                         ptrace where perf events are refused (the header\n"
-"                         says which)\n"
+"      --native-ptrace    --native by ptrace: each sampled thread is stopped\n"
+"                         for a moment and unwound. Stop pytop with Ctrl-Z\n"
+"                         or kill -TSTP, not -STOP: a SIGSTOP may hold one\n"
+"                         sample's threads until SIGCONT\n"
+"      --native-perf      the same as --native (perf events are its default)\n"
 "  -s, --subprocesses     also follow the target's child processes and their\n"
 "                         children as they start and exit; Python ones are\n"
 "                         sampled, others listed\n"
@@ -849,7 +856,8 @@ void options_print_help(FILE *out)
 "Attaching needs the same user as the target, root, or CAP_SYS_PTRACE\n"
 "(see the kernel.yama.ptrace_scope sysctl); --native also needs perf events\n"
 "(root, CAP_PERFMON or kernel.perf_event_paranoid <= 2) or else ptrace\n"
-"attach, which Yama's ptrace_scope 2 or 3 refuses even to the parent.\n"
+"attach (--native-ptrace always), which Yama's ptrace_scope 2 or 3 refuses\n"
+"even to the parent.\n"
 "Exit status: launch mode: the command's (--demo: 0 when you quit it);\n"
 "otherwise 0; 1 on errors; 2 on\nusage errors.  See man pytop.\n",
 	        PYTOP_MAX_RATE_HZ, PYTOP_DEFAULT_RATE_HZ);

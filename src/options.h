@@ -32,7 +32,8 @@ struct options {
 	bool no_color;      /* NO_COLOR set or --no-color */
 	bool native;        /* --native: native stacks too */
 	bool native_all;    /* --native-all: and the interpreter's plumbing */
-	bool native_perf;   /* --native-perf: by perf events where permitted */
+	bool native_ptrace; /* --native-ptrace: by ptrace even where perf events
+	                       are permitted (the default's fallback) */
 	bool dump;          /* `pytop dump`: every thread's stack once, then exit */
 	bool locals;        /* --locals (dump): each frame's arguments and locals */
 	/* Exports (ui/export.h): the format's name as given (checked by

@@ -12,6 +12,7 @@
 #include "sandbox.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdbool.h>
@@ -184,16 +185,22 @@ static int deny_signals(scmp_filter_ctx ctx, pid_t attached)
 	return seccomp_rule_add(ctx, DENY, SCMP_SYS(rt_tgsigqueueinfo), 1, pid_arg(0, attached));
 }
 
-/* --native samples each target thread with a perf event of its own
- * (src/sampler/native_perf.c): pid a thread, cpu -1.  Any other cpu
- * watches every process that runs on that CPU, so only cpu -1, passed as
- * a 64-bit -1, is allowed (the kernel reads an int: a caller that zero-
- * extends it is refused, which errs on the safe side).  A perf event
- * reads; it cannot write into the thread it samples. */
+/* --native samples each target thread with perf events of its own
+ * (src/sampler/perf_rings.c): pid a thread, cpu -1 or one per CPU (an
+ * event that counts and samples only that thread, only while it runs on
+ * that CPU, and the threads it starts: inherited).  pid -1 watches every
+ * process on a CPU and a cgroup's events every process in it, so any
+ * negative pid (the kernel reads an int: the low 32 bits, whatever the
+ * caller extends them with) and PERF_FLAG_PID_CGROUP are refused.  A
+ * perf event reads; it cannot write into the thread it samples. */
 static int limit_perf(scmp_filter_ctx ctx)
 {
-	return seccomp_rule_add(ctx, DENY, SCMP_SYS(perf_event_open), 1,
-	                        arg(2, SCMP_CMP_NE, UINT64_MAX, 0));
+	int rc = seccomp_rule_add(ctx, DENY, SCMP_SYS(perf_event_open), 1,
+	                          arg(1, SCMP_CMP_MASKED_EQ, 0x80000000u, 0x80000000u));
+
+	return rc ? rc : seccomp_rule_add(ctx, DENY, SCMP_SYS(perf_event_open), 1,
+	                                  arg(4, SCMP_CMP_MASKED_EQ, PERF_FLAG_PID_CGROUP,
+	                                      PERF_FLAG_PID_CGROUP));
 }
 
 static int build(scmp_filter_ctx ctx, pid_t attached)

@@ -623,7 +623,7 @@ struct session *session_open(const struct options *o, struct pytop_error *err)
 	}
 	cfg = (struct sampler_config){
 		.pid = s->target.pid, .rt = s->python ? &s->rt : NULL, .rate_hz = o->rate_hz,
-		.idle = o->idle, .native = o->native, .native_perf = o->native_perf,
+		.idle = o->idle, .native = o->native, .native_perf = !o->native_ptrace,
 		.ring = s->ring,
 		.split = !o->no_split, .orders = s->orders,
 	};

@@ -1,13 +1,13 @@
 /* test_harm_seccomp.c - pytop runs under its seccomp filter (src/sandbox.c)
  * in every mode, and the processes it profiles never do.
  *
- * In each mode (batch and JSON, TUI under tmux, --native, --native-perf, -s; launch and
+ * In each mode (batch and JSON, TUI under tmux, --native (perf), --native-ptrace, -s; launch and
  * attach) every thread of the running pytop must show "Seccomp: 2" (a
  * filter) in /proc/PID/task/TID/status, with at least its sampler thread
  * besides the main one (and the follower with -s), and the profiled
  * program "Seccomp: 0": the launched one, the attached one, and a child
  * the program starts after pytop's filter is on.  Each run also shows
- * that pytop still samples under the filter (--native: native frames, and
+ * that pytop still samples under the filter (--native-ptrace: native frames, and
  * the target left running).
  *
  * kernel_refuses_filter: where the kernel refuses the filter, pytop says
@@ -212,20 +212,20 @@ Test(harm_seccomp, attach_native)
 {
 	struct h_proc t;
 	/* Seize, interrupt, read registers, detach: all still allowed. */
-	pid_t target = attach_filtered(&t, "--native", "attach, --native", "[native]");
+	pid_t target = attach_filtered(&t, "--native-ptrace", "attach, --native-ptrace", "[native]");
 	char st = h_proc_state(target);
 
-	cr_assert(st != 'T' && st != 't', "pytop --native left its target stopped (%c)", st);
+	cr_assert(st != 'T' && st != 't', "pytop --native-ptrace left its target stopped (%c)", st);
 	h_proc_free(&t);
 }
 
 Test(harm_seccomp, attach_native_perf)
 {
 	struct h_proc t;
-	/* A perf event per thread (cpu -1), its ring mapped: the filter
-	 * allows that much (refused, pytop would fall back to ptrace and say
-	 * so in its header). */
-	attach_filtered(&t, "--native-perf", "attach, --native-perf", "native: perf");
+	/* A perf event per thread and CPU, inherited, the CPUs' rings mapped:
+	 * the filter allows that much (refused, pytop would fall back to
+	 * ptrace and say so in its header). */
+	attach_filtered(&t, "--native", "attach, --native", "native: perf");
 	h_proc_free(&t);
 }
 

@@ -1,13 +1,13 @@
-/* test_native_perf.c - --native-perf (perf events) stops nothing, and the
- * ptrace path still serves when perf events are refused or not wanted
- * (issue 14, "native stacks without stopping the target").
+/* test_native_perf.c - --native (by perf events, its default) stops
+ * nothing, and the ptrace path still serves when perf events are refused
+ * or not wanted (issue 14, "native stacks without stopping the target").
  *
- * - never_stopped_at_10khz: while a 10 kHz pytop --native-perf samples a
+ * - never_stopped_at_10khz: while a 10 kHz pytop --native samples a
  *   target with busy, half-busy and sleeping threads, a watcher reads
  *   every target thread's /proc state as fast as it can; the ptrace path
  *   shows 't' (ptrace stop) there within milliseconds, the perf path never.
- * - ptrace_when_asked / ptrace_when_perf_refused: --native (ptrace), and a
- *   --native-perf pytop whose perf_event_open fails with EACCES (a seccomp filter put
+ * - ptrace_when_asked / ptrace_when_perf_refused: --native-ptrace, and a
+ *   --native pytop whose perf_event_open fails with EACCES (a seccomp filter put
  *   around it by this test, as a container's would), say "ptrace" and
  *   still find the zlib and OpenSSL code under their Python lines.
  * - idle_threads_unwound_in_place: with --idle, threads off CPU (which
@@ -15,9 +15,10 @@
  *   they are blocked: the sleeper's leaf is clock_nanosleep.
  * - blocked_line_parsed: that /proc line's stack pointer and program
  *   counter, and "running" or a malformed line refused.
- * - sandbox_allows_one_thread_only: pytop's own filter lets a perf event
- *   watch one thread (cpu -1) and refuses one per CPU, which would watch
- *   every process there. */
+ * - sandbox_allows_threads_only: pytop's own filter lets a perf event
+ *   watch one thread, on any CPU (cpu -1) or on one (what --native opens,
+ *   inherited by the threads it starts), and refuses one on every process
+ *   of a CPU (pid -1) or of a cgroup. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -126,7 +127,7 @@ Test(native_perf, never_stopped_at_10khz, .timeout = TIMEOUT_S)
 	cr_assert(h_proc_start(&w, wargv));
 	cr_assert(h_proc_wait_stdout(&w, "ready", WAIT_S), "the target never started");
 	snprintf(pid, sizeof pid, "%d", (int)w.pid);
-	const char *argv[] = { h_pytop(), "--native-perf", "-b", "--json", "-r", "10000", "-d", "2",
+	const char *argv[] = { h_pytop(), "--native", "-b", "--json", "-r", "10000", "-d", "2",
 	                       "-n", "1", "-p", pid, NULL };
 	cr_assert(h_proc_start(&p, argv));
 	/* Until pytop ends: its first second or so is start-up, the rest
@@ -170,7 +171,7 @@ Test(native_perf, idle_threads_unwound_in_place, .timeout = TIMEOUT_S)
 	cr_assert(h_proc_start(&w, wargv));
 	cr_assert(h_proc_wait_stdout(&w, "ready", WAIT_S), "the target never started");
 	snprintf(pid, sizeof pid, "%d", (int)w.pid);
-	const char *argv[] = { h_pytop(), "--native-perf", "--idle", "-b", "--json", "-r", "200",
+	const char *argv[] = { h_pytop(), "--native", "--idle", "-b", "--json", "-r", "200",
 	                       "-d", "1.5", "-n", "1", "-p", pid, NULL };
 	cr_assert(h_run(&p, TIMEOUT_S, argv), "pytop did not finish: %s", p.err.data);
 	cr_assert_eq(p.status, 0, "pytop exited with %d: %s", p.status, p.err.data);
@@ -257,7 +258,7 @@ static void mix_with(const char *const *pre, size_t npre, const char *want_metho
 
 Test(native_perf, ptrace_when_asked, .timeout = TIMEOUT_S)
 {
-	const char *pre[] = { h_pytop(), "--native" };
+	const char *pre[] = { h_pytop(), "--native-ptrace" };
 
 	mix_with(pre, 2, "ptrace");
 }
@@ -268,7 +269,7 @@ Test(native_perf, ptrace_when_asked, .timeout = TIMEOUT_S)
 Test(native_perf, ptrace_when_perf_refused, .timeout = TIMEOUT_S)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	const char *pre[] = { h_pytop(), "--native-perf" };
+	const char *pre[] = { h_pytop(), "--native" };
 
 	cr_assert_not_null(ctx);
 	cr_assert_eq(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(perf_event_open), 0), 0);
@@ -279,7 +280,7 @@ Test(native_perf, ptrace_when_perf_refused, .timeout = TIMEOUT_S)
 
 /* ---- the sandbox ------------------------------------------------------- */
 
-static long open_clock(pid_t pid, int cpu)
+static long open_clock_flags(pid_t pid, int cpu, unsigned long flags)
 {
 	struct perf_event_attr a;
 
@@ -289,7 +290,12 @@ static long open_clock(pid_t pid, int cpu)
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	return syscall(SYS_perf_event_open, &a, (long)pid, (long)cpu, -1L, 0L);
+	return syscall(SYS_perf_event_open, &a, (long)pid, (long)cpu, -1L, flags);
+}
+
+static long open_clock(pid_t pid, int cpu)
+{
+	return open_clock_flags(pid, cpu, 0);
 }
 
 /* In a child: 0 all as expected, else a code saying which check failed. */
@@ -307,13 +313,20 @@ static int sandbox_child(void)
 	fd = open_clock(-1, 0); /* every process on CPU 0 */
 	if (fd >= 0 || errno != EPERM)
 		return 12;
-	fd = open_clock(0, 0);  /* this thread, CPU 0 only: still per CPU */
-	if (fd >= 0 || errno != EPERM)
+	fd = open_clock(0, 0);  /* this thread, only while on CPU 0 */
+	if (fd < 0)
 		return 13;
+	close((int)fd);
+	/* pid a cgroup's descriptor: every process in it (this test's own
+	 * descriptor 0 is no cgroup, but the filter refuses before the
+	 * kernel looks). */
+	fd = open_clock_flags(0, 0, PERF_FLAG_PID_CGROUP);
+	if (fd >= 0 || errno != EPERM)
+		return 14;
 	return 0;
 }
 
-Test(native_perf, sandbox_allows_one_thread_only)
+Test(native_perf, sandbox_allows_threads_only)
 {
 	long fd = open_clock(0, 0);
 	int status = 0;
@@ -332,7 +345,9 @@ Test(native_perf, sandbox_allows_one_thread_only)
 	cr_assert(WIFEXITED(status), "the child died (status 0x%x)", status);
 	cr_expect_neq(WEXITSTATUS(status), 11, "the filter refuses a perf event on one thread");
 	cr_expect_neq(WEXITSTATUS(status), 12, "the filter allows a system-wide perf event");
-	cr_expect_neq(WEXITSTATUS(status), 13, "the filter allows a per-CPU perf event");
+	cr_expect_neq(WEXITSTATUS(status), 13, "the filter refuses a perf event on one thread "
+	              "on one CPU (what --native opens)");
+	cr_expect_neq(WEXITSTATUS(status), 14, "the filter allows a cgroup's perf event");
 	cr_expect_eq(WEXITSTATUS(status), 0, "child status %d", WEXITSTATUS(status));
 }
 

@@ -1,6 +1,7 @@
 /* test_native_perf_accuracy.c - --native-perf's native shares against the
  * truth the workload measures itself (issue 14: the perf path must be as
- * accurate as ptrace's before it may become --native's default).
+ * accurate as ptrace's before it may become --native's default, which it
+ * now is: --native-perf is kept as its alias, and runs it here).
  *
  * - mix_*: test_native's mix check run with --native-perf: zlib.compress
  *   and hashlib.sha256 calls (tests/workloads/native_mix.py, which times
@@ -11,9 +12,10 @@
  *   the calls: the native code under a line is then under-counted.  So,
  *   for zlib (one call per round, whose start is an edge), the share of
  *   its line's samples that have no native code under it: their native
- *   stack was taken before the call began.  perf samples every quarter
- *   of a sampling period of the thread's CPU (PERF_SAMPLE_NS at 500 Hz),
- *   so a native stack lags its Python one by half that on average, and
+ *   stack was taken before the call began.  perf samples every 100 us of
+ *   the thread's CPU (PERF_SAMPLE_NS; a quarter of a sampling period, 500
+ *   us at 500 Hz, before threads started later were sampled too), so a
+ *   native stack lags its Python one by half that on average, and
  *   this share is expected to be at most that half over a call's CPU time
  *   (the truth's zlib seconds per round; less, as the call's first
  *   microseconds are native code too): no more than two standard errors
@@ -37,7 +39,7 @@
 #define TIMEOUT_S NATIVE_MIX_TIMEOUT_S
 #define SHARE_PP 5.0 /* as test_native: issue 4, within 5 percentage points */
 #define RATE "500"
-#define PERF_SAMPLE_NS (1e9 / 500 / 4) /* native_perf.c: a quarter period */
+#define PERF_SAMPLE_NS 100e3 /* perf_rings.c: SAMPLE_NS_MIN */
 
 /* The share of the zlib line's samples without native code under it,
  * against the lag allowed (see the top of this file). */

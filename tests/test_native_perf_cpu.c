@@ -120,12 +120,15 @@ Test(native_perf_cpu, waiting_not_sampled, .timeout = TIMEOUT_S)
 		                &(struct timespec){ (time_t)(next / 1000000000ull),
 		                                    (long)(next % 1000000000ull) }, NULL);
 		native_perf_begin(np);
-		native_perf_watch(np, target, true);
+		native_perf_watch(np, target);
 		native_perf_end(np);
 		native_perf_drain(np);
 		const struct native_perf_sample *s;
+		/* Its scheduler run time: the CPU clock of this one-thread
+		 * process is the same sum_exec_runtime schedstat shows. */
 		enum native_perf_pairing how = native_perf_pair(np, target,
-		                                                now_ns(CLOCK_MONOTONIC), &s);
+		                                                now_ns(CLOCK_MONOTONIC),
+		                                                now_ns(target_clock), &s);
 
 		paired += how == NATIVE_PERF_PAIRED;
 		missed += how == NATIVE_PERF_MISSED;

@@ -484,8 +484,7 @@ static void perf_stacks(struct sampler *s, struct sampler_proc *p, int n)
 		const struct py_thread_sample *t = sampler_proc_thread_at(p, (size_t)i);
 
 		if (t->tid > 0)
-			native_perf_watch(s->perf, t->tid,
-			                  t->status == PY_THREAD_OK && t->state == 'R');
+			native_perf_watch(s->perf, t->tid);
 	}
 	native_perf_end(s->perf);
 	native_perf_drain(s->perf);
@@ -499,7 +498,7 @@ static void perf_stacks(struct sampler *s, struct sampler_proc *p, int n)
 			blocked_stack(s, p, i, t->tid);
 			continue;
 		}
-		switch (native_perf_pair(s->perf, t->tid, read_ns, &ps)) {
+		switch (native_perf_pair(s->perf, t->tid, read_ns, t->run_ns, &ps)) {
 		case NATIVE_PERF_NOT_DUE:
 			s->nat_n[i] = NAT_NOT_DUE;
 			break;

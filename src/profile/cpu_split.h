@@ -16,13 +16,13 @@
  * have run before the samples it shows among: a thread 95 % in system
  * calls steps its user time once per 200 ms, among only the samples since
  * its system time last stepped, so shared over just those its user time
- * came out short (a fifth short on test_split's read_file, half on a
- * regular stream).  So where the thread's run time is known (schedstat,
- * ns) the movement is kept as a carry: each settling adds its step to the
- * carry, takes the system fraction f of the carry, and takes out as much
- * as the thread ran since the previous settling; what is left (at most
- * half a tick, SPLIT_CARRY_MAX_NS) goes into the next settling's f.  Where
- * the run time is not known, f is the movement's own.
+ * came out short (a fifth short on test_split's read_file, 40 % on
+ * test_split_carry's streams).  So where the thread's run time is known
+ * (schedstat, ns) the movement is kept as a carry: each settling adds its
+ * step to the carry, takes the system fraction f of the carry, and takes
+ * out as much as the thread ran since the previous settling; what is left
+ * (at most half a tick, SPLIT_CARRY_MAX_NS) goes into the next settling's
+ * f.  Where the run time is not known, f is the movement's own.
  *
  * A running sample is one of a thread in state R: on a CPU, or in the run
  * queue waiting for one.  The scheduler's run time and run-queue delay

@@ -54,6 +54,41 @@ double split_queue_lifetime(const struct split_queue *q)
 	return all ? (double)q->last_sys / (double)all : 0;
 }
 
+/* Start measuring settlings by the run time from its newest reading. */
+static void split_carry_restart(struct split_queue *q)
+{
+	q->has_settled_run = q->has_sched;
+	q->settled_run = q->run;
+	q->carry_user = q->carry_sys = 0;
+}
+
+/* The system fraction of a movement of du, ds with the carry, the carry
+ * then less what the thread ran since the last settling (cpu_split.h). */
+static double split_carry_f(struct split_queue *q, uint64_t du, uint64_t ds)
+{
+	double moved, ran, take, f;
+
+	if (!q->has_settled_run || q->run < q->settled_run) {
+		split_carry_restart(q);
+		return (double)ds / (double)(du + ds);
+	}
+	q->carry_user += (double)du;
+	q->carry_sys += (double)ds;
+	moved = q->carry_user + q->carry_sys;
+	f = q->carry_sys / moved;
+	ran = (double)(q->run - q->settled_run);
+	take = ran < moved ? ran : moved;
+	q->carry_user -= take * (1 - f);
+	q->carry_sys -= take * f;
+	moved -= take;
+	if (moved > SPLIT_CARRY_MAX_NS) {
+		q->carry_user *= SPLIT_CARRY_MAX_NS / moved;
+		q->carry_sys *= SPLIT_CARRY_MAX_NS / moved;
+	}
+	q->settled_run = q->run;
+	return f;
+}
+
 bool split_queue_due(struct split_queue *q, uint64_t user_ns, uint64_t sys_ns,
                      double *f)
 {
@@ -65,6 +100,7 @@ bool split_queue_due(struct split_queue *q, uint64_t user_ns, uint64_t sys_ns,
 		q->has_last = true;
 		q->last_user = user_ns;
 		q->last_sys = sys_ns;
+		split_carry_restart(q);
 		*f = 0;
 		return restart && q->n > 0;
 	}
@@ -74,7 +110,7 @@ bool split_queue_due(struct split_queue *q, uint64_t user_ns, uint64_t sys_ns,
 		*f = split_queue_lifetime(q);
 		return q->n >= SPLIT_QUEUE_MAX;
 	}
-	*f = (double)ds / (double)(du + ds);
+	*f = split_carry_f(q, du, ds);
 	q->last_user = user_ns;
 	q->last_sys = sys_ns;
 	return true;
@@ -92,6 +128,8 @@ void split_queue_sched(struct split_queue *q, uint64_t run_ns, uint64_t delay_ns
 		q->base_delay = delay_ns;
 		q->seen = (double)q->n;
 		q->waited = 0;
+		q->run = run_ns;
+		split_carry_restart(q);
 	}
 	q->run = run_ns;
 	q->delay = delay_ns;

@@ -252,11 +252,7 @@ void derive_check_rows(const struct derive_cmp *c, const struct snapshot *s,
 	struct oracle_rows r;
 	cr_assert(oracle_rows(o, tid, tid ? 0 : pid, &r), "%s: the oracle ran out of memory",
 	          c->label);
-	/* Under a process filter samples_win is always 0: the process
-	 * table closes its window (proc_table_snapshot) before the
-	 * aggregator reads it (agg_snap_samples); not held here. */
-	bool win = s->samples_win == r.samples_win || (tid == 0 && pid != 0);
-	DERIVE_CHECK(c, s->samples == r.samples && win,
+	DERIVE_CHECK(c, s->samples == r.samples && s->samples_win == r.samples_win,
 	             "%s: samples %llu (window %llu), oracle %llu (%llu)", c->label,
 	             (unsigned long long)s->samples, (unsigned long long)s->samples_win,
 	             (unsigned long long)r.samples, (unsigned long long)r.samples_win);

@@ -102,16 +102,14 @@ static double kinds(const struct snap_split *x)
 	return x->python + x->native + x->system + x->waiting + x->cpu_wait + x->gil_wait;
 }
 
-/* The memory charged with the samples.  In a window, not what was given
- * back: the aggregator charges that to the thread's previous sample
- * with a split item whose window is 0 (agg_prev_item), so it shows in
- * the first window only; the oracle does not copy that. */
+/* The memory charged with the samples: in a window, what was given back
+ * in it too, charged to the thread's previous sample whichever window
+ * that sample counted in. */
 static void expect_memory(const struct derive_cmp *c, const char *what, const char *name,
                           const char *win, const struct snap_split *x,
                           const struct snap_split *y)
 {
-	bool shrink = win[0] != '\0' || x->mem_shrink == y->mem_shrink;
-	DERIVE_CHECK(c, x->mem_growth == y->mem_growth && shrink &&
+	DERIVE_CHECK(c, x->mem_growth == y->mem_growth && x->mem_shrink == y->mem_shrink &&
 	             x->minflt == y->minflt && x->majflt == y->majflt,
 	             "%s: %s %s%s: memory +%llu -%llu faults %llu/%llu, oracle +%llu -%llu "
 	             "%llu/%llu", c->label, what, name, win, (unsigned long long)x->mem_growth,
@@ -242,6 +240,7 @@ static void check_split_sum(const struct derive_cmp *c, const struct snapshot *s
 	/* Memory given back after a reset may go to the thread's stack
 	 * before it, a row with no samples since (not shown): not summed. */
 	sum.mem_shrink = t->mem_shrink;
+	win.mem_shrink = w->mem_shrink;
 	expect_memory(c, "functions", "summed", "", &sum, t);
 	expect_memory(c, "functions", "summed", " (window)", &win, w);
 }

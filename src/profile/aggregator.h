@@ -63,7 +63,10 @@
  *    movement, native ones first (cpu_split.h).  Until then a snapshot
  *    counts it as its class, so every row's kinds add up to its own
  *    samples; a thread that is gone settles with its lifetime figures at
- *    the next snapshot.  Memory growth and faults are charged at once.
+ *    the next snapshot.  Memory growth and faults are charged at once;
+ *    memory given back goes to the thread's previous sample, in the
+ *    window figures of the window it was given back in (the window of
+ *    the sample that tells it), whichever window that sample counted in.
  *    aggregator_settle() shares out what is still queued (at the end of a
  *    run).
  *  - Stacks: every sample with a stack is counted in the stack table

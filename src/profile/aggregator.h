@@ -66,7 +66,10 @@
  *    the next snapshot.  Memory growth and faults are charged at once;
  *    memory given back goes to the thread's previous sample, in the
  *    window figures of the window it was given back in (the window of
- *    the sample that tells it), whichever window that sample counted in.
+ *    the sample that tells it), whichever window that sample counted in;
+ *    to the sample itself when there is no previous sample since the
+ *    last reset (a reset forgets it: its rows' counts went) or its
+ *    function row folded since.
  *    aggregator_settle() shares out what is still queued (at the end of a
  *    run).
  *  - Stacks: every sample with a stack is counted in the stack table

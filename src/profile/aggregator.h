@@ -79,7 +79,7 @@
  *    stack_nodes, stacks, folded_stacks, stack_folded_rows); its
  *    functions, lines and callees are counted from them (stack_derive.h;
  *    "[other]"'s total counts a sample once however many folded frames
- *    it holds).  A reset forgets their counts, not the stacks.
+ *    it holds; of "[other stacks]", at most once: stack_derive.h).  A reset forgets their counts, not the stacks.
  */
 #ifndef PYTOP_AGGREGATOR_H
 #define PYTOP_AGGREGATOR_H

@@ -102,16 +102,14 @@ static double kinds(const struct snap_split *x)
 	return x->python + x->native + x->system + x->waiting + x->cpu_wait + x->gil_wait;
 }
 
-/* The memory charged with the samples.  In a window, not what was given
- * back: the aggregator charges that to the thread's previous sample
- * with a split item whose window is 0 (agg_prev_item), so it shows in
- * the first window only; the oracle does not copy that. */
+/* The memory charged with the samples: in a window, what was given back
+ * in it too, charged to the thread's previous sample whichever window
+ * that sample counted in. */
 static void expect_memory(const struct derive_cmp *c, const char *what, const char *name,
                           const char *win, const struct snap_split *x,
                           const struct snap_split *y)
 {
-	bool shrink = win[0] != '\0' || x->mem_shrink == y->mem_shrink;
-	DERIVE_CHECK(c, x->mem_growth == y->mem_growth && shrink &&
+	DERIVE_CHECK(c, x->mem_growth == y->mem_growth && x->mem_shrink == y->mem_shrink &&
 	             x->minflt == y->minflt && x->majflt == y->majflt,
 	             "%s: %s %s%s: memory +%llu -%llu faults %llu/%llu, oracle +%llu -%llu "
 	             "%llu/%llu", c->label, what, name, win, (unsigned long long)x->mem_growth,
@@ -123,7 +121,7 @@ static void expect_memory(const struct derive_cmp *c, const char *what, const ch
 
 /* x the snapshot's, y the oracle's. */
 static void expect_counts(const struct derive_cmp *c, const char *what, const char *name,
-                          bool split, bool total, const struct snap_counts *x,
+                          bool split, const struct snap_counts *x,
                           const struct snap_counts *y)
 {
 	DERIVE_CHECK(c, x->own == y->own && x->own_win == y->own_win &&
@@ -132,8 +130,8 @@ static void expect_counts(const struct derive_cmp *c, const char *what, const ch
 	             c->label, what, name, (unsigned long long)x->own,
 	             (unsigned long long)x->own_win, x->own_s, (unsigned long long)y->own,
 	             (unsigned long long)y->own_win, y->own_s);
-	DERIVE_CHECK(c, !total || (x->total == y->total && x->total_win == y->total_win &&
-	             derive_near(x->total_s, y->total_s)),
+	DERIVE_CHECK(c, x->total == y->total && x->total_win == y->total_win &&
+	             derive_near(x->total_s, y->total_s),
 	             "%s: %s %s: total %llu (window %llu, %.9f s), oracle %llu (%llu, %.9f s)",
 	             c->label, what, name, (unsigned long long)x->total,
 	             (unsigned long long)x->total_win, x->total_s, (unsigned long long)y->total,
@@ -168,7 +166,7 @@ static void check_funcs(const struct derive_cmp *c, const struct snapshot *s,
 		DERIVE_CHECK(c, x->native == y->native && strcmp(x->module, y->module) == 0,
 		             "%s: %s: native %d %s, oracle %d %s", c->label, x->name, x->native,
 		             x->module, y->native, y->module);
-		expect_counts(c, "function", x->name, split, c->exact_other || !x->other, &x->c, &y->c);
+		expect_counts(c, "function", x->name, split, &x->c, &y->c);
 	}
 }
 
@@ -190,7 +188,7 @@ static void check_lines(const struct derive_cmp *c, const struct snapshot *s,
 		DERIVE_CHECK(c, strcmp(x->name, y->name) == 0 && x->native == y->native,
 		             "%s: %s named %s (native %d), oracle %s (%d)", c->label, name,
 		             x->name, x->native, y->name, y->native);
-		expect_counts(c, "line", name, split, c->exact_other || !x->other, &x->c, &y->c);
+		expect_counts(c, "line", name, split, &x->c, &y->c);
 	}
 }
 
@@ -215,7 +213,7 @@ static void check_callees(const struct derive_cmp *c, const struct snapshot *s,
 		DERIVE_CHECK(c, x->line == y->line && strcmp(x->module, y->module) == 0,
 		             "%s: callee %s: line %d module %s, oracle %d %s", c->label, name,
 		             x->line, x->module, y->line, y->module);
-		expect_counts(c, "callee", name, split, true, &x->c, &y->c);
+		expect_counts(c, "callee", name, split, &x->c, &y->c);
 	}
 }
 
@@ -239,9 +237,6 @@ static void check_split_sum(const struct derive_cmp *c, const struct snapshot *s
 	DERIVE_CHECK(c, derive_near(kinds(&win), kinds(w)),
 	             "%s: the functions' window kinds add up to %.6f, the snapshot's %.6f",
 	             c->label, kinds(&win), kinds(w));
-	/* Memory given back after a reset may go to the thread's stack
-	 * before it, a row with no samples since (not shown): not summed. */
-	sum.mem_shrink = t->mem_shrink;
 	expect_memory(c, "functions", "summed", "", &sum, t);
 	expect_memory(c, "functions", "summed", " (window)", &win, w);
 }
@@ -252,11 +247,7 @@ void derive_check_rows(const struct derive_cmp *c, const struct snapshot *s,
 	struct oracle_rows r;
 	cr_assert(oracle_rows(o, tid, tid ? 0 : pid, &r), "%s: the oracle ran out of memory",
 	          c->label);
-	/* Under a process filter samples_win is always 0: the process
-	 * table closes its window (proc_table_snapshot) before the
-	 * aggregator reads it (agg_snap_samples); not held here. */
-	bool win = s->samples_win == r.samples_win || (tid == 0 && pid != 0);
-	DERIVE_CHECK(c, s->samples == r.samples && win,
+	DERIVE_CHECK(c, s->samples == r.samples && s->samples_win == r.samples_win,
 	             "%s: samples %llu (window %llu), oracle %llu (%llu)", c->label,
 	             (unsigned long long)s->samples, (unsigned long long)s->samples_win,
 	             (unsigned long long)r.samples, (unsigned long long)r.samples_win);

@@ -23,11 +23,6 @@ struct derive_cmp {
 	bool fatal;           /* a mismatch ends the test (cr_assert), else cr_expect */
 	bool first_line;      /* a function's first line (both keep the smallest
 	                         across a reset; a test may not hold it) */
-	bool exact_other;     /* "[other]" rows' totals too: not when stacks
-	                         folded into "[other stacks]" hold rows that
-	                         folded (folded_rows.h keeps each row's total,
-	                         "[other]" adds them up: a sample with two
-	                         folded rows counts twice there) */
 };
 
 bool derive_near(double x, double y);

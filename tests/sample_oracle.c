@@ -58,12 +58,8 @@ struct sample_oracle {
 	size_t nframes, fcap;
 	size_t start;               /* the first sample since the last reset */
 	uint64_t win;               /* the current window */
-	struct hashmap prev_by_tid; /* tid -> 1 + its previous sample with a stack */
-	/* Which threads a reset keeps (their previous sample with them): those
-	 * their process's latest REC_THREADS listed. */
-	uint64_t reports;
-	struct hashmap report_by_pid; /* pid -> its latest report's serial */
-	struct hashmap listed_by_tid; /* tid -> pid << 32 | the serial listing it */
+	struct hashmap prev_by_tid; /* tid -> 1 + its previous sample with a
+	                               stack since the last reset */
 };
 
 static bool grow(void **v, size_t *cap, size_t need, size_t elem)
@@ -92,8 +88,6 @@ struct sample_oracle *oracle_new(bool split)
 	hashmap_init(&o->funcs.by_key);
 	hashmap_init(&o->lines.by_key);
 	hashmap_init(&o->prev_by_tid);
-	hashmap_init(&o->report_by_pid);
-	hashmap_init(&o->listed_by_tid);
 	if (o->codes == NULL) {
 		oracle_free(o);
 		return NULL;
@@ -112,8 +106,6 @@ void oracle_free(struct sample_oracle *o)
 	hashmap_destroy(&o->funcs.by_key);
 	hashmap_destroy(&o->lines.by_key);
 	hashmap_destroy(&o->prev_by_tid);
-	hashmap_destroy(&o->report_by_pid);
-	hashmap_destroy(&o->listed_by_tid);
 	free(o->samples);
 	free(o->frames);
 	free(o);
@@ -125,23 +117,12 @@ bool oracle_define_native(struct sample_oracle *o, uint32_t code_id, const char 
 	return code_table_add_native(o->codes, code_id, name, file, line, module) == CODE_ADDED;
 }
 
-/* Listed in its process's latest report. */
-static bool listed(const struct sample_oracle *o, pid_t tid)
-{
-	uint64_t l, latest;
-	return hashmap_get(&o->listed_by_tid, (uint32_t)tid, &l) &&
-	       hashmap_get(&o->report_by_pid, (uint32_t)(l >> 32), &latest) &&
-	       (uint32_t)l == latest;
-}
-
-/* The threads a reset drops forget their previous sample: memory they
- * give back next goes to the sample that tells it. */
+/* Every thread forgets its previous sample: memory it gives back next
+ * goes to the sample that tells it, one counted since the reset. */
 void oracle_reset(struct sample_oracle *o)
 {
 	o->start = o->nsamples;
-	for (size_t i = 0; i < o->nsamples; i++)
-		if (!listed(o, o->samples[i].tid))
-			(void)hashmap_put(&o->prev_by_tid, (uint32_t)o->samples[i].tid, 0);
+	hashmap_clear(&o->prev_by_tid);
 }
 
 void oracle_close_window(struct sample_oracle *o)
@@ -192,8 +173,8 @@ static bool resolve(struct sample_oracle *o, struct rec_frame f, struct oframe *
 }
 
 /* Where sample i's memory given back goes: its thread's previous sample
- * with a stack (a reset that kept the thread keeps it; its function row
- * not folded since), else itself. */
+ * with a stack since the last reset (its function row not folded since),
+ * else itself. */
 static uint64_t shrink_target(struct sample_oracle *o, pid_t tid, uint64_t i)
 {
 	uint64_t prev;
@@ -243,26 +224,6 @@ static void ingest_sample(struct sample_oracle *o, const uint8_t *rec, size_t si
 	o->nsamples++;
 }
 
-/* A process lists its threads: the latest list is what a reset keeps. */
-static void ingest_threads(struct sample_oracle *o, const uint8_t *rec, size_t size)
-{
-	struct rec_threads r;
-	if (size < sizeof r)
-		return;
-	memcpy(&r, rec, sizeof r);
-	if ((size - sizeof r) / sizeof(struct rec_thread_state) < r.nthreads)
-		return;
-	uint64_t serial = ++o->reports;
-	(void)hashmap_put(&o->report_by_pid, (uint32_t)r.pid, serial);
-	for (uint32_t i = 0; i < r.nthreads; i++) {
-		struct rec_thread_state ts;
-		memcpy(&ts, rec + sizeof r + i * sizeof ts, sizeof ts);
-		if (ts.tid > 0)
-			(void)hashmap_put(&o->listed_by_tid, (uint32_t)ts.tid,
-			                  (uint64_t)(uint32_t)r.pid << 32 | serial);
-	}
-}
-
 void oracle_ingest(struct sample_oracle *o, const void *rec, size_t len)
 {
 	struct rec_header h;
@@ -275,8 +236,6 @@ void oracle_ingest(struct sample_oracle *o, const void *rec, size_t len)
 		(void)code_table_add_record(o->codes, rec, h.size);
 	else if (h.type == REC_SAMPLE)
 		ingest_sample(o, rec, h.size);
-	else if (h.type == REC_THREADS)
-		ingest_threads(o, rec, h.size);
 }
 
 void oracle_ingest_to(void *ctx, const void *rec, size_t len)

@@ -16,9 +16,9 @@
  * sample naming an undefined code is dropped whole, one without frames
  * counts in no row and in no samples; a reset forgets the samples.  The
  * memory charged at once (growth, faults) is the own rows'; memory given
- * back goes to the thread's previous sample (kept by a reset when its
- * process's latest report listed the thread; while its function's row
- * was not folded), else to the sample itself.
+ * back goes to the thread's previous sample (one since the last reset,
+ * while its function's row was not folded), else to the sample itself,
+ * in the window of the sample that tells it.
  * Rows folded into "[other]" (oracle_fold): the samples before the fold
  * count there (own, and total once per sample however many folded
  * frames it holds); a folded function or line sampled again starts
@@ -43,8 +43,7 @@ struct sample_oracle;
 struct sample_oracle *oracle_new(bool split);
 void oracle_free(struct sample_oracle *o);
 
-/* REC_CODE_DEF, REC_SAMPLE and REC_THREADS (which threads a reset
- * keeps) count; other records are ignored. */
+/* REC_CODE_DEF and REC_SAMPLE count; other records are ignored. */
 void oracle_ingest(struct sample_oracle *o, const void *rec, size_t len);
 /* oracle_ingest for sim_tee (sim_stream.h): ctx is the oracle. */
 void oracle_ingest_to(void *ctx, const void *rec, size_t len);

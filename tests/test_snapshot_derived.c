@@ -124,7 +124,7 @@ static uint64_t compare(struct feed *f, pid_t tid, pid_t pid)
 	uint64_t other = 0;
 	char label[64];
 	snprintf(label, sizeof label, "tid %d pid %d", tid, pid);
-	const struct derive_cmp cmp = { .label = label, .first_line = true, .exact_other = true };
+	const struct derive_cmp cmp = { .label = label, .first_line = true };
 	aggregator_filter_thread(f->a, tid);
 	aggregator_filter_process(f->a, pid);
 	aggregator_snapshot(f->a, &s);

@@ -515,21 +515,16 @@ void aggregator_ingest(struct aggregator *a, const void *rec, size_t len)
 	}
 }
 
-/* The counts go, the stacks stay: each thread's previous stack gets a
- * fresh cell, where memory it gives back is charged. */
+/* The counts go, the stacks stay.  Each thread forgets its previous
+ * sample: memory it gives back next goes to the sample that tells it,
+ * since a sample before the reset has no row left to show it. */
 static void agg_reset_stacks(struct aggregator *a)
 {
 	struct agg_thread *t = agg_threads(a);
-	for (size_t i = 0; i < a->threads.n; i++) {
-		uint32_t c = t[i].prev.cell;
-		t[i].prev.cell = c < a->stacks.ncells ? a->stacks.cells[c].node : STACK_NO_CELL;
-	}
+	for (size_t i = 0; i < a->threads.n; i++)
+		t[i].prev = (struct agg_prev_rows){ .cell = STACK_NO_CELL };
 	stack_table_reset(&a->stacks);
 	folded_rows_clear(&a->folded);
-	for (size_t i = 0; i < a->threads.n; i++)
-		if (t[i].prev.cell != STACK_NO_CELL)
-			t[i].prev.cell = stack_table_cell(&a->stacks, t[i].prev.cell,
-			                                  t[i].tid, t[i].pid);
 }
 
 void aggregator_reset(struct aggregator *a)

@@ -63,7 +63,13 @@
  *    movement, native ones first (cpu_split.h).  Until then a snapshot
  *    counts it as its class, so every row's kinds add up to its own
  *    samples; a thread that is gone settles with its lifetime figures at
- *    the next snapshot.  Memory growth and faults are charged at once.
+ *    the next snapshot.  Memory growth and faults are charged at once;
+ *    memory given back goes to the thread's previous sample, in the
+ *    window figures of the window it was given back in (the window of
+ *    the sample that tells it), whichever window that sample counted in;
+ *    to the sample itself when there is no previous sample since the
+ *    last reset (a reset forgets it: its rows' counts went) or its
+ *    function row folded since.
  *    aggregator_settle() shares out what is still queued (at the end of a
  *    run).
  *  - Stacks: every sample with a stack is counted in the stack table
@@ -73,7 +79,7 @@
  *    stack_nodes, stacks, folded_stacks, stack_folded_rows); its
  *    functions, lines and callees are counted from them (stack_derive.h;
  *    "[other]"'s total counts a sample once however many folded frames
- *    it holds).  A reset forgets their counts, not the stacks.
+ *    it holds; of "[other stacks]", at most once: stack_derive.h).  A reset forgets their counts, not the stacks.
  */
 #ifndef PYTOP_AGGREGATOR_H
 #define PYTOP_AGGREGATOR_H

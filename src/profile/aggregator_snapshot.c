@@ -324,6 +324,7 @@ void aggregator_snapshot(struct aggregator *a, struct snapshot *out)
 	stack_table_close_window(&a->stacks);
 	folded_rows_close_window(&a->folded);
 	agg_snap_samples(a, out);
+	proc_table_close_window(a->procs);
 	agg_snap_derived(a, out);
 	/* The windows are closed: the queued samples' windows too. */
 	a->win++;

@@ -156,15 +156,20 @@ static bool agg_prev_item(struct aggregator *a, const struct agg_thread *t,
  * rebinding, a del, a return), and by the tick that sees the drop the
  * thread has moved on to code that did not free it.  Growth stays with
  * the current sample: faulting pages in is slow, so the tick usually
- * lands in the code that does it. */
+ * lands in the code that does it.  Either is in the window the sample
+ * telling it counts in (it->win): the memory was given back then,
+ * whichever window the previous sample counted in. */
 static void agg_charge_shrink(struct aggregator *a, struct agg_thread *t,
                               const struct rec_sample *s, const struct split_item *it)
 {
 	struct snap_split d = { .mem_shrink = s->mem_shrink };
 	struct split_item prev;
 
-	if (s->mem_shrink > 0)
-		agg_split_apply(a, t, agg_prev_item(a, t, &prev) ? &prev : it, &d);
+	if (s->mem_shrink > 0) {
+		bool to_prev = agg_prev_item(a, t, &prev);
+		prev.win = it->win;
+		agg_split_apply(a, t, to_prev ? &prev : it, &d);
+	}
 	t->prev = agg_prev_of(a, it);
 }
 

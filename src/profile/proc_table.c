@@ -251,9 +251,13 @@ void proc_table_snapshot(struct proc_table *pt, const char *empty, struct snapsh
 				emit(pt, i, 0, done, empty, out);
 	if (out->processes == NULL)
 		out->nprocesses = 0;
+	free(done);
+}
+
+void proc_table_close_window(struct proc_table *pt)
+{
 	for (size_t i = 0; i < pt->n; i++)
 		pt->rows[i].samples_win = pt->rows[i].py_samples_win = 0;
-	free(done);
 }
 
 void proc_table_reset(struct proc_table *pt)

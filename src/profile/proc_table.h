@@ -40,9 +40,14 @@ void proc_table_py_samples(const struct proc_table *pt, pid_t pid,
                            uint64_t *total, uint64_t *win);
 
 /* Fill out->processes in tree order (a parent before its children, by
- * PID; depth set) and close the window.  top_func is left "" for the
- * caller.  On OOM the array is NULL with count 0. */
+ * PID; depth set) and close the CPU window.  top_func is left "" for the
+ * caller.  On OOM the array is NULL with count 0.  The sample window
+ * stays open: proc_table_py_samples may still read it. */
 void proc_table_snapshot(struct proc_table *pt, const char *empty, struct snapshot *out);
+
+/* Close the sample window (samples_win and the Python-stack ones), once
+ * the snapshot has read both. */
+void proc_table_close_window(struct proc_table *pt);
 
 /* What a REC_PROCESS said of pid: its parent, command line and Python
  * version or why it is not sampled (strings interned, valid until the

@@ -21,6 +21,10 @@ struct derive {
 	uint32_t *frame_func, *frame_line; /* owned; UINT32_MAX = no line */
 	uint64_t *func_stamp, *line_stamp; /* owned: the stack that counted it */
 	uint32_t other_func, other_line; /* the "[other]" rows; NO_LINE = none yet */
+	struct hashmap folded_by_tid; /* tid -> 1 + its index in folded */
+	struct snap_counts *folded;   /* owned: each thread's "[other stacks]"
+	                                 samples (total, total_win, total_s) */
+	size_t nfolded;
 	size_t fcap, lcap, ccap; /* rows room: grown as rows come (far fewer
 	                            than frames or stacks, as a rule) */
 	struct stack_derived *out;
@@ -307,6 +311,28 @@ static bool count_stack(struct derive *d, const struct snapshot *s,
 	return true;
 }
 
+/* A thread's folded "[other]" entry (r->other) holds the samples of its
+ * stacks folded into "[other stacks]" that hold a folded row; when rows
+ * fold after their stacks did, the aggregator adds their totals up (a
+ * sample holding two of them counts twice: which of its rows a folded
+ * stack held is not kept), so its total is held to the samples of the
+ * thread's "[other stacks]", which it cannot exceed counted once per
+ * sample: exact when they all hold a folded row. */
+static struct snap_counts folded_other(const struct derive *d, const struct snap_folded_row *r)
+{
+	struct snap_counts c = r->c;
+	uint64_t v;
+	const struct snap_counts *n = hashmap_get(&d->folded_by_tid, (uint32_t)r->tid, &v)
+		? &d->folded[v - 1] : &(const struct snap_counts){ .total = 0 };
+	if (c.total > n->total) {
+		c.total = n->total;
+		c.total_s = n->total_s;
+	}
+	if (c.total_win > n->total_win)
+		c.total_win = n->total_win;
+	return c;
+}
+
 /* What the stacks folded into "[other stacks]" were samples of
  * (snapshot.h: stack_folded_rows), added to the rows: callees after the
  * functions and lines they name.  false on OOM. */
@@ -324,11 +350,13 @@ static bool count_folded(struct derive *d, const struct snapshot *s, pid_t tid, 
 			if (r->kind == SNAP_FOLDED_FUNC) {
 				if (!folded_func_row(d, r, &fr))
 					return false;
-				add_counts(&o->funcs[fr].c, &r->c);
+				struct snap_counts c = r->other ? folded_other(d, r) : r->c;
+				add_counts(&o->funcs[fr].c, &c);
 			} else if (r->kind == SNAP_FOLDED_LINE) {
 				if (!folded_line_row(d, r, &lr))
 					return false;
-				add_counts(&o->lines[lr].c, &r->c);
+				struct snap_counts c = r->other ? folded_other(d, r) : r->c;
+				add_counts(&o->lines[lr].c, &c);
 			} else {
 				if (!folded_line_row(d, r, &lr) || !folded_func_row(d, r, &fr) ||
 				    !callee_row(d, lr, fr, &v))
@@ -347,6 +375,27 @@ static bool told_apart(const struct snapshot *s, const struct snap_stack *st)
 		return false;
 	uint32_t f = s->stack_nodes[st->node].frame;
 	return f < s->nstack_frames && s->stack_frames[f].other;
+}
+
+/* A told-apart stack's samples, to its thread's (folded_other). */
+static bool note_folded(struct derive *d, const struct snap_stack *st)
+{
+	uint64_t v;
+	if (!hashmap_get(&d->folded_by_tid, (uint32_t)st->tid, &v)) {
+		struct snap_counts *n = realloc(d->folded, (d->nfolded + 1) * sizeof *n);
+		if (n == NULL)
+			return false;
+		d->folded = n;
+		n[d->nfolded] = (struct snap_counts){ .total = 0 };
+		v = ++d->nfolded;
+		if (!hashmap_put(&d->folded_by_tid, (uint32_t)st->tid, v))
+			return false;
+	}
+	struct snap_counts *c = &d->folded[v - 1];
+	c->total += st->samples;
+	c->total_win += st->samples_win;
+	c->total_s += st->seconds;
+	return true;
 }
 
 /* The callees' names, once their rows are final. */
@@ -386,7 +435,7 @@ static bool derive_run(struct derive *d, const struct snapshot *s, pid_t tid, pi
 		o->samples += st->samples;
 		o->samples_win += st->samples_win;
 		snap_split_add(&o->split, &st->split);
-		if (!told_apart(s, st) && !count_stack(d, s, st, i + 1))
+		if (told_apart(s, st) ? !note_folded(d, st) : !count_stack(d, s, st, i + 1))
 			return false;
 	}
 	if (!count_folded(d, s, tid, pid))
@@ -403,10 +452,13 @@ bool stack_derive(const struct snapshot *s, pid_t tid, pid_t pid,
 	hashmap_init(&d.func_by_key);
 	hashmap_init(&d.line_by_key);
 	hashmap_init(&d.callee_by_key);
+	hashmap_init(&d.folded_by_tid);
 	bool ok = derive_run(&d, s, tid, pid);
 	hashmap_destroy(&d.func_by_key);
 	hashmap_destroy(&d.line_by_key);
 	hashmap_destroy(&d.callee_by_key);
+	hashmap_destroy(&d.folded_by_tid);
+	free(d.folded);
 	strtab_free(d.keys);
 	free(d.callee_line);
 	free(d.callee_func);

@@ -22,7 +22,11 @@
  * folded_line) counts in an "[other]" function (line) row, other = true,
  * whose total counts a sample once however many folded frames it
  * holds, and names or places no named row (a folded row sampled again
- * starts anew).  This is what the snapshot's rows, the call tree,
+ * starts anew); a thread's folded "[other]" entry (stack_folded_rows,
+ * other) counts at most its "[other stacks]" samples: rows that fold
+ * after their stacks did add their totals up there, which rows a folded
+ * stack held being no longer known (exact when every such sample holds
+ * a folded row).  This is what the snapshot's rows, the call tree,
  * exports and recordings are counted from (checked against the tests'
  * own count of the same records, tests/sample_oracle.h).
  */

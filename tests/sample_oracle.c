@@ -433,41 +433,6 @@ static bool in_scope(const struct osample *s, pid_t tid, pid_t pid)
 
 /* ---- the rows ---------------------------------------------------------- */
 
-static int cmp_counts(const struct snap_counts *a, const struct snap_counts *b)
-{
-	if (a->own != b->own)
-		return a->own > b->own ? -1 : 1;
-	if (a->total != b->total)
-		return a->total > b->total ? -1 : 1;
-	return 0;
-}
-
-static int cmp_func(const void *pa, const void *pb)
-{
-	const struct snap_func *a = pa, *b = pb;
-	int r = cmp_counts(&a->c, &b->c);
-	if (r == 0)
-		r = strcmp(a->name, b->name);
-	if (r == 0)
-		r = strcmp(a->file, b->file);
-	if (r == 0)
-		r = (a->line > b->line) - (a->line < b->line);
-	return r;
-}
-
-static int cmp_line(const void *pa, const void *pb)
-{
-	const struct snap_line *a = pa, *b = pb;
-	int r = cmp_counts(&a->c, &b->c);
-	if (r == 0)
-		r = strcmp(a->file, b->file);
-	if (r == 0)
-		r = (a->line > b->line) - (a->line < b->line);
-	if (r == 0)
-		r = strcmp(a->name, b->name);
-	return r;
-}
-
 static const struct okey other_key = { .name = "[other]", .file = "", .module = "" };
 
 static const struct okey *key_of(const struct okeys *k, size_t i)
@@ -488,7 +453,7 @@ static bool emit_funcs(const struct sample_oracle *o, const struct ocount *c,
 				.name = k->name, .file = k->file, .line = k->line, .c = c->func[i],
 				.native = k->native, .module = k->module, .other = i == o->funcs.n };
 	}
-	qsort(out->funcs, out->nfuncs, sizeof *out->funcs, cmp_func);
+	qsort(out->funcs, out->nfuncs, sizeof *out->funcs, snapshot_func_cmp);
 	return true;
 }
 
@@ -505,7 +470,7 @@ static bool emit_lines(const struct sample_oracle *o, const struct ocount *c,
 				.name = k->name, .file = k->file, .line = k->line, .c = c->line[i],
 				.native = k->native, .module = k->module, .other = i == o->lines.n };
 	}
-	qsort(out->lines, out->nlines, sizeof *out->lines, cmp_line);
+	qsort(out->lines, out->nlines, sizeof *out->lines, snapshot_line_cmp);
 	return true;
 }
 

@@ -18,45 +18,6 @@
 #include "profile/stack_snapshot.h"
 #include "transport/record.h"
 
-/* Own desc, then total desc; 0 on a tie. */
-static int agg_cmp_counts(const struct snap_counts *a,
-                          const struct snap_counts *b)
-{
-	if (a->own != b->own)
-		return a->own > b->own ? -1 : 1;
-	if (a->total != b->total)
-		return a->total > b->total ? -1 : 1;
-	return 0;
-}
-
-/* Ties are broken down to a total order so that the output does not
- * depend on qsort's whims: functions by name, file, line; lines by file,
- * line, name. */
-static int agg_cmp_func(const void *pa, const void *pb)
-{
-	const struct snap_func *a = pa, *b = pb;
-	int r = agg_cmp_counts(&a->c, &b->c);
-	if (r == 0)
-		r = strcmp(a->name, b->name);
-	if (r == 0)
-		r = strcmp(a->file, b->file);
-	if (r == 0)
-		r = (a->line > b->line) - (a->line < b->line);
-	return r;
-}
-
-static int agg_cmp_line(const void *pa, const void *pb)
-{
-	const struct snap_line *a = pa, *b = pb;
-	int r = agg_cmp_counts(&a->c, &b->c);
-	if (r == 0)
-		r = strcmp(a->file, b->file);
-	if (r == 0)
-		r = (a->line > b->line) - (a->line < b->line);
-	if (r == 0)
-		r = strcmp(a->name, b->name);
-	return r;
-}
 
 static int agg_cmp_thread(const void *pa, const void *pb)
 {
@@ -296,9 +257,9 @@ static void agg_take_derived(struct stack_derived *d, struct snapshot *out)
 		free(d->callees);
 	*d = (struct stack_derived){ .funcs = NULL };
 	if (out->nfuncs > 1)
-		qsort(out->funcs, out->nfuncs, sizeof *out->funcs, agg_cmp_func);
+		qsort(out->funcs, out->nfuncs, sizeof *out->funcs, snapshot_func_cmp);
 	if (out->nlines > 1)
-		qsort(out->lines, out->nlines, sizeof *out->lines, agg_cmp_line);
+		qsort(out->lines, out->nlines, sizeof *out->lines, snapshot_line_cmp);
 	if (out->ncallees > 1)
 		qsort(out->callees, out->ncallees, sizeof *out->callees, snapshot_callee_cmp);
 }

@@ -182,6 +182,46 @@ const char *snapshot_verdict_word(enum snap_verdict v)
 	return "";
 }
 
+/* Own desc, then total desc; 0 on a tie. */
+static int counts_cmp(const struct snap_counts *a,
+                          const struct snap_counts *b)
+{
+	if (a->own != b->own)
+		return a->own > b->own ? -1 : 1;
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return 0;
+}
+
+/* Ties are broken down to a total order so that the output does not
+ * depend on qsort's whims: functions by name, file, line; lines by file,
+ * line, name. */
+int snapshot_func_cmp(const void *pa, const void *pb)
+{
+	const struct snap_func *a = pa, *b = pb;
+	int r = counts_cmp(&a->c, &b->c);
+	if (r == 0)
+		r = strcmp(a->name, b->name);
+	if (r == 0)
+		r = strcmp(a->file, b->file);
+	if (r == 0)
+		r = (a->line > b->line) - (a->line < b->line);
+	return r;
+}
+
+int snapshot_line_cmp(const void *pa, const void *pb)
+{
+	const struct snap_line *a = pa, *b = pb;
+	int r = counts_cmp(&a->c, &b->c);
+	if (r == 0)
+		r = strcmp(a->file, b->file);
+	if (r == 0)
+		r = (a->line > b->line) - (a->line < b->line);
+	if (r == 0)
+		r = strcmp(a->name, b->name);
+	return r;
+}
+
 static int caller_cmp(const char *afile, int aline, const char *bfile,
                       int bline)
 {

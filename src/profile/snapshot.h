@@ -412,6 +412,12 @@ const struct snap_callee *snapshot_callees_of(const struct snapshot *s,
                                               const char *file, int line,
                                               size_t *n);
 
+/* Order of functions and of lines in a snapshot: most own first, then
+ * most total, then by name, file and line (lines: file, line, name), a
+ * total order.  For qsort. */
+int snapshot_func_cmp(const void *a, const void *b);
+int snapshot_line_cmp(const void *a, const void *b);
+
 /* Order of callees in a snapshot: caller file, caller line, most own
  * first, then name.  For qsort. */
 int snapshot_callee_cmp(const void *a, const void *b);

@@ -300,11 +300,15 @@ sanitizer_logs_begin() {
 # subshell).  Criterion's runner leaks a few bytes per worker when it runs
 # tests in parallel; one worker at a time keeps LeakSanitizer meaningful
 # for our own code.  The sanitizer run takes Debian's own 3.11 only (see
-# run_tests).
+# run_tests), and leaves out the cases SANITIZER_PATTERN (Makefile.am)
+# does.
+SANITIZER_PATTERN=
 sanitizer_env() {
 	export ASAN_OPTIONS="$ASAN_BASE:log_path=$SANITIZER_DIR/report"
 	export UBSAN_OPTIONS="$UBSAN_BASE:log_path=$SANITIZER_DIR/report"
 	export CRITERION_JOBS=1 PYTOP_TEST_SLOTS=py311_debian
+	[ -z "$SANITIZER_PATTERN" ] ||
+		export CRITERION_TEST_PATTERN="$SANITIZER_PATTERN"
 }
 
 sanitizer_logs_end() {
@@ -651,6 +655,7 @@ run_tests() {
 	# beside them at nice 10 (other_lane), which gives the accuracy tests'
 	# workloads the CPU whenever both want it.  Each lane runs the gcc
 	# build's tests, then the sanitizer build's.
+	SANITIZER_PATTERN=$(test_list build SANITIZER_PATTERN)
 	split_tests SANITIZER_TESTS
 	ASAN_TIMING=("${TIMING_LIST[@]}") ASAN_OTHERS=("${OTHER_LIST[@]}")
 	split_tests TEST_PROGS

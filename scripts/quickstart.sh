@@ -504,20 +504,31 @@ run_in() {
 }
 
 # other_lane: every test that is not an accuracy test, two binaries at a
-# time at nice 10: the gcc build's, then (once the background has built
-# it) the sanitizer build's.  Runs beside the accuracy lane, in the
+# time at nice 10: the gcc build's (their programs built first), then (once
+# the background has built it) the sanitizer build's.  Runs beside the accuracy lane, in the
 # background; its output goes to build/other-lane.log, and each half's
 # start and end to BG_DIR/times.
 other_lane() {
 	set +e
 	trap - EXIT
 	renice -n 10 -p "$BASHPID" >/dev/null
+	bg_step gcc-build build_others
 	bg_step gcc-others run_in build "$JOBS" others "" \
 		"${GCC_OTHERS[@]}"
 	bg_wait_for asan || return 0  # the foreground reports it
 	( sanitizer_env
 	  bg_step asan-others run_in build-asan "$JOBS" others SANITIZER_BINS \
 		"${ASAN_OTHERS[@]}" )
+}
+
+# build_others: the gcc build's test programs the accuracy lane did not
+# need (all of them: make leaves those built alone).
+build_others() {
+	make -C "$ROOT/build" -j"$JOBS" --no-print-directory check TESTS= \
+		>"$ROOT/build/build-others.log" 2>&1 && return 0
+	tail -n 40 "$ROOT/build/build-others.log"
+	say "building the other tests in build/ failed (see build/build-others.log)"
+	return 1
 }
 
 OTHER_PID=
@@ -620,12 +631,11 @@ run_tests() {
 	trap summary_on_exit EXIT
 
 	install_deps
-	# Without them the exports' consumer tests skip, naming what is
-	# missing; the suite still runs, and the failed install is counted.
-	if ! install_npm_tools; then
-		TOTAL_FAIL=$((TOTAL_FAIL + 1))
-		say "the exports' consumer tests will be skipped: the npm packages are missing"
-	fi
+	# npm waits on the network, not the CPU: it runs while pytop builds;
+	# the other lane, whose export tests use it, starts after.
+	local npm_pid
+	install_npm_tools &
+	npm_pid=$!
 	fetch_pythons_start
 	generate_build_system
 	configure_dir build "$ROOT/configure" --enable-werror
@@ -633,14 +643,23 @@ run_tests() {
 	clean_results build-asan
 	sanitizer_logs_begin build-asan
 	bg_start
-	say "building pytop and its tests (build/)"
+	# The accuracy lane's programs first (TIMING_BINS): the lane starts
+	# as soon as they are built, and the other lane builds the rest.
+	say "building pytop and the accuracy tests (build/)"
 	if ! make -C "$ROOT/build" -j"$JOBS" --no-print-directory check TESTS= \
+	     'check_PROGRAMS=$(TIMING_BINS)' \
 	     >"$ROOT/build/build-tests.log" 2>&1; then
 		tail -n 40 "$ROOT/build/build-tests.log" >&2
 		say "building the tests in build/ failed (see build/build-tests.log)"
 		TOTAL_FAIL=$((TOTAL_FAIL + 1))
 	fi
 	fetch_pythons_wait
+	# Without them the exports' consumer tests skip, naming what is
+	# missing; the suite still runs, and the failed install is counted.
+	if ! wait "$npm_pid"; then
+		TOTAL_FAIL=$((TOTAL_FAIL + 1))
+		say "the exports' consumer tests will be skipped: the npm packages are missing"
+	fi
 
 	# The main run covers every interpreter; the sanitizer run takes
 	# Debian's own 3.11, always installed, which the tests of one
@@ -662,7 +681,7 @@ run_tests() {
 	GCC_TIMING=("${TIMING_LIST[@]}") GCC_OTHERS=("${OTHER_LIST[@]}")
 	other_lane_start
 	say "the accuracy tests, one at a time (build/)"
-	run_in build 1 timing "" "${GCC_TIMING[@]}"
+	run_in build 1 timing TIMING_BINS "${GCC_TIMING[@]}"
 	say "waiting for the sanitizer build (build-asan/, in the background)"
 	if bg_wait_for asan; then
 		say "the sanitizer build's accuracy tests, one at a time (build-asan/)"

@@ -12,8 +12,8 @@
 #                                the ring stress test under TSan, the fuzz
 #                                targets (15 s each), distcheck; the accuracy
 #                                tests one at a time, every other test beside
-#                                them at nice 10, the sanitizer build at nice
-#                                10 and the last three at nice 19 beside both
+#                                them at nice 10, the sanitizer build and the
+#                                last three at nice 19 beside both
 #   scripts/quickstart.sh test-loaded
 #                                the accuracy tests (gcc build) with one
 #                                CPU-bound competitor per core
@@ -390,22 +390,23 @@ asan_build() {
 # run_tests): the accuracy tests (TIMING_TESTS) one binary at a time at
 # nice 0, and every other test two binaries at a time at nice 10, so that
 # the accuracy tests' workloads get the CPU whenever both lanes want it.
-# The steps below run beside both.  First the sanitizer build, at nice 10
-# too: both lanes wait for it for their sanitized half.  Then, at nice 19,
-# which gives way at once to any test process that wakes, the steps that
-# have neither a time limit a busy CPU could make them miss nor a figure it
-# could skew: distcheck, whose unit tests have time limits (generous, but
-# they count wall time); the TSan ring; the fuzz targets, last: they run
-# for a fixed time, so a busier CPU only makes them try fewer inputs (the
-# log says how many).  Each step's exit status goes to BG_DIR/STEP.rc
+# The steps below run beside both at nice 19, which gives way at once to
+# any test process that wakes: they have neither a time limit a busy CPU
+# could make them miss nor a figure it could skew.  First the sanitizer
+# build (both lanes wait for it for their sanitized half; at nice 10 its
+# two compilers weighed a fifth of an accuracy test's workload on a shared
+# core, and in a trial at load average 12-25 from other sessions
+# test_native's sha256 share came out 6 points low beside them); distcheck, whose unit tests have time limits (generous,
+# but they count wall time); the TSan ring; the fuzz targets, last: they
+# run for a fixed time, so a busier CPU only makes them try fewer inputs
+# (the log says how many).  Each step's exit status goes to BG_DIR/STEP.rc
 # (bg_rc).
 BG_DIR= BG_PID=
 background_steps() {
 	set +e
 	trap - EXIT
-	renice -n 10 -p "$BASHPID" >/dev/null
-	bg_step asan asan_build
 	renice -n 19 -p "$BASHPID" >/dev/null
+	bg_step asan asan_build
 	bg_step distcheck distcheck
 	bg_step tsan tsan_ring
 	bg_step fuzz fuzz_targets
@@ -428,8 +429,8 @@ bg_times() {
 
 bg_start() {
 	BG_DIR=$(mktemp -d /tmp/pytop-ci.XXXXXX)
-	say "in the background: sanitizer build (nice 10); distcheck, TSan" \
-	    "ring, fuzz targets (nice 19)"
+	say "in the background at nice 19: sanitizer build, distcheck, TSan" \
+	    "ring, fuzz targets"
 	# Job control gives the background its own process group, so that
 	# bg_stop ends its makes too.
 	set -m

@@ -473,11 +473,12 @@ clean_results() {
 
 # split_tests LIST: the binaries the make variable LIST names (asked of
 # build/, whose Makefile has the same lists as build-asan/'s), into
-# TIMING_LIST (those in TIMING_TESTS) and OTHER_LIST (the rest).
+# TIMING_LIST (those in TIMING_TESTS or FOREGROUND_TESTS: the accuracy
+# lane's) and OTHER_LIST (the rest).
 split_tests() {
 	local t timing
 	TIMING_LIST=() OTHER_LIST=()
-	timing=" $(test_list build TIMING_TESTS) "
+	timing=" $(test_list build TIMING_TESTS) $(test_list build FOREGROUND_TESTS) "
 	for t in $(test_list build "$1"); do
 		case $timing in
 		*" $t "*) TIMING_LIST+=("$t") ;;

@@ -10,9 +10,10 @@
 #   scripts/quickstart.sh test   install what is missing, build, run every test:
 #                                gcc -Werror build, clang ASan+UBSan build,
 #                                the ring stress test under TSan, the fuzz
-#                                targets (15 s each), distcheck (the last
-#                                three and the sanitizer build at nice 19
-#                                beside the gcc tests)
+#                                targets (15 s each), distcheck; the accuracy
+#                                tests one at a time, every other test beside
+#                                them at nice 10, the sanitizer build and the
+#                                last three at nice 19 beside both
 #   scripts/quickstart.sh test-loaded
 #                                the accuracy tests (gcc build) with one
 #                                CPU-bound competitor per core
@@ -235,6 +236,15 @@ check_dir() {
 	fi
 }
 
+# count_results DIR: add up DIR's test results (count_trs); none at all
+# means its build failed.
+count_results() {
+	if ! count_trs "$ROOT/$1"; then
+		say "no test results in $1: the build failed"
+		TOTAL_FAIL=$((TOTAL_FAIL + 1))
+	fi
+}
+
 # count_summary NAME LOG RC: add up a runner that ends its LOG with
 # "N passed, N failed" and exited with RC.  A non-zero RC with no failure
 # counted, or a log without that line (the run stopped early: a sanitizer
@@ -276,23 +286,33 @@ tsan_ring_count() {
 
 # Criterion hides its test workers' stderr in TAP mode, so sanitizer
 # reports go to files: SANITIZER_DIR/report.PID, one per process
-# that had something to report.
+# that had something to report.  sanitizer_logs_begin empties the
+# directory before the sanitized tests start (they run in two lanes, see
+# run_tests); each lane's make runs under sanitizer_env.
 SANITIZER_DIR=
 sanitizer_logs_begin() {
 	SANITIZER_DIR="$ROOT/$1/sanitizer-logs"
 	rm -rf "$SANITIZER_DIR"
 	mkdir -p "$SANITIZER_DIR"
+}
+
+# sanitizer_env: the environment of a sanitized test run (call it in a
+# subshell).  Criterion's runner leaks a few bytes per worker when it runs
+# tests in parallel; one worker at a time keeps LeakSanitizer meaningful
+# for our own code.  The sanitizer run takes Debian's own 3.11 only (see
+# run_tests), and leaves out the cases SANITIZER_PATTERN (Makefile.am)
+# does.
+SANITIZER_PATTERN=
+sanitizer_env() {
 	export ASAN_OPTIONS="$ASAN_BASE:log_path=$SANITIZER_DIR/report"
 	export UBSAN_OPTIONS="$UBSAN_BASE:log_path=$SANITIZER_DIR/report"
-	# Criterion's runner leaks a few bytes per worker when it runs tests in
-	# parallel; one worker at a time keeps LeakSanitizer meaningful for
-	# our own code.
-	export CRITERION_JOBS=1
+	export CRITERION_JOBS=1 PYTOP_TEST_SLOTS=py311_debian
+	[ -z "$SANITIZER_PATTERN" ] ||
+		export CRITERION_TEST_PATTERN="$SANITIZER_PATTERN"
 }
 
 sanitizer_logs_end() {
 	local report
-	unset ASAN_OPTIONS UBSAN_OPTIONS CRITERION_JOBS
 	for report in "$SANITIZER_DIR"/*; do
 		[ -f "$report" ] || continue
 		say "sanitizer report: ${report#"$ROOT"/}"
@@ -366,16 +386,21 @@ asan_build() {
 }
 
 # ---- background work --------------------------------------------------
-# The accuracy tests run one at a time (TIMING_TESTS) and keep about one
-# core busy; the steps below have neither a time limit a busy CPU could
-# make them miss nor a figure it could skew, so they run beside the tests
-# at nice 19, which takes the idle core and gives way at once to any test
-# process that wakes.  In order: the sanitizer build (the foreground waits
-# for it after the gcc tests); distcheck, whose unit tests have time limits
-# (generous, but they count wall time), while the accuracy tests still
-# leave a core idle; the TSan ring; the fuzz targets, last: they run for a
-# fixed time, so a busier CPU only makes them try fewer inputs (the log
-# says how many).  Each step's exit status goes to BG_DIR/STEP.rc (bg_rc).
+# The tests run in two lanes beside each other once pytop is built (see
+# run_tests): the accuracy tests (TIMING_TESTS) one binary at a time at
+# nice 0, and every other test two binaries at a time at nice 10, so that
+# the accuracy tests' workloads get the CPU whenever both lanes want it.
+# The steps below run beside both at nice 19, which gives way at once to
+# any test process that wakes: they have neither a time limit a busy CPU
+# could make them miss nor a figure it could skew.  First the sanitizer
+# build (both lanes wait for it for their sanitized half; at nice 10 its
+# two compilers weighed a fifth of an accuracy test's workload on a shared
+# core, and in a trial at load average 12-25 from other sessions
+# test_native's sha256 share came out 6 points low beside them); distcheck, whose unit tests have time limits (generous,
+# but they count wall time); the TSan ring; the fuzz targets, last: they
+# run for a fixed time, so a busier CPU only makes them try fewer inputs
+# (the log says how many).  Each step's exit status goes to BG_DIR/STEP.rc
+# (bg_rc).
 BG_DIR= BG_PID=
 background_steps() {
 	set +e
@@ -387,14 +412,15 @@ background_steps() {
 	bg_step fuzz fuzz_targets
 }
 
-# bg_step STEP FUNCTION: run it, keep its exit status (bg_rc) and when it
+# bg_step STEP COMMAND...: run it, keep its exit status (bg_rc) and when it
 # ran (bg_times prints them).
 bg_step() {
-	local from
+	local step=$1 from
+	shift
 	from=$(clock)
-	"$2"
-	echo $? >"$BG_DIR/$1.rc"
-	echo "$1 $from-$(clock)" >>"$BG_DIR/times"
+	"$@"
+	echo $? >"$BG_DIR/$step.rc"
+	echo "$step $from-$(clock)" >>"$BG_DIR/times"
 }
 
 bg_times() {
@@ -434,6 +460,103 @@ bg_stop() {
 	kill -- -"$BG_PID" 2>/dev/null || true
 	wait "$BG_PID" 2>/dev/null || true
 	BG_PID=
+}
+
+# ---- the two test lanes -----------------------------------------------
+
+# clean_results DIR: forget DIR's test results of an earlier run.
+clean_results() {
+	[ -d "$ROOT/$1" ] || return 0
+	find "$ROOT/$1" -path "$ROOT/$1/pytop-*" -prune -o \
+	     \( -name '*.trs' -o -name 'test-suite*.log' \) -exec rm -f {} +
+}
+
+# split_tests LIST: the binaries the make variable LIST names (asked of
+# build/, whose Makefile has the same lists as build-asan/'s), into
+# TIMING_LIST (those in TIMING_TESTS or FOREGROUND_TESTS: the accuracy
+# lane's) and OTHER_LIST (the rest).
+split_tests() {
+	local t timing
+	TIMING_LIST=() OTHER_LIST=()
+	timing=" $(test_list build TIMING_TESTS) $(test_list build FOREGROUND_TESTS) "
+	for t in $(test_list build "$1"); do
+		case $timing in
+		*" $t "*) TIMING_LIST+=("$t") ;;
+		*) OTHER_LIST+=("$t") ;;
+		esac
+	done
+}
+
+# run_in DIR JOBS NAME BINS TEST...: make check of those tests in DIR, JOBS
+# binaries at a time, with check_PROGRAMS the make variable BINS (when not
+# empty: the sanitizer build has only SANITIZER_BINS).  Nothing is left to
+# build by then: two lanes' makes meet in the same directory.  Each lane
+# writes its own summary (test-suite-NAME.log), not both the one
+# test-suite.log.  Passing test cases and make's checks of what is up to
+# date are noise; failures and automake's summary stay visible.
+run_in() {
+	local dir=$1 jobs=$2 name=$3 progs=()
+	[ -z "$4" ] || progs=("check_PROGRAMS=\$($4)")
+	shift 4
+	[ $# -gt 0 ] || return 0
+	make -C "$ROOT/$dir" -j"$jobs" --no-print-directory check \
+	     TESTS="$*" TEST_SUITE_LOG="test-suite-$name.log" "${progs[@]}" 2>&1 |
+		grep -v -e '^PASS: ' -e '^make.*: Nothing to be done' \
+		     -e "^make.*: '.*' is up to date" -e '^make  ' || true
+}
+
+# other_lane: every test that is not an accuracy test, two binaries at a
+# time at nice 10: the gcc build's (their programs built first), then (once
+# the background has built it) the sanitizer build's.  Runs beside the accuracy lane, in the
+# background; its output goes to build/other-lane.log, and each half's
+# start and end to BG_DIR/times.
+other_lane() {
+	set +e
+	trap - EXIT
+	renice -n 10 -p "$BASHPID" >/dev/null
+	bg_step gcc-build build_others
+	bg_step gcc-others run_in build "$JOBS" others "" \
+		"${GCC_OTHERS[@]}"
+	bg_wait_for asan || return 0  # the foreground reports it
+	( sanitizer_env
+	  bg_step asan-others run_in build-asan "$JOBS" others SANITIZER_BINS \
+		"${ASAN_OTHERS[@]}" )
+}
+
+# build_others: the gcc build's test programs the accuracy lane did not
+# need (all of them: make leaves those built alone).
+build_others() {
+	make -C "$ROOT/build" -j"$JOBS" --no-print-directory check TESTS= \
+		>"$ROOT/build/build-others.log" 2>&1 && return 0
+	tail -n 40 "$ROOT/build/build-others.log"
+	say "building the other tests in build/ failed (see build/build-others.log)"
+	return 1
+}
+
+OTHER_PID=
+other_lane_start() {
+	say "the other tests beside the accuracy tests, two at a time at" \
+	    "nice 10 (log: build/other-lane.log)"
+	# Its own process group, as the background's: other_lane_stop ends
+	# its makes too.
+	set -m
+	( other_lane ) </dev/null >"$ROOT/build/other-lane.log" 2>&1 &
+	OTHER_PID=$!
+	set +m
+}
+
+other_lane_stop() {
+	[ -n "$OTHER_PID" ] || return 0
+	kill -- -"$OTHER_PID" 2>/dev/null || true
+	wait "$OTHER_PID" 2>/dev/null || true
+	OTHER_PID=
+}
+
+other_lane_wait() {
+	say "waiting for the other tests (nice 10 lane)"
+	wait "$OTHER_PID" || true
+	OTHER_PID=
+	grep -v -e '^$' "$ROOT/build/other-lane.log" >&2 || true
 }
 
 # fetch_pythons: Debian sid's CPython 3.13-3.15 for the tests, listed in
@@ -489,6 +612,7 @@ print_summary() {
 # line, counting the set-up as one failure.
 summary_on_exit() {
 	local rc=$?
+	other_lane_stop
 	bg_stop
 	if [ "$SUMMARY_PRINTED" -eq 0 ]; then
 		TOTAL_FAIL=$((TOTAL_FAIL + 1))
@@ -509,34 +633,69 @@ run_tests() {
 	trap summary_on_exit EXIT
 
 	install_deps
-	# Without them the exports' consumer tests skip, naming what is
-	# missing; the suite still runs, and the failed install is counted.
-	if ! install_npm_tools; then
-		TOTAL_FAIL=$((TOTAL_FAIL + 1))
-		say "the exports' consumer tests will be skipped: the npm packages are missing"
-	fi
+	# npm waits on the network, not the CPU: it runs while pytop builds;
+	# the other lane, whose export tests use it, starts after.
+	local npm_pid
+	install_npm_tools &
+	npm_pid=$!
 	fetch_pythons_start
 	generate_build_system
 	configure_dir build "$ROOT/configure" --enable-werror
+	clean_results build
+	clean_results build-asan
+	sanitizer_logs_begin build-asan
 	bg_start
-	say "building pytop and its tests (build/)"
-	make -C "$ROOT/build" -j"$JOBS" --no-print-directory check TESTS= \
-		>"$ROOT/build/build-tests.log" 2>&1 || true  # check_dir reports it
+	# The accuracy lane's programs first (TIMING_BINS): the lane starts
+	# as soon as they are built, and the other lane builds the rest.
+	say "building pytop and the accuracy tests (build/)"
+	if ! make -C "$ROOT/build" -j"$JOBS" --no-print-directory check TESTS= \
+	     'check_PROGRAMS=$(TIMING_BINS)' \
+	     >"$ROOT/build/build-tests.log" 2>&1; then
+		tail -n 40 "$ROOT/build/build-tests.log" >&2
+		say "building the tests in build/ failed (see build/build-tests.log)"
+		TOTAL_FAIL=$((TOTAL_FAIL + 1))
+	fi
 	fetch_pythons_wait
-	check_dir build
+	# Without them the exports' consumer tests skip, naming what is
+	# missing; the suite still runs, and the failed install is counted.
+	if ! wait "$npm_pid"; then
+		TOTAL_FAIL=$((TOTAL_FAIL + 1))
+		say "the exports' consumer tests will be skipped: the npm packages are missing"
+	fi
 
 	# The main run covers every interpreter; the sanitizer run takes
 	# Debian's own 3.11, always installed, which the tests of one
 	# interpreter (stop signals, native threads, subprocess churn, a
 	# target exiting during dumps) are written for, and leaves out the
-	# tests that only measure accuracy, to keep the suite near 10 min.
-	# The other layouts, 3.15's _Py_DebugOffsets included, run sanitized
-	# in test_reader_synthetic and the fuzz_reader target.
+	# tests that only measure accuracy (SANITIZER_TESTS).  The other
+	# layouts, 3.15's _Py_DebugOffsets included, run sanitized in
+	# test_reader_synthetic and the fuzz_reader target.
+	# Two lanes: the accuracy tests here, one binary at a time (each runs
+	# its cases one at a time too: a second CPU-bound workload of equal
+	# weight beside one would skew the figure it checks); every other test
+	# beside them at nice 10 (other_lane), which gives the accuracy tests'
+	# workloads the CPU whenever both want it.  Each lane runs the gcc
+	# build's tests, then the sanitizer build's.
+	SANITIZER_PATTERN=$(test_list build SANITIZER_PATTERN)
+	split_tests SANITIZER_TESTS
+	ASAN_TIMING=("${TIMING_LIST[@]}") ASAN_OTHERS=("${OTHER_LIST[@]}")
+	split_tests TEST_PROGS
+	GCC_TIMING=("${TIMING_LIST[@]}") GCC_OTHERS=("${OTHER_LIST[@]}")
+	other_lane_start
+	say "the accuracy tests, one at a time (build/)"
+	run_in build 1 timing TIMING_BINS "${GCC_TIMING[@]}"
 	say "waiting for the sanitizer build (build-asan/, in the background)"
-	bg_wait_for asan || say "the sanitizer build failed (see build-asan/build-tests.log)"
-	sanitizer_logs_begin build-asan
-	PYTOP_TEST_SLOTS=py311_debian check_dir build-asan SANITIZER_TESTS \
-		SANITIZER_BINS
+	if bg_wait_for asan; then
+		say "the sanitizer build's accuracy tests, one at a time (build-asan/)"
+		( sanitizer_env
+		  run_in build-asan 1 timing SANITIZER_BINS "${ASAN_TIMING[@]}" )
+	else
+		tail -n 40 "$ROOT/build-asan/build-tests.log" >&2
+		say "the sanitizer build failed (see build-asan/build-tests.log)"
+	fi
+	other_lane_wait
+	count_results build
+	count_results build-asan
 	sanitizer_logs_end
 
 	say "waiting for the background steps"

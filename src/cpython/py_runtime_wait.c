@@ -7,30 +7,61 @@
 
 #include "cpython/py_runtime_wait.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "clock.h"
 
-/* How long a launched program may run without becoming a Python before we
- * call it "not Python".  Wrappers (pyenv shims, shell scripts) exec the
- * real interpreter within milliseconds; the clock restarts at every exec. */
+/* How long a launched program may go without becoming a Python, and
+ * without showing it is on its way there, before we call it "not Python".
+ * A wrapper (a pyenv shim, a shell script) execs the real interpreter
+ * after running helpers of its own: a shim runs half a dozen bash
+ * commands, which on a loaded machine took over 3 s, all in one bash
+ * (its execs of further scripts keep /usr/bin/bash as the executable).
+ * So the clock restarts whenever the program's executable, its command
+ * line (an exec of a script) or its set of children (a helper started or
+ * ended) changes; a program that stays as it is for this long is not on
+ * its way to Python. */
 #define NOT_PYTHON_AFTER_NS (3 * NSEC_PER_SEC)
+/* However busy a wrapper looks, it is "not Python" after this long. */
+#define WRAPPER_AT_MOST_NS (60 * NSEC_PER_SEC)
 #define READY_TIMEOUT_NS (10 * NSEC_PER_SEC)
 /* An attached process may be one that has just started: its libpython's
  * data segment may not be mapped yet, so a debug table that does not
  * match is read again for this long before it is believed. */
 #define TABLE_SETTLE_NS (NSEC_PER_SEC / 2)
 
-static void exe_of(pid_t pid, char *buf, size_t len)
-{
-	char link[64];
-	ssize_t n;
+/* What shows a launched program on its way: its executable, command line
+ * and children, one after the other in buf (NUL-separated, cut at len). */
+#define WAY_BYTES 8192
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	n = readlink(link, buf, len - 1);
-	buf[n > 0 ? n : 0] = '\0';
+static size_t read_proc(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, len) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? (size_t)n : 0;
+}
+
+static size_t way_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	size_t at;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, buf, len / 4);
+	at = n > 0 ? (size_t)n : 0;
+	buf[at++] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	at += read_proc(path, buf + at, (len - at) / 2);
+	buf[at++] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	return at + read_proc(path, buf + at, len - at);
 }
 
 static int exited_early(struct target *t, struct pytop_error *err)
@@ -45,8 +76,9 @@ static int exited_early(struct target *t, struct pytop_error *err)
 /* Poll until the launched program is a Python whose runtime we can read. */
 static int wait_for_runtime(struct target *t, struct py_runtime *rt, struct pytop_error *err)
 {
-	char exe[4096] = "", now_exe[4096];
-	uint64_t since = clock_now_ns();
+	char way[WAY_BYTES], now_way[WAY_BYTES];
+	size_t n_way = 0;
+	uint64_t start = clock_now_ns(), since = start;
 
 	for (;;) {
 		if (target_poll_exit(t))
@@ -58,11 +90,15 @@ static int wait_for_runtime(struct target *t, struct py_runtime *rt, struct pyto
 			target_terminate(t);
 			return -1;
 		}
-		exe_of(t->pid, now_exe, sizeof(now_exe));
-		if (strcmp(exe, now_exe) != 0) {
-			memcpy(exe, now_exe, sizeof(exe));
-			since = clock_now_ns();
-		} else if (clock_now_ns() - since > NOT_PYTHON_AFTER_NS) {
+		size_t n_now = way_of(t->pid, now_way, sizeof(now_way));
+		uint64_t now = clock_now_ns();
+
+		if (n_now != n_way || memcmp(way, now_way, n_now) != 0) {
+			memcpy(way, now_way, n_now);
+			n_way = n_now;
+			since = now;
+		}
+		if (now - since > NOT_PYTHON_AFTER_NS || now - start > WRAPPER_AT_MOST_NS) {
 			target_terminate(t);
 			return -1; /* err says what was found instead */
 		}

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sim_stream.h"
 #include "profile/aggregator.h"
 #include "profile/cpu_split.h"
 #include "transport/record.h"
@@ -114,19 +115,10 @@ Test(queue, full_queue_settles_with_the_lifetime_ratio)
 
 static uint64_t buf[64];
 
+/* The code id's function name in app.py, first line 10 * id. */
 static void def_code(struct aggregator *a, uint32_t id, const char *name)
 {
-	struct rec_code_def *c = (struct rec_code_def *)buf;
-	size_t ql = strlen(name), fl = strlen("app.py");
-	memset(buf, 0, sizeof buf);
-	memcpy(c->data, name, ql);
-	memcpy(c->data + ql, "app.py", fl);
-	c->h = (struct rec_header){REC_CODE_DEF, REC_ALIGN((uint32_t)(sizeof *c + ql + fl))};
-	c->code_id = id;
-	c->firstlineno = 10 * (int)id;
-	c->qualname_len = (uint16_t)ql;
-	c->filename_len = (uint16_t)fl;
-	aggregator_ingest(a, c, c->h.size);
+	sim_def_code_as(a, id, name, "app.py", 10 * (int)id);
 }
 
 /* One sample of tid in process 1 with a single frame in code `id`. */

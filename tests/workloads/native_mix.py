@@ -70,13 +70,6 @@ def spin(spent, rounds):
     spent["python"] += cpu_clock() - c
 
 
-def loop_lines(marker):
-    """Numbers of the lines that end with '# LOOP <marker>'."""
-    with open(__file__) as f:
-        return [number for number, text in enumerate(f, start=1)
-                if text.rstrip().endswith("# LOOP " + marker)]
-
-
 def main():
     args = wc.parse_args(__doc__.splitlines()[0])
     spent = {"zlib": 0.0, "sha256": 0.0, "python": 0.0}
@@ -99,10 +92,10 @@ def main():
         "workload": "native_mix",
         "reason": reason,
         "calls": {name: {"seconds": spent[name], "wall": wall[name],
-                         "line": loop_lines(name)[0]}
+                         "line": wc.marked_lines(__file__, name)[0]}
                   for name in ("zlib", "sha256")},
         "python": spent["python"],
-        "python_lines": loop_lines("python"),
+        "python_lines": wc.marked_lines(__file__, "python"),
         "loop_cpu": loop_end_cpu - start_cpu,
         "loop_wall": loop_end - start,
         "rounds": rounds,

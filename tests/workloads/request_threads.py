@@ -55,13 +55,6 @@ def handle(n, lock, totals):
         totals["requests"] += 1
 
 
-def loop_lines(marker):
-    """Numbers of the lines that end with '# LOOP <marker>'."""
-    with open(__file__) as f:
-        return [number for number, text in enumerate(f, start=1)
-                if text.rstrip().endswith("# LOOP " + marker)]
-
-
 def main():
     args = wc.parse_args(__doc__.splitlines()[0])
     lock = threading.Lock()
@@ -83,8 +76,8 @@ def main():
         "requests": totals["requests"],
         "parse_s": totals["parse"],
         "zlib_s": totals["zlib"],
-        "parse_lines": loop_lines("parse"),
-        "zlib_line": loop_lines("zlib")[0],
+        "parse_lines": wc.marked_lines(__file__, "parse"),
+        "zlib_line": wc.marked_lines(__file__, "zlib")[0],
         "handler_cpu_us": 1e6 * statistics.median(totals["each"] or [0.0]),
         "start_cpu_us": 1e6 * statistics.median(totals["start"] or [0.0]),
     })

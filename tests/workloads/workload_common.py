@@ -64,6 +64,13 @@ def code_info(fn):
     }
 
 
+def marked_lines(path, marker):
+    """Numbers of the lines of the file at path that end with '# LOOP <marker>'."""
+    with open(path) as f:
+        return [number for number, text in enumerate(f, start=1)
+                if text.rstrip().endswith("# LOOP " + marker)]
+
+
 def write_truth(args, truth):
     """Add what every truth file carries and write it atomically."""
     truth.setdefault("python", platform.python_version())

@@ -719,7 +719,7 @@ run_tests() {
 # per online core running beside them (PYTOP_TEST_LOAD=1, tests/harness.h):
 # no accuracy figure may depend on an idle machine.  The gcc build only,
 # and not part of `test`, which must stay under 10 minutes.
-LOADED_TESTS='tests/test_live tests/test_split tests/test_two_paths tests/test_threads tests/test_waits tests/test_native tests/test_native_short_threads tests/test_subprocesses'
+LOADED_TESTS='tests/test_live tests/test_split tests/test_two_paths tests/test_threads tests/test_waits tests/test_native tests/test_native_perf_accuracy tests/test_native_short_threads tests/test_subprocesses'
 run_loaded_tests() {
 	trap summary_on_exit EXIT
 	install_deps

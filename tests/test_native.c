@@ -1,7 +1,10 @@
 /* test_native.c - pytop --native end to end: native frames merged under
- * the right Python line with the share the workload measured itself, a C
- * program's functions with file:line, the target left running when pytop
- * is killed, and 32 busy threads within the stated slowdown. */
+ * the right Python line with the share the workload measured itself (by
+ * the ptrace path, --native-ptrace: test_native_perf_accuracy runs the
+ * same check by perf events, --native's default, so both methods are
+ * held to it), a C program's functions with file:line, the target left
+ * running when pytop is killed, and 32 busy threads within the stated
+ * slowdown. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -60,9 +63,11 @@ static void mix(const char *slot)
 	/* 500 Hz: ~1200 samples, so that a 70 % share has a standard error
 	 * of 1.3 points and SHARE_PP is ~4 of them (at 200 Hz, 2 points: a
 	 * false failure in about 1 % of checks from chance alone). */
-	native_mix_run(&m, slot, "--native", "500");
+	native_mix_run(&m, slot, "--native-ptrace", "500");
 	snap = m.snap;
 	truth = m.truth;
+	cr_assert_str_eq(json_string_value(json_object_get(snap, "native_method")), "ptrace",
+	                 "%s: pytop --native-ptrace did not use ptrace", slot);
 
 	/* Shares of the measured parts of the loop (the two calls and the
 	 * pure-Python loop) on both sides: their CPU time in the truth, their

@@ -1,13 +1,13 @@
-/* test_native_perf_accuracy.c - --native-perf's native shares against the
- * truth the workload measures itself (issue 14: the perf path must be as
- * accurate as ptrace's before it may become --native's default, which it
- * now is: --native-perf is kept as its alias, and runs it here).
+/* test_native_perf_accuracy.c - --native's native shares by perf events
+ * (its default method) against the truth the workload measures itself
+ * (issue 14: the existing native accuracy check must pass with both
+ * methods; test_native runs it by ptrace, --native-ptrace).
  *
- * - mix_*: test_native's mix check run with --native-perf: zlib.compress
+ * - mix_*: test_native's mix check run with --native: zlib.compress
  *   and hashlib.sha256 calls (tests/workloads/native_mix.py, which times
  *   each call's CPU), their Python lines' shares and the shares of the
  *   native code under those lines within SHARE_PP of the truth, the same
- *   tolerance as test_native's --native (ptrace) check.  A native stack
+ *   tolerance as test_native's ptrace check.  A native stack
  *   paired with a Python stack of another instant shows at the edges of
  *   the calls: the native code under a line is then under-counted.  So,
  *   for zlib (one call per round, whose start is an edge), the share of
@@ -98,11 +98,11 @@ static void mix(const char *slot)
 
 	/* 500 Hz as test_native: ~1200 samples, a 20 % share's standard error
 	 * about 1.2 points. */
-	native_mix_run(&m, slot, "--native-perf", RATE);
+	native_mix_run(&m, slot, "--native", RATE);
 	snap = m.snap;
 	truth = m.truth;
 	cr_assert_str_eq(json_string_value(json_object_get(snap, "native_method")), "perf",
-	                 "%s: pytop --native-perf did not use perf events", slot);
+	                 "%s: pytop --native did not use perf events", slot);
 	samples = native_mix_measured(snap, truth, &measured);
 	missed = h_num(snap, "native_missed");
 	h_note("%s: %.0f samples, %.0f on the measured lines, %.0f without a native stack "

@@ -243,7 +243,8 @@ static void check_health(struct json_run *r, const struct target_py *py,
  * the truth; also where pytop says the function is and where its time went
  * line by line. */
 static void check_function(json_t *snap, const char *name, json_t *tf,
-                           double window, double truth_pct, const char *what)
+                           double window, double truth_pct, double tolerance_pp,
+                           const char *what)
 {
 	double got = window > 0 ? 100.0 * h_num(h_func(snap, name), "own") /
 	                          window
@@ -253,9 +254,9 @@ static void check_function(json_t *snap, const char *name, json_t *tf,
 	json_t *f = h_func(snap, name);
 	cr_assert_not_null(f, "%s: function %s missing from pytop's output",
 	                   what, name);
-	cr_assert(fabs(got - truth_pct) <= SHARE_TOLERANCE_PP,
-	          "%s: %s own share %.1f%%, truth %.1f%%", what, name, got,
-	          truth_pct);
+	cr_assert(fabs(got - truth_pct) <= tolerance_pp,
+	          "%s: %s own share %.1f%%, truth %.1f%% (within %.1f pp)", what,
+	          name, got, truth_pct, tolerance_pp);
 	cr_assert_str_eq(json_string_value(json_object_get(f, "file")),
 	                 json_string_value(json_object_get(tf, "file")),
 	                 "%s: %s file", what, name);
@@ -318,6 +319,19 @@ static const char *const SPLIT_FUNCS[] = {"hot_a", "hot_b", "Klass.hot_c",
  * the workload's clock (under load that alone put every share 2-6 pp low). */
 static void check_split(json_t *snap, json_t *truth, const char *what)
 {
+	/* The truth is wall time, and pytop can only be held to the time it
+	 * sampled: a stall of the whole machine (pytop's sampler with it)
+	 * longer than the sampler catches up (CATCH_UP_PERIODS) is all in the
+	 * truth of the function it hit, and no tick of pytop's.  Time pytop
+	 * says it did not sample (its ticks short of the requested rate) can
+	 * move a truth share by at most its own share of the run, so that is
+	 * added to the tolerance.  Two CI runs on a busy machine had a share
+	 * 3.0 and 3.6 points off, the truth 2-3 points from its usual value
+	 * and pytop's figure at its usual one, one at 958 ticks a second of
+	 * 1000; a quiet run loses about 0.1 % of its ticks. */
+	double ticks = h_num(snap, "ticks"), elapsed = h_num(snap, "elapsed");
+	double unsampled = 1.0 - ticks / (h_num(snap, "requested_hz") * elapsed);
+	double tolerance = SHARE_TOLERANCE_PP + 100.0 * fmax(unsampled, 0.0);
 	json_t *funcs = json_object_get(truth, "functions");
 	double wall = h_num(truth, "loop_wall");
 	json_t *rounds = h_func(snap, "run_rounds");
@@ -325,14 +339,15 @@ static void check_split(json_t *snap, json_t *truth, const char *what)
 	cr_assert_not_null(rounds, "%s: run_rounds missing from pytop's output",
 	                   what);
 	double window = h_num(rounds, "total");
-	h_note("%s: the rounds are %.1f%% of pytop's samples", what,
-	       100.0 * window / h_num(snap, "samples"));
+	h_note("%s: the rounds are %.1f%% of pytop's samples; %.1f%% of the "
+	       "ticks missed", what, 100.0 * window / h_num(snap, "samples"),
+	       100.0 * fmax(unsampled, 0.0));
 	for (size_t i = 0; SPLIT_FUNCS[i]; i++) {
 		json_t *tf = json_object_get(funcs, SPLIT_FUNCS[i]);
 		cr_assert_not_null(tf, "truth lacks %s", SPLIT_FUNCS[i]);
 		double truth_pct = 100.0 * h_num(tf, "seconds") / wall;
 		check_function(snap, SPLIT_FUNCS[i], tf, window, truth_pct,
-		               what);
+		               tolerance, what);
 		check_lines(snap, SPLIT_FUNCS[i], tf);
 	}
 }
@@ -542,7 +557,7 @@ static void threads_check(const struct target_py *py, bool idle)
 			       WORKERS[i], 100.0 * h_num(tf, "cpu") / cpu_sum,
 			       h_num(tf, "run_delay"));
 		check_function(r.last, WORKERS[i], tf, 0,
-		               100.0 * h_num(tf, key) / sum, what);
+		               100.0 * h_num(tf, key) / sum, SHARE_TOLERANCE_PP, what);
 	}
 	if (!idle) {
 		/* What makes the test mean something: the sleeper is rarely

@@ -11,6 +11,10 @@ Truth (JSON, see workload_common.write_truth):
   functions: {qualname: {seconds, file, line, last_line, loop_line}}
   wall:      seconds since the first statement of this file
   loop_wall: seconds spent in the measured rounds
+  timeline:  with --timeline, every call: {"names": [qualname, ...],
+             "calls": [[name index, start, end], ...]}, start and end in
+             Unix time (seconds), so that a profiler's window of the run
+             (pytop's time_us and elapsed) can be timed alone
 """
 import time
 
@@ -48,22 +52,30 @@ class Klass:
         return x
 
 
-def run_rounds(plan, seconds, spent):
+def run_rounds(plan, seconds, spent, calls=None):
     """Call each planned function with its budget, round after round, until
     `seconds` have passed.  spent[name] accumulates measured seconds; the
-    call in progress when SIGTERM arrives is accounted for too."""
+    call in progress when SIGTERM arrives is accounted for too.  With a
+    list for calls, each call is appended as (plan index, start, end) in
+    perf_counter seconds."""
     end = perf_counter() + seconds
     current = None
     try:
         while perf_counter() < end:
-            for name, fn, budget in plan:
-                current = (name, perf_counter())
+            for i, (name, fn, budget) in enumerate(plan):
+                current = (name, perf_counter(), i)
                 fn(budget)
-                spent[name] += perf_counter() - current[1]
+                done = perf_counter()
+                spent[name] += done - current[1]
+                if calls is not None:
+                    calls.append((i, current[1], done))
                 current = None
     finally:
         if current is not None:
-            spent[current[0]] += perf_counter() - current[1]
+            done = perf_counter()
+            spent[current[0]] += done - current[1]
+            if calls is not None:
+                calls.append((current[2], current[1], done))
 
 
 def loop_line(fn, marker):
@@ -79,17 +91,24 @@ def main():
     def extra(ap):
         ap.add_argument("--round-ms", type=float, default=10.0,
                         help="length of one round (split 50/30/20 %%)")
+        ap.add_argument("--timeline", action="store_true",
+                        help="put every call's start and end in the truth")
     args = wc.parse_args(__doc__.splitlines()[0], extra)
     r = args.round_ms / 1000.0
     plan = (("hot_a", hot_a, 0.5 * r),
             ("hot_b", hot_b, 0.3 * r),
             ("Klass.hot_c", Klass().hot_c, 0.2 * r))
     spent = {name: 0.0 for name, _, _ in plan}
+    calls = [] if args.timeline else None
     wc.announce_ready(args)
     loop_start = perf_counter()
+    # Unix time minus perf_counter, once: the timeline's calls in the
+    # clock pytop reports its windows in, without a second clock read per
+    # call (seconds of drift between the two are far below a tick).
+    unix_offset = time.time() - perf_counter()
     reason = "deadline"
     try:
-        run_rounds(plan, args.seconds, spent)
+        run_rounds(plan, args.seconds, spent, calls)
     except wc.Stop:
         reason = "sigterm"
     loop_end = perf_counter()
@@ -99,13 +118,20 @@ def main():
         info["seconds"] = spent[name]
         info["loop_line"] = loop_line(fn, name)
         functions[name] = info
-    wc.write_truth(args, {
+    truth = {
         "workload": "cpu_split",
         "reason": reason,
         "functions": functions,
         "wall": loop_end - T0,
         "loop_wall": loop_end - loop_start,
-    })
+    }
+    if calls is not None:
+        truth["timeline"] = {
+            "names": [name for name, _, _ in plan],
+            "calls": [[i, start + unix_offset, done + unix_offset]
+                      for i, start, done in calls],
+        }
+    wc.write_truth(args, truth)
     wc.finish(args)
 
 

@@ -770,6 +770,13 @@ double h_total_pct(json_t *snap, const char *name)
 	return func_pct(snap, name, "total");
 }
 
+double h_unsampled_pct(json_t *snap)
+{
+	double asked = h_num(snap, "requested_hz") * h_num(snap, "elapsed");
+
+	return asked > 0 ? 100.0 * fmax(1.0 - h_num(snap, "ticks") / asked, 0.0) : 0;
+}
+
 /* ---- tmux ------------------------------------------------------------- */
 
 static bool tmux(struct h_tmux *t, struct h_proc *r, const char *const args[])

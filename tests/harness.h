@@ -186,6 +186,13 @@ double h_own_pct(json_t *snap, const char *name);
 double h_total_pct(json_t *snap, const char *name);
 /* Integer / real / bool member, whichever JSON number type it has. */
 double h_num(json_t *obj, const char *key);
+/* The ticks a snapshot says pytop did not take, in percent of those its
+ * requested rate asks over its elapsed time (0 when it took them all).
+ * A stall of the whole machine (a VM's CPU taken by its host) longer
+ * than the sampler catches up is time a wall-clock truth counts in the
+ * function it hit and pytop has no tick of: a share can move by at most
+ * this much for it, which checks against wall time allow for. */
+double h_unsampled_pct(json_t *snap);
 
 /* ---- tmux ------------------------------------------------------------- */
 struct h_tmux {

@@ -193,6 +193,12 @@ double h_num(json_t *obj, const char *key);
  * function it hit and pytop has no tick of: a share can move by at most
  * this much for it, which checks against wall time allow for. */
 double h_unsampled_pct(json_t *snap);
+/* A cpu_split.py --timeline truth cut to pytop's own window, when the
+ * workload ran before and after it (attach): its calls cut to the
+ * Unix-time span the snapshot sampled (time_us back to elapsed before
+ * it), each function's seconds there stored as its "seconds" and the
+ * span as "loop_wall"; the test fails if the two overlap under 1 s. */
+void h_truth_to_window(json_t *truth, json_t *snap, const char *what);
 
 /* ---- tmux ------------------------------------------------------------- */
 struct h_tmux {

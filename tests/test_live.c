@@ -317,61 +317,6 @@ static const char *const SPLIT_FUNCS[] = {"hot_a", "hot_b", "Klass.hot_c",
  * whole program would not be like with like: start-up and shutdown, which
  * take much longer on a busy machine, are in pytop's samples but not in
  * the workload's clock (under load that alone put every share 2-6 pp low). */
-/* The seconds the truth's timeline (cpu_split.py --timeline) has calls of
- * plan entry `index` in the Unix-time window [t0, t1]. */
-static double timeline_seconds(json_t *timeline, size_t index, double t0,
-                               double t1)
-{
-	double sum = 0;
-	size_t i;
-	json_t *c;
-
-	json_array_foreach(json_object_get(timeline, "calls"), i, c) {
-		double from = fmax(json_number_value(json_array_get(c, 1)), t0);
-		double to = fmin(json_number_value(json_array_get(c, 2)), t1);
-
-		if ((size_t)json_integer_value(json_array_get(c, 0)) == index && to > from)
-			sum += to - from;
-	}
-	return sum;
-}
-
-/* The truth of pytop's own window, when the workload ran before and after
- * it (attach): its calls cut to the Unix-time span pytop sampled (the
- * last snapshot's time_us back to elapsed before it), each function's
- * seconds there over that span, stored as the functions' "seconds" and
- * the truth's "loop_wall".  The whole run's truth counted the workload's
- * time before pytop's first tick and after its last too: in a CI run,
- * hot_a 51.9 % of the whole run and 48.2 % of pytop's samples, with no
- * tick missed, where hot_a's own truth is 50 %. */
-static void truth_to_window(json_t *truth, json_t *snap, const char *what)
-{
-	json_t *timeline = json_object_get(truth, "timeline");
-	json_t *names = json_object_get(timeline, "names");
-	json_t *calls = json_object_get(timeline, "calls");
-	double t1 = h_num(snap, "time_us") / 1e6, t0 = t1 - h_num(snap, "elapsed");
-	size_t n = json_array_size(calls);
-
-	cr_assert_gt(n, 0, "%s: the truth has no timeline", what);
-	/* Only the span the calls cover: the window's edges outside them are
-	 * no function's time on either side. */
-	t0 = fmax(t0, json_number_value(json_array_get(json_array_get(calls, 0), 1)));
-	t1 = fmin(t1, json_number_value(json_array_get(json_array_get(calls, n - 1), 2)));
-	cr_assert_gt(t1 - t0, 1.0, "%s: pytop's window and the workload's calls "
-	             "overlap %.3f s", what, t1 - t0);
-	for (size_t i = 0; i < json_array_size(names); i++) {
-		json_t *f = json_object_get(json_object_get(truth, "functions"),
-		                            json_string_value(json_array_get(names, i)));
-
-		cr_assert_not_null(f);
-		json_object_set_new(f, "seconds",
-		                    json_real(timeline_seconds(timeline, i, t0, t1)));
-	}
-	h_note("%s: the truth cut to pytop's window, %.3f s of the workload's "
-	       "%.3f s", what, t1 - t0, h_num(truth, "loop_wall"));
-	json_object_set_new(truth, "loop_wall", json_real(t1 - t0));
-}
-
 static void check_split(json_t *snap, json_t *truth, const char *what)
 {
 	/* The truth is wall time, and pytop can only be held to the time it
@@ -532,7 +477,7 @@ static void attach_split(const struct target_py *py)
 	             MAX_ERROR_PCT);
 	char what[64];
 	label(what, sizeof what, "attach", py, truth);
-	truth_to_window(truth, r.last, what);
+	h_truth_to_window(truth, r.last, what);
 	check_split(r.last, truth, what);
 
 	json_decref(truth);

@@ -29,6 +29,15 @@
  * each end of each allocation may land on a neighbouring line. */
 #define KEPT_LOW 0.75
 #define KEPT_HIGH 1.10
+/* One round's leak (leak_churn.py's CHUNK): a stall of the machine with
+ * pytop's sampler in it can span a whole allocation, whose growth then
+ * goes to the line the next tick finds.  Allowed once, and only when
+ * pytop says it missed ticks (STALL_PCT of them): a fresh-root CI run
+ * had the leak's Kept at 116 MiB of 160 and the churn's Net at 6 where
+ * it is 43-49, where 12 runs alone and 12 beside a CPU hog per core had
+ * 145-158. */
+#define ROUND_BYTES (40.0 * 1048576)
+#define STALL_PCT 0.5
 
 /* The line of the workload that carries `marker` ("# LEAK"), or skip. */
 static int marked_line(const char *script, const char *marker)
@@ -102,11 +111,16 @@ static void leak_ranks_first(const char *slot)
 
 	cr_assert_not_null(leak, "no row for the leaking line %d", leak_at);
 	cr_assert_not_null(churn, "no row for the churning line %d", churn_at);
+	double unsampled = h_unsampled_pct(snap);
+	double low = KEPT_LOW * leaked - (unsampled >= STALL_PCT ? ROUND_BYTES : 0);
+
 	h_note("%s: leaked %.0f MiB; LEAK line Mem+ %.0f Net %.0f Kept %.0f MiB, "
-	       "CHURN line Mem+ %.0f Net %.0f Kept %.0f MiB", slot, leaked / 1048576,
+	       "CHURN line Mem+ %.0f Net %.0f Kept %.0f MiB; %.1f%% of the ticks "
+	       "missed", slot, leaked / 1048576,
 	       h_num(leak, "mem_growth") / 1048576, h_num(leak, "mem_net") / 1048576,
 	       h_num(leak, "mem_kept") / 1048576, h_num(churn, "mem_growth") / 1048576,
-	       h_num(churn, "mem_net") / 1048576, h_num(churn, "mem_kept") / 1048576);
+	       h_num(churn, "mem_net") / 1048576, h_num(churn, "mem_kept") / 1048576,
+	       unsampled);
 	/* What the old column says: the churn costs more. */
 	cr_expect_geq(h_num(churn, "mem_growth"), h_num(leak, "mem_growth"),
 	              "Mem+ already ranks the leak first: the workload does not churn");
@@ -115,8 +129,9 @@ static void leak_ranks_first(const char *slot)
 	             "Kept ranks the churning line first");
 	cr_expect_gt(h_num(leak, "mem_net"), h_num(churn, "mem_net"),
 	             "Net ranks the churning line first");
-	cr_expect_geq(h_num(leak, "mem_kept"), KEPT_LOW * leaked, "Kept %.0f of %.0f leaked",
-	              h_num(leak, "mem_kept"), leaked);
+	cr_expect_geq(h_num(leak, "mem_kept"), low, "Kept %.0f of %.0f leaked (at least "
+	              "%.0f: %.1f%% of the ticks missed)", h_num(leak, "mem_kept"), leaked, low,
+	              unsampled);
 	cr_expect_leq(h_num(leak, "mem_kept"), KEPT_HIGH * leaked, "Kept %.0f of %.0f leaked",
 	              h_num(leak, "mem_kept"), leaked);
 	json_decref(snap);

@@ -467,6 +467,58 @@ bg_stop() {
 
 # ---- the two test lanes -----------------------------------------------
 
+# retry_failed DIR BIN...: run each failed case of these accuracy tests
+# once more, alone, right after its lane ran them; a case that passes then
+# is counted passed (its .trs result becomes PASS) and its log says so
+# ("# RETRIED:"), with the first run's failure kept above.  Why: an
+# accuracy check compares a share of ~3000 samples with the workload's
+# own timing, and this project's VM stalls now and then (its host takes
+# the CPUs away: 2.5 % steal time with both busy); across the ~200 such
+# checks of a run, one rare stall or 3-sigma sample fails a run now and
+# then (docs/testing.md lists the ones seen).  A wrong figure fails both
+# runs.  Only the accuracy lane retries, and only once.
+retry_failed() {
+	local dir=$1 bin trs log line n name out
+	shift
+	for bin in "$@"; do
+		trs="$ROOT/$dir/$bin.trs"
+		log="$ROOT/$dir/$bin.log"
+		grep -q '^:test-result: FAIL' "$trs" 2>/dev/null || continue
+		while IFS= read -r line; do
+			# FAIL: tests/test_live 20 - live::launch_split_py311_debian  (3.38s)
+			n=$(sed -E 's/^FAIL: [^ ]+ ([0-9]+) - .*/\1/' <<<"$line")
+			name=$(sed -E 's/^FAIL: [^ ]+ [0-9]+ - ([^ ]+).*/\1/' <<<"$line")
+			out="$ROOT/$dir/$bin.retry-$n.log"
+			say "retrying $dir/$bin $name once, alone"
+			if (cd "$ROOT/$dir" && CRITERION_ENABLE_TAP=1 \
+			    PYTOP_BIN="$ROOT/$dir/pytop" PYTOP_SRCDIR="$ROOT" \
+			    CRITERION_TEST_PATTERN="${name/:://}" "./$bin") >"$out" 2>&1 &&
+			   grep -qF "ok - $name " "$out" && ! grep -qF "not ok - $name " "$out"; then
+				awk -v n="$n" '/^:test-result:/ && ++k == n { sub(/FAIL/, "PASS") } { print }' \
+					"$trs" >"$trs.new" && mv "$trs.new" "$trs"
+				echo "# RETRIED: $name failed above and passed when run again alone" \
+				     "(log: ${out#"$ROOT"/})" >>"$log"
+			fi
+		done < <(grep -E '^FAIL: ' "$log")
+		# All passed the second time: the runner's exit status, echoed
+		# as one ERROR result, was theirs.
+		if ! grep -q '^:test-result: FAIL' "$trs" &&
+		   [ "$(grep -c '^:test-result: ERROR' "$trs")" -eq 1 ] &&
+		   grep -q '^ERROR: .* - exited with status' "$log"; then
+			grep -v '^:test-result: ERROR' "$trs" >"$trs.new" && mv "$trs.new" "$trs"
+		fi
+	done
+}
+
+# retried_say: the cases that failed once and passed on their second run.
+retried_say() {
+	local line
+	while IFS= read -r line; do
+		say "failed once, passed when run again: ${line#*RETRIED: }"
+	done < <(cat "$ROOT"/build/tests/*.log "$ROOT"/build-asan/tests/*.log 2>/dev/null |
+	         grep '^# RETRIED:' || true)
+}
+
 # clean_results DIR: forget DIR's test results of an earlier run.
 clean_results() {
 	[ -d "$ROOT/$1" ] || return 0
@@ -687,11 +739,13 @@ run_tests() {
 	other_lane_start
 	say "the accuracy tests, one at a time (build/)"
 	run_in build 1 timing TIMING_BINS "${GCC_TIMING[@]}"
+	retry_failed build "${GCC_TIMING[@]}"
 	say "waiting for the sanitizer build (build-asan/, in the background)"
 	if bg_wait_for asan; then
 		say "the sanitizer build's accuracy tests, one at a time (build-asan/)"
 		( sanitizer_env
-		  run_in build-asan 1 timing SANITIZER_BINS "${ASAN_TIMING[@]}" )
+		  run_in build-asan 1 timing SANITIZER_BINS "${ASAN_TIMING[@]}"
+		  retry_failed build-asan "${ASAN_TIMING[@]}" )
 	else
 		tail -n 40 "$ROOT/build-asan/build-tests.log" >&2
 		say "the sanitizer build failed (see build-asan/build-tests.log)"
@@ -711,6 +765,7 @@ run_tests() {
 	rm -rf "$BG_DIR"
 
 	show_failures
+	retried_say
 	print_summary
 	[ "$TOTAL_FAIL" -eq 0 ]
 }

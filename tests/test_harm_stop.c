@@ -377,7 +377,11 @@ Test(harm_stop, ctrl_z_tui, .timeout = TIMEOUT_S, .fini = tui_teardown)
 			char *stopped = h_path(g_tui.dir, "stty.stopped");
 			char *a, *b;
 
-			cr_assert(h_tmux_literal(&g_tui.tmux, "stty -a > stty.stopped"));
+			/* Written aside and renamed: the redirection creates the
+			 * file before stty writes it, and a fresh-root CI run read
+			 * it empty in between. */
+			cr_assert(h_tmux_literal(&g_tui.tmux,
+			                         "stty -a > stty.tmp && mv stty.tmp stty.stopped"));
 			cr_assert(h_tmux_keys(&g_tui.tmux, (const char *const[]){ "Enter", NULL }));
 			cr_assert(h_wait_file(stopped, WAIT_S));
 			h_sleep(0.1);

@@ -5,6 +5,7 @@
 #endif
 
 #include "harness.h"
+#include "patience.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -219,43 +220,53 @@ static void reap(struct h_proc *p, int wstatus)
 		buf_add(&p->err, "", 0);
 }
 
+/* One round of reaping and reading, of at most max_s. */
+static void pump_step(struct h_proc *p, double max_s)
+{
+	int wstatus;
+	pid_t w = waitpid(p->pid, &wstatus, WNOHANG);
+	if (w == p->pid) {
+		reap(p, wstatus);
+		return;
+	}
+	struct pollfd fds[2] = {
+		{.fd = p->out_fd, .events = POLLIN},
+		{.fd = p->err_fd, .events = POLLIN},
+	};
+	int ms = max_s < 0.01 ? (int)(max_s * 1000) + 1 : 10;
+	if (poll(fds, 2, ms) > 0) {
+		drain_fd(&p->out_fd, &p->out);
+		drain_fd(&p->err_fd, &p->err);
+	}
+}
+
 bool h_proc_pump(struct h_proc *p, double timeout_s)
 {
-	double deadline = h_now() + timeout_s;
+	struct patience w;
+	patience_start(&w, p->pid, timeout_s);
 	while (!p->exited) {
-		int wstatus;
-		pid_t w = waitpid(p->pid, &wstatus, WNOHANG);
-		if (w == p->pid) {
-			reap(p, wstatus);
+		double left = patience_left(&w);
+		if (patience_over(&w) || left <= 0)
 			break;
-		}
-		double left = deadline - h_now();
-		if (left <= 0)
-			break;
-		struct pollfd fds[2] = {
-			{.fd = p->out_fd, .events = POLLIN},
-			{.fd = p->err_fd, .events = POLLIN},
-		};
-		int ms = left < 0.01 ? (int)(left * 1000) + 1 : 10;
-		if (poll(fds, 2, ms) > 0) {
-			drain_fd(&p->out_fd, &p->out);
-			drain_fd(&p->err_fd, &p->err);
-		}
+		pump_step(p, left);
 	}
+	patience_end(&w, "a run's end");
 	return p->exited;
 }
 
 bool h_proc_wait_stdout(struct h_proc *p, const char *needle, double timeout_s)
 {
-	double deadline = h_now() + timeout_s;
+	struct patience w;
+	bool seen;
+	patience_start(&w, p->pid, timeout_s);
 	for (;;) {
-		if (p->out.data && strstr(p->out.data, needle))
-			return true;
-		double left = deadline - h_now();
-		if (left <= 0 || p->exited)
-			return false;
-		h_proc_pump(p, left < 0.02 ? left : 0.02);
+		seen = p->out.data && strstr(p->out.data, needle);
+		if (seen || p->exited || patience_over(&w))
+			break;
+		pump_step(p, 0.02);
 	}
+	patience_end(&w, needle);
+	return seen;
 }
 
 bool h_proc_finish(struct h_proc *p, double timeout_s)
@@ -885,10 +896,12 @@ bool h_tmux_start(struct h_tmux *t, int w, int h, const char *script,
 		             r.err.data ? r.err.data : "");
 	h_proc_free(&r);
 	t->started = ok;
+	t->pane = 0;
 	if (ok) {
 		const char *opt[] = {"set-option", "-g", "remain-on-exit", "on",
 		                     NULL};
 		tmux_ok(t, opt);
+		t->pane = h_tmux_pane_pid(t);
 	}
 	return ok;
 }
@@ -946,8 +959,9 @@ char *h_tmux_settled(struct h_tmux *t, const char *needle, bool present)
 char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,
                       char **last)
 {
-	double deadline = h_now() + timeout_s;
+	struct patience w;
 	char *text = NULL;
+	patience_start(&w, t->pane, timeout_s);
 	for (;;) {
 		free(text);
 		text = h_tmux_capture(t);
@@ -955,17 +969,40 @@ char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,
 		                                                    needle, true))) {
 			if (last)
 				*last = NULL;
+			patience_end(&w, needle);
 			return text;
 		}
-		if (h_now() > deadline)
+		if (patience_over(&w))
 			break;
 		h_sleep(0.1);
 	}
+	patience_end(&w, needle);
 	if (last)
 		*last = text;
 	else
 		free(text);
 	return NULL;
+}
+
+static bool wait_file_of(pid_t root, const char *path, double timeout_s)
+{
+	struct patience w;
+	bool there;
+	patience_start(&w, root, timeout_s);
+	while (!(there = access(path, F_OK) == 0) && !patience_over(&w))
+		h_sleep(0.02);
+	patience_end(&w, path);
+	return there;
+}
+
+bool h_tmux_wait_file(struct h_tmux *t, const char *path, double timeout_s)
+{
+	return wait_file_of(t->pane, path, timeout_s);
+}
+
+bool h_proc_wait_file(struct h_proc *p, const char *path, double timeout_s)
+{
+	return wait_file_of(p->pid, path, timeout_s);
 }
 
 bool h_tmux_keys(struct h_tmux *t, const char *const keys[])

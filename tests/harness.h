@@ -38,11 +38,17 @@ struct h_proc {
  * stderr captured.  Returns false (and reports why) if it could not. */
 bool h_proc_start(struct h_proc *p, const char *const argv[]);
 
+/* The waits below on a child's doings count wall time less the time its
+ * process and its descendants spent waiting for a CPU (patience.h), up to
+ * PATIENCE_MAX_S more per test. */
 /* Read output and reap for up to timeout_s.  Returns true once exited. */
 bool h_proc_pump(struct h_proc *p, double timeout_s);
 
 /* Pump until `needle` appears in stdout or timeout; true if it appeared. */
 bool h_proc_wait_stdout(struct h_proc *p, const char *needle, double timeout_s);
+/* Whether `path` exists, waiting up to timeout_s for p's programs to
+ * create it. */
+bool h_proc_wait_file(struct h_proc *p, const char *path, double timeout_s);
 
 /* Pump until exit; after timeout_s SIGKILL its process group, mark
  * timed_out and reap.  Returns true if it exited by itself in time. */
@@ -204,6 +210,7 @@ void h_truth_to_window(json_t *truth, json_t *snap, const char *what);
 struct h_tmux {
 	char sock[64];        /* -L name: private server for this test */
 	bool started;
+	pid_t pane;           /* the pane's first process */
 };
 
 /* Start a private server with one w x h window running `sh script`;
@@ -219,9 +226,12 @@ char *h_tmux_capture_attrs(struct h_tmux *t);
  * `needle` in two captures 0.2 s apart, the second one; NULL otherwise. */
 char *h_tmux_settled(struct h_tmux *t, const char *needle, bool present);
 /* Owned: a settled capture that contains `needle`, or NULL after
- * timeout_s (then *last, if given, receives the last capture, owned). */
+ * timeout_s (counted as patience.h says, for the pane's programs) (then *last, if given, receives the last capture, owned). */
 char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,
                       char **last);
+/* Whether `path` exists, waiting up to timeout_s for the pane's
+ * programs to create it. */
+bool h_tmux_wait_file(struct h_tmux *t, const char *path, double timeout_s);
 /* send-keys with these arguments (tmux key names or literal text). */
 bool h_tmux_keys(struct h_tmux *t, const char *const keys[]);
 bool h_tmux_literal(struct h_tmux *t, const char *text); /* send-keys -l */

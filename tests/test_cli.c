@@ -518,7 +518,7 @@ Test(cli, closed_output_ends_pytop_and_its_program, .timeout = 30)
 	struct h_proc p;
 	cr_assert(h_proc_start(&p, argv));
 	cr_assert(h_proc_wait_stdout(&p, "\"elapsed\"", 15), "no JSON line: %s", p.err.data);
-	cr_assert(h_wait_file(pidfile, 10), "the program never started");
+	cr_assert(h_proc_wait_file(&p, pidfile, 10), "the program never started");
 	char *text = h_read_file(pidfile);
 	pid_t prog_pid = text != NULL ? (pid_t)atoi(text) : 0;
 	cr_assert_gt(prog_pid, 0);

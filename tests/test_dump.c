@@ -68,7 +68,7 @@ static void park(struct parked *p, const char *slot)
 	ready = h_path(p->dir, "ready");
 	const char *argv[] = { python, wl, "--truth", truth, "--ready-file", ready, NULL };
 	cr_assert(h_proc_start(&p->wl, argv), "%s: workload did not start", slot);
-	cr_assert(h_wait_file(ready, READY_S), "%s: the workload never parked (stderr: %s)",
+	cr_assert(h_proc_wait_file(&p->wl, ready, READY_S), "%s: the workload never parked (stderr: %s)",
 	          slot, p->wl.err.data ? p->wl.err.data : "");
 	p->truth = h_json_file(truth);
 	cr_assert_not_null(p->truth, "%s: no truth file", slot);
@@ -368,7 +368,7 @@ static void family_matches(const char *slot)
 	double t0;
 
 	cr_assert(h_proc_start(&wl_proc, argv));
-	cr_assert(h_wait_file(ready, READY_S), "%s: the family never parked", slot);
+	cr_assert(h_proc_wait_file(&wl_proc, ready, READY_S), "%s: the family never parked", slot);
 	truth = h_json_file(truth_path);
 	cr_assert_not_null(truth);
 	kids = json_object_get(truth, "children");

@@ -383,7 +383,7 @@ Test(harm_stop, ctrl_z_tui, .timeout = TIMEOUT_S, .fini = tui_teardown)
 			cr_assert(h_tmux_literal(&g_tui.tmux,
 			                         "stty -a > stty.tmp && mv stty.tmp stty.stopped"));
 			cr_assert(h_tmux_keys(&g_tui.tmux, (const char *const[]){ "Enter", NULL }));
-			cr_assert(h_wait_file(stopped, WAIT_S));
+			cr_assert(h_tmux_wait_file(&g_tui.tmux, stopped, WAIT_S));
 			h_sleep(0.1);
 			a = h_read_file(before);
 			b = h_read_file(stopped);

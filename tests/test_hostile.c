@@ -930,7 +930,7 @@ static void tui_sources(const char *slot)
 	cr_assert(h_tmux_start(&u.tmux, 120, 30, script, TUI_LIFETIME_S), "cannot start tmux");
 
 	char *rewritten = h_path(u.dir, "rewritten"), *deleted = h_path(u.dir, "deleted");
-	cr_assert(h_wait_file(rewritten, TUI_WAIT_S), "the source was never rewritten");
+	cr_assert(h_tmux_wait_file(&u.tmux, rewritten, TUI_WAIT_S), "the source was never rewritten");
 	tui_see(&u, "hostile_src_mod.py", "hot() in the table");
 	open_hot(&u);
 	tui_see(&u, "HIJACK", "the rewritten line");
@@ -952,7 +952,7 @@ static void tui_sources(const char *slot)
 	cr_assert_not_null(a);
 	fclose(a);
 	free(ask);
-	cr_assert(h_wait_file(deleted, TUI_WAIT_S), "the source was never deleted");
+	cr_assert(h_tmux_wait_file(&u.tmux, deleted, TUI_WAIT_S), "the source was never deleted");
 	tui_key(&u, "Enter");
 	tui_see(&u, "source not available", "the lines view of a deleted file");
 	tui_key(&u, "q");

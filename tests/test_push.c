@@ -85,7 +85,7 @@ static char *receiver_start_tls(int fail, const char *pem)
 	const char *argv[] = { "python3", rx, rxdir, portfile, failarg, pem, NULL };
 	cr_assert(h_proc_start(&receiver, argv), "cannot start the receiver");
 	receiver_on = true;
-	cr_assert(h_wait_file(portfile, 10), "the receiver never listened: %s",
+	cr_assert(h_proc_wait_file(&receiver, portfile, 10), "the receiver never listened: %s",
 	          receiver.err.data ? receiver.err.data : "");
 	text = h_read_file(portfile);
 	cr_assert_not_null(text);

@@ -347,7 +347,7 @@ Test(record, tui_records_while_you_watch, .timeout = 60)
 	free(screen);
 	h_sleep(1.0);
 	h_tmux_keys(&t, quit);
-	cr_assert(h_wait_file(status_path, 15), "pytop did not quit");
+	cr_assert(h_tmux_wait_file(&t, status_path, 15), "pytop did not quit");
 	h_sleep(0.2);
 	status = h_read_file(status_path);
 	h_tmux_kill(&t);

@@ -106,7 +106,7 @@ static void stale_source(const char *slot)
 	FILE *a = fopen(ask, "w");
 	cr_assert_not_null(a);
 	fclose(a);
-	cr_assert(h_wait_file(done, WAIT_S), "the source was never rewritten");
+	cr_assert(h_tmux_wait_file(&u.tmux, done, WAIT_S), "the source was never rewritten");
 	key(&u, "Enter");
 	see(&u, FLAG, "the flag on the lines view of the rewritten file");
 	const char *title = strstr(u.screen, "Source of hot");

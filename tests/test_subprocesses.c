@@ -300,7 +300,7 @@ Test(subprocesses, churn, .timeout = 200)
 	                       "--seconds", seconds, "--truth", truth,
 	                       "--ready-file", ready, NULL };
 	cr_assert(h_proc_start(&g_proc, argv));
-	cr_assert(h_wait_file(ready, 20), "the workload did not start: %s", g_proc.err.data);
+	cr_assert(h_proc_wait_file(&g_proc, ready, 20), "the workload did not start: %s", g_proc.err.data);
 	/* The baseline: the highest RSS until the first children and the
 	 * first two thread jumps have been seen (the tables' and the reader's
 	 * first growth to the most threads they keep is not a leak); the peak:

@@ -133,7 +133,7 @@ static void names_on_screen(const char *slot)
 	        python, wl, truth_path, TUI_RUN_S, TUI_LIFETIME_S);
 	fclose(f);
 	cr_assert(h_tmux_start(&tmux, 100, 24, script, TUI_LIFETIME_S), "cannot start tmux");
-	cr_assert(h_wait_file(truth_path, TIMEOUT_S), "%s: the workload wrote no truth", slot);
+	cr_assert(h_tmux_wait_file(&tmux, truth_path, TIMEOUT_S), "%s: the workload wrote no truth", slot);
 	h_tmux_keys(&tmux, threads_key);
 	for (size_t i = 0, missing = 0; i < sizeof want / sizeof want[0]; i++) {
 		/* Once one name is missing the screen is not coming: the

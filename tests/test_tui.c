@@ -89,7 +89,7 @@ static void tui_start_workload(const char *workload, const char *env,
 	cr_assert(ok, "cannot start tmux");
 
 	char *ready = h_path(u->dir, "ready");
-	bool started = h_wait_file(ready, WAIT_S);
+	bool started = h_tmux_wait_file(&u->tmux, ready, WAIT_S);
 	char *pid = started ? h_read_file(ready) : NULL;
 	free(ready);
 	cr_assert(started && pid, "the workload never started; screen:\n%s",

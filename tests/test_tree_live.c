@@ -94,8 +94,14 @@ Test(tree_live, tree_and_flame_find_the_hot_path)
 
 	start();
 	free(see("hot (", "the functions table lists the workload's hot function"));
+	/* Forget the start-up: starved at nice 19 (scripts/quickstart.sh),
+	 * the interpreter's imports can outweigh the loop since start, and
+	 * the tree's hottest path would rightly be theirs. */
+	keys("r");
+	h_sleep(1.0);
+	free(see("hot (", "the functions table lists hot again after the reset"));
 	keys("T");
-	free(see("Call tree since start", "T shows the tree"));
+	free(see("Call tree since reset", "T shows the tree"));
 	keys("Home");
 	keys("e");
 	char *screen = see("hot (", "e opens the hottest path");

@@ -233,7 +233,7 @@ static void pump_step(struct h_proc *p, double max_s)
 		{.fd = p->out_fd, .events = POLLIN},
 		{.fd = p->err_fd, .events = POLLIN},
 	};
-	int ms = max_s < 0.01 ? (int)(max_s * 1000) + 1 : 10;
+	int ms = max_s <= 0 ? 0 : max_s < 0.01 ? (int)(max_s * 1000) + 1 : 10;
 	if (poll(fds, 2, ms) > 0) {
 		drain_fd(&p->out_fd, &p->out);
 		drain_fd(&p->err_fd, &p->err);
@@ -244,12 +244,9 @@ bool h_proc_pump(struct h_proc *p, double timeout_s)
 {
 	struct patience w;
 	patience_start(&w, p->pid, timeout_s);
-	while (!p->exited) {
-		double left = patience_left(&w);
-		if (patience_over(&w) || left <= 0)
-			break;
-		pump_step(p, left);
-	}
+	do /* at least once: a zero timeout still reaps and reads */
+		pump_step(p, patience_left(&w));
+	while (!p->exited && !patience_over(&w));
 	patience_end(&w, "a run's end");
 	return p->exited;
 }

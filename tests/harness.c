@@ -415,15 +415,25 @@ char *h_read_file(const char *path)
 	return b.data;
 }
 
+static bool wait_file_of(pid_t root, const char *path, double timeout_s)
+{
+	struct patience w;
+	bool there;
+	patience_start(&w, root, timeout_s);
+	while (!(there = access(path, F_OK) == 0) && !patience_over(&w))
+		h_sleep(0.02);
+	patience_end(&w, path);
+	return there;
+}
+
 bool h_wait_file(const char *path, double timeout_s)
 {
-	double deadline = h_now() + timeout_s;
-	while (access(path, F_OK) != 0) {
-		if (h_now() > deadline)
-			return false;
-		h_sleep(0.01);
-	}
-	return true;
+	return wait_file_of(0, path, timeout_s); /* no program: wall time */
+}
+
+bool h_proc_wait_file(struct h_proc *p, const char *path, double timeout_s)
+{
+	return wait_file_of(p->pid, path, timeout_s);
 }
 
 /* ---- interpreters --------------------------------------------------- */
@@ -849,6 +859,8 @@ static bool tmux(struct h_tmux *t, struct h_proc *r, const char *const args[])
 	return ok;
 }
 
+static pid_t ask_pane_pid(struct h_tmux *t);
+
 static bool tmux_ok(struct h_tmux *t, const char *const args[])
 {
 	struct h_proc r;
@@ -898,7 +910,7 @@ bool h_tmux_start(struct h_tmux *t, int w, int h, const char *script,
 		const char *opt[] = {"set-option", "-g", "remain-on-exit", "on",
 		                     NULL};
 		tmux_ok(t, opt);
-		t->pane = h_tmux_pane_pid(t);
+		t->pane = ask_pane_pid(t);
 	}
 	return ok;
 }
@@ -981,26 +993,11 @@ char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,
 	return NULL;
 }
 
-static bool wait_file_of(pid_t root, const char *path, double timeout_s)
-{
-	struct patience w;
-	bool there;
-	patience_start(&w, root, timeout_s);
-	while (!(there = access(path, F_OK) == 0) && !patience_over(&w))
-		h_sleep(0.02);
-	patience_end(&w, path);
-	return there;
-}
-
 bool h_tmux_wait_file(struct h_tmux *t, const char *path, double timeout_s)
 {
 	return wait_file_of(t->pane, path, timeout_s);
 }
 
-bool h_proc_wait_file(struct h_proc *p, const char *path, double timeout_s)
-{
-	return wait_file_of(p->pid, path, timeout_s);
-}
 
 bool h_tmux_keys(struct h_tmux *t, const char *const keys[])
 {
@@ -1029,6 +1026,13 @@ bool h_tmux_resize(struct h_tmux *t, int w, int h)
 }
 
 pid_t h_tmux_pane_pid(struct h_tmux *t)
+{
+	return t->pane;
+}
+
+/* The pane's first process, asked of tmux once (h_tmux_start): it lives
+ * as long as the pane, exec or not. */
+static pid_t ask_pane_pid(struct h_tmux *t)
 {
 	const char *args[] = {"display-message", "-p", "-t", "t",
 	                      "#{pane_pid}", NULL};

@@ -236,7 +236,7 @@ bool h_tmux_wait_file(struct h_tmux *t, const char *path, double timeout_s);
 bool h_tmux_keys(struct h_tmux *t, const char *const keys[]);
 bool h_tmux_literal(struct h_tmux *t, const char *text); /* send-keys -l */
 bool h_tmux_resize(struct h_tmux *t, int w, int h);
-pid_t h_tmux_pane_pid(struct h_tmux *t);
+pid_t h_tmux_pane_pid(struct h_tmux *t); /* the pane's first process */
 void h_tmux_kill(struct h_tmux *t);
 
 /* First child of `parent` whose comm is `comm`, 0 if none. */

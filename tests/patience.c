@@ -10,10 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "tap_note.h"
+#include "harness.h" /* h_now, h_note */
 
 #define SCAN_EVERY_S 0.1
 #define PLAIN_BELOW_S 1.0
@@ -21,13 +20,6 @@
 
 /* What one test process has been forgiven in all, over its waits. */
 static double g_forgiven_total;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static ssize_t read_small(const char *path, char *buf, size_t size)
 {
@@ -136,7 +128,7 @@ static double scan(struct patience *w)
 
 void patience_start(struct patience *w, pid_t root, double timeout_s)
 {
-	double t = now();
+	double t = h_now();
 	*w = (struct patience){.deadline = t + timeout_s,
 	                       .next_scan = t + SCAN_EVERY_S};
 	if (timeout_s < PLAIN_BELOW_S)
@@ -148,7 +140,7 @@ void patience_start(struct patience *w, pid_t root, double timeout_s)
 
 bool patience_over(struct patience *w)
 {
-	double t = now();
+	double t = h_now();
 	if (w->root > 0 && t >= w->next_scan) {
 		double starved = scan(w), room = PATIENCE_MAX_S - g_forgiven_total;
 		if (starved > room)
@@ -163,13 +155,13 @@ bool patience_over(struct patience *w)
 
 double patience_left(struct patience *w)
 {
-	return w->deadline - now();
+	return w->deadline - h_now();
 }
 
 void patience_end(struct patience *w, const char *what)
 {
 	if (w->forgiven >= 0.5)
-		test_note("patience: %s waited %.1f s longer, the time its "
+		h_note("patience: %s waited %.1f s longer, the time its "
 		          "programs spent waiting for a CPU (%.1f s of %.0f "
 		          "forgiven in this test so far)", what, w->forgiven,
 		          g_forgiven_total, PATIENCE_MAX_S);

@@ -83,6 +83,47 @@ int remote_readv(pid_t pid, const struct iovec *local,
 	return done;
 }
 
+/* Like process_vm_readv: the remote ranges' bytes fill the local buffers
+ * in turn; whole leading remote ranges count. */
+int remote_readv_gather(pid_t pid, const struct iovec *local, int nlocal,
+                        const struct iovec *remote, int nremote)
+{
+	size_t want = 0, have = 0;
+	int li = 0, done;
+
+	(void)pid;
+	for (int i = 0; i < nlocal; i++)
+		have += local[i].iov_len;
+	for (int i = 0; i < nremote; i++)
+		want += remote[i].iov_len;
+	if (have != want)
+		abort(); /* the reader's own bookkeeping is wrong */
+	size_t loff = 0;
+	for (done = 0; done < nremote; done++) {
+		size_t at, left = remote[done].iov_len;
+
+		if (!in_image((uintptr_t)remote[done].iov_base, left, &at))
+			break;
+		while (left > 0) {
+			size_t room = local[li].iov_len - loff, n = room < left ? room : left;
+
+			memcpy((uint8_t *)local[li].iov_base + loff, image + at, n);
+			at += n;
+			left -= n;
+			loff += n;
+			if (loff == local[li].iov_len) {
+				li++;
+				loff = 0;
+			}
+		}
+	}
+	if (done == 0 && nremote > 0) {
+		errno = EFAULT;
+		return -1;
+	}
+	return done;
+}
+
 uint64_t remote_calls(void)
 {
 	return 0;

@@ -59,3 +59,27 @@ int remote_readv(pid_t pid, const struct iovec *local,
 	}
 	return n;
 }
+
+int remote_readv_gather(pid_t pid, const struct iovec *local, int nlocal,
+                        const struct iovec *remote, int nremote)
+{
+	size_t want = 0;
+	ssize_t got;
+	int i;
+
+	if (nlocal > IOV_MAX || nremote > IOV_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	calls++;
+	got = process_vm_readv(pid, local, (unsigned long)nlocal, remote,
+	                       (unsigned long)nremote, 0);
+	if (got < 0)
+		return -1;
+	for (i = 0; i < nremote; i++) {
+		want += remote[i].iov_len;
+		if ((size_t)got < want)
+			break;
+	}
+	return i;
+}

@@ -847,6 +847,8 @@ static void native_start(struct sampler *s)
 		s->perf = native_perf_new(s->cfg.pid, s->period_ns);
 		if (s->perf != NULL && native_perf_probe(s->perf, &perf_err) == 0) {
 			atomic_store(&s->stats.native_method, SAMPLER_NATIVE_PERF);
+			/* Pairing asks each runnable thread's run time at every tick. */
+			proc_threads_sched_every_read(s->procs[0]->threads, true);
 			return;
 		}
 		native_perf_free(s->perf);

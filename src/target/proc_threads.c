@@ -29,6 +29,8 @@ struct thread_fd {
 	bool read_once;          /* minflt/majflt below are from a real read */
 	bool dead;               /* its last read failed: the thread exited */
 	uint64_t minflt, majflt; /* at the previous read, for the deltas */
+	uint64_t cpu_ticks;      /* utime + stime at the last schedstat read */
+	uint64_t sched_read_ns;  /* when schedstat was last read, 0: never */
 };
 
 /* A thread ID in the target's PID namespace and in ours. */
@@ -41,6 +43,11 @@ struct tid_pair {
  * /proc/PID/task scan per tick). */
 #define MAP_RESCAN_NS 20000000ull
 
+/* How long a runnable thread whose CPU time in stat has not moved (it
+ * waits for a CPU, or ran under one clock tick of it) goes without a
+ * schedstat read. */
+#define SCHED_EVERY_NS 10000000ull
+
 struct proc_threads {
 	pid_t pid;
 	uint64_t ns_per_tick; /* NSEC_PER_SEC / sysconf(_SC_CLK_TCK) */
@@ -52,6 +59,7 @@ struct proc_threads {
 	size_t nmap, map_cap;
 	uint64_t map_built_ns;
 	bool read_failed; /* some thread's stat was unreadable since the last sweep */
+	bool sched_every_read; /* proc_threads_sched_every_read */
 };
 
 struct proc_threads *proc_threads_new(pid_t pid)
@@ -221,6 +229,23 @@ static void read_schedstat(struct proc_threads *pt, struct thread_fd *t,
 	out->delay_ns = delay;
 }
 
+/* Whether a runnable thread's schedstat is worth its pread this time
+ * (proc_threads.h): its CPU time in stat moved, or it has not been read
+ * for SCHED_EVERY_NS.  Its figures are cumulative, so a read skipped
+ * loses nothing: the next one carries the growth. */
+static bool sched_due(const struct proc_threads *pt, struct thread_fd *t,
+                      const struct proc_stat_line *line)
+{
+	uint64_t cpu = line->utime_ticks + line->stime_ticks, now = clock_now_ns();
+
+	if (!pt->sched_every_read && t->sched_read_ns != 0 && cpu == t->cpu_ticks &&
+	    now - t->sched_read_ns < SCHED_EVERY_NS)
+		return false;
+	t->cpu_ticks = cpu;
+	t->sched_read_ns = now;
+	return true;
+}
+
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
 {
 	struct thread_fd *t = lookup(pt, tid);
@@ -258,8 +283,13 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 	t->minflt = line.minflt;
 	t->majflt = line.majflt;
 	t->read_once = true;
-	if (line.state == 'R')
+	if (line.state == 'R' && sched_due(pt, t, &line))
 		read_schedstat(pt, t, out);
+}
+
+void proc_threads_sched_every_read(struct proc_threads *pt, bool on)
+{
+	pt->sched_every_read = on;
 }
 
 /* ---- thread IDs across PID namespaces ------------------------------------

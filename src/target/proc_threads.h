@@ -34,9 +34,16 @@ struct proc_thread_stat {
 };
 
 /* Read thread tid's /proc stat: one pread on a kept descriptor, and a
- * second one of its schedstat when it is runnable.  Fault deltas assume
- * one reader per thread (the sampler). */
+ * second one of its schedstat when it is runnable and that is due: at
+ * its first runnable read, when its CPU time in stat moved (the tick at
+ * which the split settles its queued samples with these figures), and
+ * at least every 10 ms (sched_known says whether it was read).  Fault
+ * deltas assume one reader per thread (the sampler). */
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out);
+
+/* Read schedstat at every runnable read (--native by perf events pairs a
+ * thread's samples by its run time at each tick). */
+void proc_threads_sched_every_read(struct proc_threads *pt, bool on);
 
 /* The fields of one /proc/.../stat line that proc_threads_read uses, in
  * the kernel's units. */

@@ -33,7 +33,8 @@ struct sampler_stats {
 	                                   (deeper than PY_READER_MAX_FRAMES) */
 	atomic_uint_fast64_t work_ns;   /* sampler thread CPU time spent reading
 	                                   (measured on every WORK_EVERY-th tick,
-	                                   scaled: the clock costs a system call) */
+	                                   scaled: the clock costs a system call;
+	                                   the clock reads' own cost left out) */
 	atomic_uint_fast64_t late;      /* ticks that started a whole period late */
 	atomic_uint_fast64_t gil_ticks;    /* ticks at which some thread held the GIL */
 	atomic_uint_fast64_t runnable_ticks; /* ticks at which some thread of the

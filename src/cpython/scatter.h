@@ -35,6 +35,7 @@ struct scatter {
 	uint32_t *pages;              /* open addressing: page group + 1, or 0 */
 	uint32_t *order;              /* one group's ranges, by address */
 	size_t pages_mask, page;
+	unsigned page_shift;          /* page == 1 << page_shift */
 	uint8_t *sink;                /* one page: the bytes between ranges */
 	size_t ranges_read;           /* by the last scatter_read */
 };

@@ -625,7 +625,7 @@ static bool ran_exec(struct sampler_proc *p, uint64_t now)
 	if (now < p->exec_due)
 		return false;
 	p->exec_due = now + THREADS_EVERY_NS;
-	proc_threads_read(p->threads, p->pid, &st);
+	proc_threads_read_stat(p->threads, p->pid, &st);
 	if (st.start_stack == 0)
 		return false;
 	if (p->start_stack == 0)

@@ -56,6 +56,8 @@ void sampler_proc_free(struct sampler_proc *p)
 
 int sampler_proc_sample(struct sampler_proc *p, bool idle)
 {
+	/* --idle samples sleeping threads: their figures must be this tick's. */
+	proc_threads_light_sleepers(p->threads, !idle);
 	if (p->reader != NULL)
 		return py_reader_sample(p->reader, p->threads, idle);
 	return native_threads_sample(p->tasks, p->threads, idle);

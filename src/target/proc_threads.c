@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,12 +27,15 @@ struct thread_fd {
 	int fd;
 	int sys_fd;              /* its syscall file, -1 until first asked */
 	int sched_fd;            /* its schedstat file, -1 until first running */
+	int wchan_fd;            /* its wchan file, -1 until first asleep, -2 none */
 	bool touched;
 	bool read_once;          /* minflt/majflt below are from a real read */
 	bool dead;               /* its last read failed: the thread exited */
 	uint64_t minflt, majflt; /* at the previous read, for the deltas */
 	uint64_t cpu_ticks;      /* utime + stime at the last schedstat read */
 	uint64_t sched_read_ns;  /* when schedstat was last read, 0: never */
+	struct proc_stat_line last; /* its last whole stat line */
+	uint64_t stat_read_ns;   /* when, 0: never */
 };
 
 /* A thread ID in the target's PID namespace and in ours. */
@@ -48,6 +53,10 @@ struct tid_pair {
  * schedstat read. */
 #define SCHED_EVERY_NS 10000000ull
 
+/* How long a thread found asleep by its wchan goes without a stat read:
+ * the threads panel's CPU times and states come every 100 ms. */
+#define STAT_EVERY_NS 100000000ull
+
 struct proc_threads {
 	pid_t pid;
 	uint64_t ns_per_tick; /* NSEC_PER_SEC / sysconf(_SC_CLK_TCK) */
@@ -60,6 +69,8 @@ struct proc_threads {
 	uint64_t map_built_ns;
 	bool read_failed; /* some thread's stat was unreadable since the last sweep */
 	bool sched_every_read; /* proc_threads_sched_every_read */
+	bool light_sleepers;   /* proc_threads_light_sleepers */
+	int fd_room;           /* descriptors a wchan file may not reach */
 };
 
 struct proc_threads *proc_threads_new(pid_t pid)
@@ -72,6 +83,11 @@ struct proc_threads *proc_threads_new(pid_t pid)
 		pt->pid = pid;
 		pt->ns_per_tick = NSEC_PER_SEC / (uint64_t)(hz > 0 ? hz : 100);
 		pt->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+		/* A wchan file per sleeping thread must not take the
+		 * descriptors the stat files of later threads need. */
+		struct rlimit rl;
+		pt->fd_room = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < INT_MAX
+		              ? (int)(rl.rlim_cur / 2) : 512;
 	}
 	return pt;
 }
@@ -83,6 +99,8 @@ static void close_thread(struct thread_fd *t)
 		close(t->sys_fd);
 	if (t->sched_fd >= 0)
 		close(t->sched_fd);
+	if (t->wchan_fd >= 0)
+		close(t->wchan_fd);
 }
 
 void proc_threads_free(struct proc_threads *pt)
@@ -120,7 +138,7 @@ static struct thread_fd *lookup(struct proc_threads *pt, pid_t tid)
 		pt->cap = ncap;
 	}
 	pt->v[pt->n] = (struct thread_fd){ .tid = tid, .fd = fd, .sys_fd = -1,
-	                                     .sched_fd = -1 };
+	                                     .sched_fd = -1, .wchan_fd = -1 };
 	return &pt->v[pt->n++];
 }
 
@@ -246,19 +264,13 @@ static bool sched_due(const struct proc_threads *pt, struct thread_fd *t,
 	return true;
 }
 
-void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
+/* One stat read, and schedstat when due. */
+static void read_stat(struct proc_threads *pt, struct thread_fd *t, struct proc_thread_stat *out)
 {
-	struct thread_fd *t = lookup(pt, tid);
 	char buf[512];
 	ssize_t n;
 	struct proc_stat_line line;
 
-	*out = (struct proc_thread_stat){ 0 };
-	if (t == NULL) {
-		pt->read_failed = true;
-		return;
-	}
-	t->touched = true;
 	n = pread(t->fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0) {
 		t->dead = pt->read_failed = true;
@@ -283,8 +295,90 @@ void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_st
 	t->minflt = line.minflt;
 	t->majflt = line.majflt;
 	t->read_once = true;
+	t->last = line;
+	t->stat_read_ns = clock_now_ns();
 	if (line.state == 'R' && sched_due(pt, t, &line))
 		read_schedstat(pt, t, out);
+}
+
+/* Whether thread t, asleep at its last stat read, is asleep still: its
+ * wchan names where it waits.  The kernel prints "0" for a runnable
+ * thread, and also when it cannot name the wait: then stat decides. */
+static bool still_asleep(const struct proc_threads *pt, struct thread_fd *t)
+{
+	char path[64], buf[64];
+	ssize_t n;
+
+	if (t->wchan_fd == -1) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", (int)pt->pid, (int)t->tid);
+		t->wchan_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (t->wchan_fd >= pt->fd_room) {
+			close(t->wchan_fd);
+			t->wchan_fd = -1;
+		}
+		if (t->wchan_fd < 0)
+			t->wchan_fd = -2;
+	}
+	if (t->wchan_fd < 0)
+		return false;
+	n = pread(t->wchan_fd, buf, sizeof(buf), 0);
+	return n > 0 && buf[0] != '0';
+}
+
+/* The figures of t's last stat read, for a thread that has slept since. */
+static void fill_last(const struct proc_threads *pt, const struct thread_fd *t,
+                      struct proc_thread_stat *out)
+{
+	out->state = t->last.state;
+	out->utime_ns = t->last.utime_ticks * pt->ns_per_tick;
+	out->stime_ns = t->last.stime_ticks * pt->ns_per_tick;
+	out->rss_bytes = t->last.rss_pages * pt->page_size;
+	out->start_stack = t->last.start_stack;
+}
+
+/* A thread asleep at its last stat read (under STAT_EVERY_NS ago) and
+ * still asleep by its wchan needs no stat read: wchan costs the kernel
+ * half as much (it formats one name, not 52 fields). */
+static bool read_light(struct proc_threads *pt, struct thread_fd *t,
+                       struct proc_thread_stat *out)
+{
+	if (!pt->light_sleepers || t->stat_read_ns == 0 || t->last.state == 'R' ||
+	    clock_now_ns() - t->stat_read_ns >= STAT_EVERY_NS || !still_asleep(pt, t))
+		return false;
+	fill_last(pt, t, out);
+	return true;
+}
+
+void proc_threads_light_sleepers(struct proc_threads *pt, bool on)
+{
+	pt->light_sleepers = on;
+}
+
+void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
+{
+	struct thread_fd *t = lookup(pt, tid);
+
+	*out = (struct proc_thread_stat){ 0 };
+	if (t == NULL) {
+		pt->read_failed = true;
+		return;
+	}
+	t->touched = true;
+	if (!read_light(pt, t, out))
+		read_stat(pt, t, out);
+}
+
+void proc_threads_read_stat(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
+{
+	struct thread_fd *t = lookup(pt, tid);
+
+	*out = (struct proc_thread_stat){ 0 };
+	if (t == NULL) {
+		pt->read_failed = true;
+		return;
+	}
+	t->touched = true;
+	read_stat(pt, t, out);
 }
 
 void proc_threads_sched_every_read(struct proc_threads *pt, bool on)

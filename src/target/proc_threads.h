@@ -41,6 +41,17 @@ struct proc_thread_stat {
  * deltas assume one reader per thread (the sampler). */
 void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out);
 
+/* The same without the wchan shortcut (proc_threads_light_sleepers): a
+ * stat read whatever the thread did. */
+void proc_threads_read_stat(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out);
+
+/* When on, a thread asleep at its last stat read, under 100 ms ago, whose
+ * /proc/PID/task/TID/wchan still names a wait, is not read again: its
+ * state and times are those of that read, its faults unknown (a sleeping
+ * thread neither runs nor faults; one woken since shows wchan "0").  For
+ * the ticks that sample running threads only (no --idle). */
+void proc_threads_light_sleepers(struct proc_threads *pt, bool on);
+
 /* Read schedstat at every runnable read (--native by perf events pairs a
  * thread's samples by its run time at each tick). */
 void proc_threads_sched_every_read(struct proc_threads *pt, bool on);

@@ -354,31 +354,35 @@ void proc_threads_light_sleepers(struct proc_threads *pt, bool on)
 	pt->light_sleepers = on;
 }
 
-void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
+/* Thread tid's entry, marked as read this sweep, with *out cleared; NULL
+ * when it cannot be read (noted for the sweep). */
+static struct thread_fd *start_read(struct proc_threads *pt, pid_t tid,
+                                    struct proc_thread_stat *out)
 {
 	struct thread_fd *t = lookup(pt, tid);
 
 	*out = (struct proc_thread_stat){ 0 };
-	if (t == NULL) {
+	if (t == NULL)
 		pt->read_failed = true;
-		return;
-	}
-	t->touched = true;
-	if (!read_light(pt, t, out))
+	else
+		t->touched = true;
+	return t;
+}
+
+void proc_threads_read(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
+{
+	struct thread_fd *t = start_read(pt, tid, out);
+
+	if (t != NULL && !read_light(pt, t, out))
 		read_stat(pt, t, out);
 }
 
 void proc_threads_read_stat(struct proc_threads *pt, pid_t tid, struct proc_thread_stat *out)
 {
-	struct thread_fd *t = lookup(pt, tid);
+	struct thread_fd *t = start_read(pt, tid, out);
 
-	*out = (struct proc_thread_stat){ 0 };
-	if (t == NULL) {
-		pt->read_failed = true;
-		return;
-	}
-	t->touched = true;
-	read_stat(pt, t, out);
+	if (t != NULL)
+		read_stat(pt, t, out);
 }
 
 void proc_threads_sched_every_read(struct proc_threads *pt, bool on)

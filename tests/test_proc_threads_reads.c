@@ -1,11 +1,18 @@
-/* A thread asleep at its last stat read is not read again while its wchan
- * names a wait (src/target/proc_threads.c, read_light): the tick learns
- * "still asleep" for half the kernel's work.  What must hold: a thread
- * that woke is seen runnable at once, a sleeping one gets a real stat
- * read every 100 ms (the threads panel's times), and nothing of this
- * happens when the shortcut is off (--idle).  A light read shows as
- * faults_known false: a stat read after the first always knows them.
- * The thread is a forked child blocked on a pipe, then spinning. */
+/* Which /proc files a read of a thread's kernel facts costs
+ * (src/target/proc_threads.c), on a forked child that blocks on a pipe
+ * until told, then spins:
+ *
+ * - schedstat, for a runnable thread, only when it can matter
+ *   (sched_due): at its first runnable read, whenever its CPU time in
+ *   stat moved (the reads at which the split settles its queued samples
+ *   with these figures), and at least every 10 ms; at every read when
+ *   asked (--native by perf events);
+ * - a thread asleep at its last stat read is not read again while its
+ *   wchan names a wait (read_light): a woken thread is seen runnable at
+ *   once, a sleeping one gets a real stat read every 100 ms (the threads
+ *   panel's times), and nothing of this happens when the shortcut is off
+ *   (--idle).  A light read shows as faults_known false: a stat read
+ *   after the first always knows them. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -19,10 +26,15 @@
 #include "clock.h"
 #include "target/proc_threads.h"
 
+#define READS 1500
+#define EVERY_NS 10000000ull       /* proc_threads.c's SCHED_EVERY_NS */
+#define STAT_EVERY_NS 100000000ull /* proc_threads.c's */
+
 static pid_t child;
 static int go[2];
 static struct proc_threads *pt;
 
+/* The child, blocked in a read of the pipe until release_child. */
 static void start(void)
 {
 	cr_assert(pipe(go) == 0);
@@ -43,6 +55,17 @@ static void start(void)
 	cr_assert(pt != NULL);
 }
 
+static void release_child(void)
+{
+	cr_assert(write(go[1], "x", 1) == 1);
+}
+
+static void start_spinning(void)
+{
+	start();
+	release_child();
+}
+
 static void stop(void)
 {
 	proc_threads_free(pt);
@@ -51,7 +74,84 @@ static void stop(void)
 	close(go[1]);
 }
 
+TestSuite(proc_threads_sched, .init = start_spinning, .fini = stop);
 TestSuite(proc_threads_light, .init = start, .fini = stop);
+
+/* ---- schedstat when due ------------------------------------------------------ */
+
+struct tally {
+	int runnable, known;
+	int due, due_known;         /* CPU time moved, or 10 ms since the last */
+	int not_due, not_due_known; /* neither, by a margin */
+};
+
+/* Each read is judged by times taken around it against those around the
+ * last read that read schedstat, so that a test descheduled on a busy
+ * machine cannot fail it. */
+static struct tally read_many(void)
+{
+	struct tally n = { 0 };
+	struct proc_thread_stat st;
+	uint64_t known_start = 0, known_end = 0, known_cpu = 0, last_run = 0;
+	uint64_t t0 = clock_now_ns();
+
+	for (int i = 0; i < READS || (n.not_due < 20 && clock_now_ns() - t0 < 2000000000ull);
+	     i++) {
+		uint64_t start = clock_now_ns(), end;
+
+		proc_threads_read(pt, child, &st);
+		end = clock_now_ns();
+		cr_assert_neq(st.state, 0, "the child's stat was unreadable");
+		if (st.state != 'R')
+			continue;
+		n.runnable++;
+		uint64_t cpu = st.utime_ns + st.stime_ns;
+		if (known_end == 0) {
+			cr_expect(st.sched_known, "the first runnable read reads schedstat");
+		} else if (cpu != known_cpu || start - known_end >= EVERY_NS) {
+			n.due++;
+			n.due_known += st.sched_known;
+		} else if (end - known_start < EVERY_NS) {
+			n.not_due++;
+			n.not_due_known += st.sched_known;
+		}
+		if (st.sched_known) {
+			n.known++;
+			cr_expect_geq(st.run_ns, last_run, "run time went back");
+			last_run = st.run_ns;
+			known_start = start;
+			known_end = end;
+			known_cpu = cpu;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 200000 }, NULL);
+	}
+	return n;
+}
+
+Test(proc_threads_sched, read_when_cpu_time_moves_or_overdue)
+{
+	struct tally n = read_many();
+
+	cr_expect_eq(n.due_known, n.due,
+	             "schedstat read at %d of the %d reads where CPU time moved or 10 ms passed",
+	             n.due_known, n.due);
+	cr_expect_gt(n.not_due, 0, "no read came within 10 ms of the last with CPU time unmoved");
+	cr_expect_eq(n.not_due_known, 0, "schedstat read at %d of %d reads where it was not due",
+	             n.not_due_known, n.not_due);
+}
+
+Test(proc_threads_sched, every_read_when_asked)
+{
+	struct tally n;
+
+	proc_threads_sched_every_read(pt, true);
+	n = read_many();
+	cr_assert_gt(n.runnable, READS / 2);
+	cr_expect_eq(n.known, n.runnable, "schedstat read at %d of %d runnable reads", n.known,
+	             n.runnable);
+}
+
+/* ---- sleepers by wchan ------------------------------------------------------ */
 
 static void pause_ms(long ms)
 {
@@ -75,8 +175,6 @@ static uint64_t until_asleep(void)
 	cr_assert_fail("the child never slept");
 	return 0;
 }
-
-#define STAT_EVERY_NS 100000000ull /* proc_threads.c's */
 
 /* The checks below compare times taken around each read with the stat
  * read's, so that a test descheduled on a busy machine cannot fail them. */
@@ -106,7 +204,7 @@ Test(proc_threads_light, a_sleeper_is_read_light_until_it_wakes)
 	 * the next stat read, due up to 100 ms later.  A few reads allow for
 	 * a wake-up the kernel finishes on the child's CPU. */
 	proc_threads_read_stat(pt, child, &st);
-	cr_assert(write(go[1], "x", 1) == 1);
+	release_child();
 	uint64_t woke = clock_now_ns();
 	bool seen = false;
 	for (int i = 0; !seen && i < 5; i++) {

@@ -15,7 +15,9 @@
 #include "harness.h"
 #include "../ui/export_file.h"
 
-static char dir[] = "/tmp/pytop-export-file.XXXXXX";
+/* Under the prefix h_rmtree removes: the teardown left every run's
+ * directory behind before. */
+static char dir[] = "/tmp/pytop-test-export-file.XXXXXX";
 
 static void setup(void)
 {

@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
+#include "patience.h"
 
 #define WAIT_S 20.0
 #define SERVER_LIFETIME_S 90
@@ -86,6 +88,49 @@ static const char *line_with(const char *screen, const char *after,
 	return p;
 }
 
+/* The workload's CPU time (user + system) in seconds, -1 if unreadable. */
+static double cpu_s(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	p = fgets(buf, sizeof buf, f);
+	fclose(f);
+	if (p == NULL || (p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Wait until the workload (named in pytop's header, "pid N") has run for
+ * `seconds` of CPU more than now.  Starved at nice 19, its samples since
+ * the reset are mostly waits for a CPU, each at the stack a scheduler
+ * slice left it in: a few dozen slices decide which route is hottest,
+ * and route_b's 30 % came out on top at 97 % CPU wait (a fresh-root CI
+ * run).  A second of CPU is some 250 slices, the split near its 70/30. */
+static void until_workload_ran(const char *screen, double seconds)
+{
+	const char *at = strstr(screen, " pid ");
+	int pid = at != NULL ? atoi(at + 5) : 0;
+	struct patience w;
+	double start, now = -1;
+
+	cr_assert_gt(pid, 0, "no pid in pytop's header:\n%s", screen);
+	start = cpu_s(pid);
+	cr_assert_geq(start, 0, "cannot read the workload's CPU time");
+	patience_start(&w, h_tmux_pane_pid(&g_tmux), WAIT_S);
+	while (!patience_over(&w) && (now = cpu_s(pid)) >= 0 && now - start < seconds)
+		h_sleep(0.1);
+	patience_end(&w, "the workload's second of CPU since the reset");
+	cr_assert_geq(now - start, seconds, "the workload ran %.2f s of CPU in the wait",
+	              now - start);
+}
+
 TestSuite(tree_live, .fini = teardown, .timeout = 80);
 
 Test(tree_live, tree_and_flame_find_the_hot_path)
@@ -99,7 +144,9 @@ Test(tree_live, tree_and_flame_find_the_hot_path)
 	 * the tree's hottest path would rightly be theirs. */
 	keys("r");
 	h_sleep(1.0);
-	free(see("hot (", "the functions table lists hot again after the reset"));
+	char *shown = see("hot (", "the functions table lists hot again after the reset");
+	until_workload_ran(shown, 1.0);
+	free(shown);
 	keys("T");
 	free(see("Call tree since reset", "T shows the tree"));
 	keys("Home");

@@ -139,6 +139,32 @@ Test(scatter, the_first_unreadable_range_ends_the_read)
 	cr_expect_eq(read_and_check(w, 5), 2, "the leading ranges that arrived");
 }
 
+/* After a barrier, a range on a page already queued is read on its own,
+ * after everything before the barrier (a code's fingerprint after the
+ * stack that names it). */
+Test(scatter, a_barrier_keeps_later_ranges_later)
+{
+	static uint8_t a[8], b[8], c[8];
+	bool got[3];
+
+	scatter_reset(&sc);
+	scatter_add(&sc, a, (uintptr_t)(map + 64), 8, &got[0]);
+	scatter_add(&sc, b, (uintptr_t)(map + page + 64), 8, &got[1]);
+	scatter_barrier(&sc);
+	scatter_add(&sc, c, (uintptr_t)(map + 512), 8, &got[2]);
+	cr_assert_eq(scatter_read(&sc, child), 3);
+	cr_expect_eq(scatter_ranges_read(&sc), 3, "asked the kernel for %zu ranges",
+	             scatter_ranges_read(&sc));
+	cr_expect(got[2] && c[0] == byte_at(512));
+	/* The same ranges without the barrier: page 0's two are one. */
+	scatter_reset(&sc);
+	scatter_add(&sc, a, (uintptr_t)(map + 64), 8, &got[0]);
+	scatter_add(&sc, b, (uintptr_t)(map + page + 64), 8, &got[1]);
+	scatter_add(&sc, c, (uintptr_t)(map + 512), 8, &got[2]);
+	cr_assert_eq(scatter_read(&sc, child), 3);
+	cr_expect_eq(scatter_ranges_read(&sc), 2);
+}
+
 Test(scatter, nothing_shared_reads_as_queued)
 {
 	const struct want w[] = { { 8, 8, true }, { page + 8, 8, true }, { 3 * page, 8, true } };

@@ -139,6 +139,9 @@ static int refresh_threads(struct py_reader *r)
 		struct thread_slot *t = &r->threads.slots[i];
 
 		r->walker->queue_guess(&cx, r->walker_state, i, t, s);
+		/* A code's fingerprint is read after the stack naming it: a
+		 * code swapped after the copy is then caught (code_check.h). */
+		scatter_barrier(s);
 		code_checks_queue(&r->checks, &r->codes, t, r->tick, &r->arena, s);
 	}
 	got = scatter_read(s, r->pid);

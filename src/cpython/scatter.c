@@ -42,6 +42,8 @@ int scatter_init(struct scatter *s, struct mem_region *mem, size_t cap)
 	s->glocal = alloc_n(mem, 2 * cap, sizeof(*s->glocal));
 	s->gremote = alloc_n(mem, cap, sizeof(*s->gremote));
 	s->read_as = alloc_n(mem, cap, sizeof(*s->read_as));
+	s->epoch_of = alloc_n(mem, cap, sizeof(*s->epoch_of));
+	s->gepoch = alloc_n(mem, cap, sizeof(*s->gepoch));
 	s->next = alloc_n(mem, cap, sizeof(*s->next));
 	s->head = alloc_n(mem, cap, sizeof(*s->head));
 	s->tail = alloc_n(mem, cap, sizeof(*s->tail));
@@ -51,9 +53,10 @@ int scatter_init(struct scatter *s, struct mem_region *mem, size_t cap)
 	s->pages = alloc_n(mem, slots, sizeof(*s->pages));
 	s->sink = s->page > 0 && s->page <= SIZE_MAX / 2 ? mem_region_alloc(mem, s->page) : NULL;
 	if (s->local == NULL || s->remote == NULL || s->arrived == NULL || s->glocal == NULL ||
-	    s->gremote == NULL || s->read_as == NULL || s->next == NULL || s->head == NULL ||
-	    s->tail == NULL || s->gpage == NULL || s->gslot == NULL || s->order == NULL ||
-	    s->pages == NULL || s->sink == NULL)
+	    s->gremote == NULL || s->read_as == NULL || s->epoch_of == NULL ||
+	    s->gepoch == NULL || s->next == NULL || s->head == NULL || s->tail == NULL ||
+	    s->gpage == NULL || s->gslot == NULL || s->order == NULL || s->pages == NULL ||
+	    s->sink == NULL)
 		return -1;
 	s->pages_mask = slots - 1;
 	s->cap = cap;
@@ -63,6 +66,12 @@ int scatter_init(struct scatter *s, struct mem_region *mem, size_t cap)
 void scatter_reset(struct scatter *s)
 {
 	s->n = 0;
+	s->epoch = 0;
+}
+
+void scatter_barrier(struct scatter *s)
+{
+	s->epoch++;
 }
 
 bool scatter_room(const struct scatter *s, size_t more)
@@ -75,6 +84,7 @@ void scatter_add(struct scatter *s, void *buf, uintptr_t addr, size_t len,
 {
 	s->local[s->n] = (struct iovec){ buf, len };
 	s->remote[s->n] = (struct iovec){ (void *)addr, len };
+	s->epoch_of[s->n] = s->epoch;
 	s->arrived[s->n++] = arrived;
 	if (arrived != NULL)
 		*arrived = true;
@@ -100,6 +110,7 @@ static uint32_t new_group(struct scatter *s, uint32_t *ngroups, size_t k, uintpt
 
 	s->head[g] = s->tail[g] = (uint32_t)k;
 	s->gpage[g] = page;
+	s->gepoch[g] = s->epoch_of[k];
 	s->gslot[g] = NONE;
 	s->next[k] = NONE;
 	return g;
@@ -125,8 +136,10 @@ static uint32_t group_by_page(struct scatter *s)
 			new_group(s, &ngroups, k, page);
 			continue;
 		}
-		h = (size_t)(((uint64_t)page * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-		while (s->pages[h] != 0 && s->gpage[s->pages[h] - 1] != page)
+		h = (size_t)(((uint64_t)(page + s->epoch_of[k]) * 0x9E3779B97F4A7C15ull) >> 32) &
+		    mask;
+		while (s->pages[h] != 0 && (s->gpage[s->pages[h] - 1] != page ||
+		                            s->gepoch[s->pages[h] - 1] != s->epoch_of[k]))
 			h = (h + 1) & mask;
 		if (s->pages[h] == 0) {
 			uint32_t g = new_group(s, &ngroups, k, page);

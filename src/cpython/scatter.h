@@ -9,7 +9,10 @@
  * range covering them all, the bytes between them sunk into a scratch
  * page.  That changes nothing of what arrives: a page is readable whole
  * or not at all, and the merged range takes the place of the page's
- * first range in the read's order. */
+ * first range in the read's order.  It does move a range's read earlier
+ * within the call: an owner whose ranges must be read after those queued
+ * so far (a code's fingerprint after the stack that names it) puts a
+ * scatter_barrier between them. */
 #ifndef PYTOP_SCATTER_H
 #define PYTOP_SCATTER_H
 
@@ -28,9 +31,12 @@ struct scatter {
 	/* The merged read, rebuilt by every scatter_read (scatter.c). */
 	struct iovec *glocal, *gremote; /* 2 * cap and cap */
 	uint32_t *read_as;            /* per range: its range in the merged read */
+	uint32_t *epoch_of;           /* per range: barriers queued before it */
+	uint32_t epoch;               /* barriers queued so far this read */
 	uint32_t *next;               /* per range: the next range of its page */
 	uint32_t *head, *tail;        /* per page group: its first and last range */
 	uintptr_t *gpage;             /* per page group: the page */
+	uint32_t *gepoch;             /* per page group: its ranges' epoch */
 	uint32_t *gslot;              /* per page group: its slot in pages */
 	uint32_t *pages;              /* open addressing: page group + 1, or 0 */
 	uint32_t *order;              /* one group's ranges, by address */
@@ -50,6 +56,9 @@ bool scatter_room(const struct scatter *s, size_t more);
  * caller checks scatter_room first. */
 void scatter_add(struct scatter *s, void *buf, uintptr_t addr, size_t len,
                  bool *arrived);
+/* Ranges queued from now on are read after every range queued so far:
+ * none joins a page's range begun before the barrier. */
+void scatter_barrier(struct scatter *s);
 /* Read every queued range in one system call.  Returns how many leading
  * ranges arrived (0 when none, errno set by remote_readv).  A range after
  * the first missing one may still arrive, on a page read before it: its

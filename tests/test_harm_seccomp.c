@@ -109,10 +109,12 @@ static void expect_unfiltered(pid_t pid, const char *who)
 	             total - modes[0], total);
 }
 
-/* The PID a workload wrote into its ready file. */
-static pid_t read_pid_file(const char *path)
+/* The PID a workload wrote into its ready file, once a patient wait for
+ * it (h_proc_wait_file, h_tmux_wait_file: starved at nice 19, a plain
+ * 10 s failed launch_tui in a CI run) said whether it appeared. */
+static pid_t pid_in_file(bool appeared, const char *path)
 {
-	cr_assert(h_wait_file(path, WAIT_S), "%s never appeared", path);
+	cr_assert(appeared, "%s never appeared", path);
 	char *text = h_read_file(path);
 	pid_t pid = text != NULL ? (pid_t)atoi(text) : 0;
 	free(text);
@@ -154,7 +156,7 @@ static pid_t start_target(struct h_proc *t, const char *ready)
 
 	cr_assert(h_proc_start(t, argv));
 	free(wl);
-	return read_pid_file(ready);
+	return pid_in_file(h_proc_wait_file(t, ready, WAIT_S), ready);
 }
 
 Test(harm_seccomp, launch_batch)
@@ -168,7 +170,7 @@ Test(harm_seccomp, launch_batch)
 	struct h_proc p;
 
 	cr_assert(h_proc_start(&p, argv));
-	pid_t program = read_pid_file(ready);
+	pid_t program = pid_in_file(h_proc_wait_file(&p, ready, WAIT_S), ready);
 	expect_filtered(p.pid, 2, "launch, batch");
 	expect_unfiltered(program, "the launched program");
 	expect_finished(&p, "burn_");
@@ -258,13 +260,14 @@ Test(harm_seccomp, launch_subprocesses)
 	struct h_proc p;
 
 	cr_assert(h_proc_start(&p, argv));
-	pid_t program = read_pid_file(ready);
+	pid_t program = pid_in_file(h_proc_wait_file(&p, ready, WAIT_S), ready);
 	expect_filtered(p.pid, 3, "launch, -s"); /* main, sampler, follower */
 	expect_unfiltered(program, "the launched program");
 	FILE *f = fopen(go, "w");
 	cr_assert_not_null(f);
 	fclose(f);
-	expect_unfiltered(read_pid_file(child), "a child started after pytop's filter");
+	expect_unfiltered(pid_in_file(h_proc_wait_file(&p, child, WAIT_S), child),
+	                  "a child started after pytop's filter");
 	f = fopen(done, "w");
 	cr_assert_not_null(f);
 	fclose(f);
@@ -288,7 +291,7 @@ Test(harm_seccomp, launch_tui)
 	        h_pytop(), py, wl, ready);
 	fclose(f);
 	cr_assert(h_tmux_start(&tmux, 100, 30, script, TMUX_LIFETIME_S), "cannot start tmux");
-	pid_t program = read_pid_file(ready);
+	pid_t program = pid_in_file(h_tmux_wait_file(&tmux, ready, WAIT_S), ready);
 	pid_t pytop = h_tmux_pane_pid(&tmux); /* the script exec'd pytop */
 	char *screen = h_tmux_wait_for(&tmux, "burn_", WAIT_S, NULL);
 

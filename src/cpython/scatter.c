@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "target/remote_mem.h"
@@ -48,14 +49,13 @@ int scatter_init(struct scatter *s, struct mem_region *mem, size_t cap)
 	s->head = alloc_n(mem, cap, sizeof(*s->head));
 	s->tail = alloc_n(mem, cap, sizeof(*s->tail));
 	s->gpage = alloc_n(mem, cap, sizeof(*s->gpage));
-	s->gslot = alloc_n(mem, cap, sizeof(*s->gslot));
 	s->order = alloc_n(mem, cap, sizeof(*s->order));
 	s->pages = alloc_n(mem, slots, sizeof(*s->pages));
-	s->sink = s->page > 0 && s->page <= SIZE_MAX / 2 ? mem_region_alloc(mem, s->page) : NULL;
+	s->sink = mem_region_alloc(mem, s->page);
 	if (s->local == NULL || s->remote == NULL || s->arrived == NULL || s->glocal == NULL ||
 	    s->gremote == NULL || s->read_as == NULL || s->epoch_of == NULL ||
 	    s->gepoch == NULL || s->next == NULL || s->head == NULL || s->tail == NULL ||
-	    s->gpage == NULL || s->gslot == NULL || s->order == NULL || s->pages == NULL ||
+	    s->gpage == NULL || s->order == NULL || s->pages == NULL ||
 	    s->sink == NULL)
 		return -1;
 	s->pages_mask = slots - 1;
@@ -111,7 +111,6 @@ static uint32_t new_group(struct scatter *s, uint32_t *ngroups, size_t k, uintpt
 	s->head[g] = s->tail[g] = (uint32_t)k;
 	s->gpage[g] = page;
 	s->gepoch[g] = s->epoch_of[k];
-	s->gslot[g] = NONE;
 	s->next[k] = NONE;
 	return g;
 }
@@ -142,10 +141,7 @@ static uint32_t group_by_page(struct scatter *s)
 		                            s->gepoch[s->pages[h] - 1] != s->epoch_of[k]))
 			h = (h + 1) & mask;
 		if (s->pages[h] == 0) {
-			uint32_t g = new_group(s, &ngroups, k, page);
-
-			s->pages[h] = g + 1;
-			s->gslot[g] = (uint32_t)h;
+			s->pages[h] = new_group(s, &ngroups, k, page) + 1;
 			continue;
 		}
 		uint32_t g = s->pages[h] - 1;
@@ -154,9 +150,7 @@ static uint32_t group_by_page(struct scatter *s)
 		s->tail[g] = (uint32_t)k;
 		s->next[k] = NONE;
 	}
-	for (uint32_t g = 0; g < ngroups; g++)
-		if (s->gslot[g] != NONE)
-			s->pages[s->gslot[g]] = 0;
+	memset(s->pages, 0, (mask + 1) * sizeof(*s->pages));
 	return ngroups;
 }
 

@@ -37,7 +37,6 @@ struct scatter {
 	uint32_t *head, *tail;        /* per page group: its first and last range */
 	uintptr_t *gpage;             /* per page group: the page */
 	uint32_t *gepoch;             /* per page group: its ranges' epoch */
-	uint32_t *gslot;              /* per page group: its slot in pages */
 	uint32_t *pages;              /* open addressing: page group + 1, or 0 */
 	uint32_t *order;              /* one group's ranges, by address */
 	size_t pages_mask, page;

@@ -86,8 +86,8 @@ struct proc_threads *proc_threads_new(pid_t pid)
 		/* A wchan file per sleeping thread must not take the
 		 * descriptors the stat files of later threads need. */
 		struct rlimit rl;
-		pt->fd_room = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < INT_MAX
-		              ? (int)(rl.rlim_cur / 2) : 512;
+		pt->fd_room = getrlimit(RLIMIT_NOFILE, &rl) != 0 ? 512
+		              : rl.rlim_cur >= INT_MAX ? INT_MAX / 2 : (int)(rl.rlim_cur / 2);
 	}
 	return pt;
 }

@@ -5,6 +5,8 @@
 
 #include "fake_reader.h"
 
+#include "sample_errors.h"
+
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,4 +56,24 @@ struct criterion_test_params fake_reader_versions(void)
 		n++;
 	}
 	return cr_make_param_array(size_t, idx, n);
+}
+
+const struct py_thread_sample *fake_reader_sample_one(struct fake_reader *f)
+{
+	cr_assert_eq(py_reader_sample(f->r, f->pt, true), 1, "3.%u", f->o->minor);
+	return py_reader_thread(f->r, 0);
+}
+
+void fake_reader_expect_frame(struct fake_reader *f, const struct py_thread_sample *s,
+                              uint32_t i, const char *name, int off, const char *when)
+{
+	const struct py_code *pc;
+
+	cr_assert_eq(s->status, PY_THREAD_OK, "3.%u, %s: status %d (%s)", f->o->minor, when,
+	             s->status, sample_error_name(s->error_kind));
+	cr_assert_gt(s->nframes, i, "3.%u, %s", f->o->minor, when);
+	pc = py_reader_code(f->r, s->frames[i].code_id);
+	cr_assert(pc != NULL && pc->valid, "3.%u, %s: frame %u's code", f->o->minor, when, i);
+	cr_assert_str_eq(pc->qualname, name, "3.%u, %s", f->o->minor, when);
+	cr_assert_eq(s->frames[i].instr_offset, off, "3.%u, %s", f->o->minor, when);
 }

@@ -2,8 +2,8 @@
  * CPython (fake_python.h): an image, the forked child holding it, and a
  * py_reader and proc_threads sampling that child.  The reader tests
  * (test_reader_synthetic, test_reader_reuse, test_sample_errors,
- * test_code_changed_retry) build their stacks in `im`, publish them to
- * the child, and sample through `r`. */
+ * test_code_changed_retry, test_newest_frame) build their stacks in `im`,
+ * publish them to the child, and sample through `r`. */
 #ifndef PYTOP_TESTS_FAKE_READER_H
 #define PYTOP_TESTS_FAKE_READER_H
 
@@ -33,6 +33,14 @@ void fake_reader_start(struct fake_reader *f, const struct py_offsets *o);
 void fake_reader_publish(struct fake_reader *f);
 /* Detach, stop the child, free the image. */
 void fake_reader_end(struct fake_reader *f);
+
+/* One tick of the reader on a one-thread image (asserts it saw one
+ * thread); its sample, borrowed from the reader. */
+const struct py_thread_sample *fake_reader_sample_one(struct fake_reader *f);
+/* Assert that s is a good sample whose frame i runs a code named `name`
+ * at byte offset `off`; `when` names the case in the message. */
+void fake_reader_expect_frame(struct fake_reader *f, const struct py_thread_sample *s,
+                              uint32_t i, const char *name, int off, const char *when);
 
 #define FAKE_READER_MAX_VERSIONS 16 /* built-in tables at most */
 

@@ -56,27 +56,6 @@ struct ctx {
 	uintptr_t f;                   /* the frame the codes run in */
 };
 
-static const struct py_thread_sample *sample(struct ctx *c)
-{
-	cr_assert_eq(py_reader_sample(c->fr.r, c->fr.pt, true), 1, "3.%u", c->fr.o->minor);
-	return py_reader_thread(c->fr.r, 0);
-}
-
-/* Frame i of s runs a code named `name` at byte offset `off`. */
-static void expect_frame(struct ctx *c, const struct py_thread_sample *s, uint32_t i,
-                         const char *name, int off, const char *when)
-{
-	const struct py_code *pc;
-
-	cr_assert_eq(s->status, PY_THREAD_OK, "3.%u, %s: status %d (%s)", c->fr.o->minor, when,
-	             s->status, sample_error_name(s->error_kind));
-	cr_assert_gt(s->nframes, i, "3.%u, %s", c->fr.o->minor, when);
-	pc = py_reader_code(c->fr.r, s->frames[i].code_id);
-	cr_assert(pc != NULL && pc->valid, "3.%u, %s: frame %u's code", c->fr.o->minor, when, i);
-	cr_assert_str_eq(pc->qualname, name, "3.%u, %s", c->fr.o->minor, when);
-	cr_assert_eq(s->frames[i].instr_offset, off, "3.%u, %s", c->fr.o->minor, when);
-}
-
 /* Frame f runs `code` at byte offset off. */
 static void run_in_frame(struct ctx *c, uintptr_t code, int off)
 {
@@ -105,10 +84,10 @@ static void ctx_init(struct ctx *c, size_t vi)
 	fake_push(&c->fr.im, &c->t, c->mod, 0);
 	c->f = fake_push(&c->fr.im, &c->t, c->first, 2);
 	fake_reader_publish(&c->fr);
-	expect_frame(c, sample(c), 0, "first", 2, "first runs");
+	fake_reader_expect_frame(&c->fr, fake_reader_sample_one(&c->fr), 0, "first", 2, "first runs");
 	run_in_frame(c, c->second, 4);
 	fake_reader_publish(&c->fr);
-	expect_frame(c, sample(c), 0, "second", 4, "second runs");
+	fake_reader_expect_frame(&c->fr, fake_reader_sample_one(&c->fr), 0, "second", 4, "second runs");
 }
 
 #define VERSION_TEST(name) FAKE_READER_VERSION_TEST(code_changed_retry, name)
@@ -127,11 +106,11 @@ VERSION_TEST(replaced_code_is_read_again_within_the_tick)
 	run_in_frame(&c, c.first, 6);
 	fake_reader_publish(&c.fr);
 	watch = (struct watch){ .addr = c.first };
-	expect_frame(&c, sample(&c), 0, "third", 6, "third at first's address");
-	expect_frame(&c, py_reader_thread(c.fr.r, 0), 1, "<module>", 0, "third's caller");
+	fake_reader_expect_frame(&c.fr, fake_reader_sample_one(&c.fr), 0, "third", 6, "third at first's address");
+	fake_reader_expect_frame(&c.fr, py_reader_thread(c.fr.r, 0), 1, "<module>", 0, "third's caller");
 	cr_expect_eq(watch.reads, 1, "3.%u: the code read again %u times in the tick",
 	             c.fr.o->minor, watch.reads);
-	expect_frame(&c, sample(&c), 0, "third", 6, "the next tick");
+	fake_reader_expect_frame(&c.fr, fake_reader_sample_one(&c.fr), 0, "third", 6, "the next tick");
 	watch = (struct watch){ 0 };
 	fake_reader_end(&c.fr);
 }
@@ -153,7 +132,7 @@ VERSION_TEST(code_changed_again_before_the_retry_is_code_changed)
 	run_in_frame(&c, c.first, 6);
 	fake_reader_publish(&c.fr);
 	watch = (struct watch){ .addr = c.first, .fr = &c.fr, .swap_from = fourth };
-	s = sample(&c);
+	s = fake_reader_sample_one(&c.fr);
 	cr_expect_eq(watch.reads, 1, "3.%u: the code read again %u times in the tick",
 	             c.fr.o->minor, watch.reads);
 	cr_expect_eq(watch.swap_from, 0, "3.%u: fourth never took the address", c.fr.o->minor);
@@ -162,6 +141,6 @@ VERSION_TEST(code_changed_again_before_the_retry_is_code_changed)
 	cr_assert_eq(s->error_kind, SAMPLE_ERR_CODE_CHANGED, "3.%u: %s", c.fr.o->minor,
 	             sample_error_name(s->error_kind));
 	watch = (struct watch){ 0 };
-	expect_frame(&c, sample(&c), 0, "fourth", 6, "the next tick");
+	fake_reader_expect_frame(&c.fr, fake_reader_sample_one(&c.fr), 0, "fourth", 6, "the next tick");
 	fake_reader_end(&c.fr);
 }

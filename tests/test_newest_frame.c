@@ -60,12 +60,6 @@ struct ctx {
 	uintptr_t fmod, f; /* their frames: <module> calls fn */
 };
 
-static const struct py_thread_sample *sample(struct ctx *c)
-{
-	cr_assert_eq(py_reader_sample(c->fr.r, c->fr.pt, true), 1, "3.%u", c->fr.o->minor);
-	return py_reader_thread(c->fr.r, 0);
-}
-
 /* The instruction pointer `off` bytes into `code`'s bytecode. */
 static uint64_t instr_at(const struct ctx *c, uintptr_t code, int off)
 {
@@ -80,27 +74,14 @@ static uint64_t torn(const struct ctx *c, uintptr_t code)
 	return instr_at(c, code, 2 * (int)FAKE_CODE_UNITS + 256);
 }
 
-/* Frame i of s runs a code named `name` at byte offset `off`. */
-static void expect_frame(struct ctx *c, const struct py_thread_sample *s, uint32_t i,
-                         const char *name, int off, const char *when)
-{
-	const struct py_code *pc;
-
-	cr_assert_eq(s->status, PY_THREAD_OK, "3.%u, %s: status %d (%s)", c->fr.o->minor, when,
-	             s->status, sample_error_name(s->error_kind));
-	cr_assert_gt(s->nframes, i, "3.%u, %s", c->fr.o->minor, when);
-	pc = py_reader_code(c->fr.r, s->frames[i].code_id);
-	cr_assert(pc != NULL && pc->valid, "3.%u, %s: frame %u's code", c->fr.o->minor, when, i);
-	cr_assert_str_eq(pc->qualname, name, "3.%u, %s", c->fr.o->minor, when);
-	cr_assert_eq(s->frames[i].instr_offset, off, "3.%u, %s", c->fr.o->minor, when);
-}
-
-static void expect_refused(struct ctx *c, const struct py_thread_sample *s, const char *when)
+/* s was refused as `kind`. */
+static void expect_refused(struct ctx *c, const struct py_thread_sample *s,
+                           enum sample_error kind, const char *when)
 {
 	cr_assert_eq(s->status, PY_THREAD_ERROR, "3.%u, %s: status %d, want an error",
 	             c->fr.o->minor, when, s->status);
-	cr_assert_eq(s->error_kind, SAMPLE_ERR_CODE, "3.%u, %s: %s, want code_object",
-	             c->fr.o->minor, when, sample_error_name(s->error_kind));
+	cr_assert_eq(s->error_kind, kind, "3.%u, %s: %s, want %s", c->fr.o->minor, when,
+	             sample_error_name(s->error_kind), sample_error_name(kind));
 }
 
 /* <module> -> fn at offset 4, sampled once so that both codes are cached
@@ -115,7 +96,7 @@ static void ctx_init(struct ctx *c, size_t vi)
 	c->fmod = fake_push(&c->fr.im, &c->t, c->mod, 8);
 	c->f = fake_push(&c->fr.im, &c->t, c->fn, 4);
 	fake_reader_publish(&c->fr);
-	expect_frame(c, sample(c), 0, "fn", 4, "fn runs");
+	fake_reader_expect_frame(&c->fr, fake_reader_sample_one(&c->fr), 0, "fn", 4, "fn runs");
 }
 
 #define VERSION_TEST(name) FAKE_READER_VERSION_TEST(newest_frame, name)
@@ -132,8 +113,8 @@ VERSION_TEST(torn_pointer_is_read_again)
 	fake_reader_publish(&c.fr);
 	watch = (struct watch){ .addr = c.f + c.fr.o->if_instr, .fr = &c.fr,
 	                        .store = instr_at(&c, c.fn, 6) };
-	expect_frame(&c, sample(&c), 0, "fn", 6, "fn's pointer read torn");
-	expect_frame(&c, py_reader_thread(c.fr.r, 0), 1, "<module>", 8, "fn's caller");
+	fake_reader_expect_frame(&c.fr, fake_reader_sample_one(&c.fr), 0, "fn", 6, "fn's pointer read torn");
+	fake_reader_expect_frame(&c.fr, py_reader_thread(c.fr.r, 0), 1, "<module>", 8, "fn's caller");
 	cr_expect_eq(watch.reads, 1, "3.%u: the pointer read again %u times",
 	             c.fr.o->minor, watch.reads);
 	watch = (struct watch){ 0 };
@@ -151,12 +132,12 @@ VERSION_TEST(pointer_outside_after_two_reads_is_refused)
 	fake_w64(c.f + c.fr.o->if_instr, torn(&c, c.fn));
 	fake_reader_publish(&c.fr);
 	watch = (struct watch){ .addr = c.f + c.fr.o->if_instr };
-	expect_refused(&c, sample(&c), "fn's pointer outside fn");
+	expect_refused(&c, fake_reader_sample_one(&c.fr), SAMPLE_ERR_CODE, "fn's pointer outside fn");
 	cr_expect_eq(watch.reads, 2, "3.%u: the pointer read again %u times, want 2",
 	             c.fr.o->minor, watch.reads);
 	fake_w64(c.f + c.fr.o->if_instr, instr_at(&c, c.fn, 6));
 	fake_reader_publish(&c.fr);
-	expect_frame(&c, sample(&c), 0, "fn", 6, "the next tick");
+	fake_reader_expect_frame(&c.fr, fake_reader_sample_one(&c.fr), 0, "fn", 6, "the next tick");
 	watch = (struct watch){ 0 };
 	fake_reader_end(&c.fr);
 }
@@ -171,13 +152,14 @@ VERSION_TEST(only_the_newest_frame_is_read_again)
 	ctx_init(&c, *vi);
 	watch = (struct watch){ .addr = c.f + c.fr.o->if_instr };
 	for (int i = 0; i < 3; i++)
-		expect_frame(&c, sample(&c), 0, "fn", 4, "a steady stack");
+		fake_reader_expect_frame(&c.fr, fake_reader_sample_one(&c.fr), 0, "fn", 4, "a steady stack");
 	cr_expect_eq(watch.reads, 0, "3.%u: a pointer inside its code read again %u times",
 	             c.fr.o->minor, watch.reads);
 	fake_w64(c.fmod + c.fr.o->if_instr, torn(&c, c.mod));
 	fake_reader_publish(&c.fr);
 	watch = (struct watch){ .addr = c.fmod + c.fr.o->if_instr };
-	expect_refused(&c, sample(&c), "<module>'s pointer outside <module>");
+	expect_refused(&c, fake_reader_sample_one(&c.fr), SAMPLE_ERR_CODE,
+	               "<module>'s pointer outside <module>");
 	cr_expect_eq(watch.reads, 0, "3.%u: the caller's pointer read again %u times",
 	             c.fr.o->minor, watch.reads);
 	watch = (struct watch){ 0 };
@@ -205,17 +187,15 @@ VERSION_TEST(popped_newest_frames_start_at_their_caller)
 	fn2 = fake_code(&c.fr.im, "fn2", "/t.py", 20, 0);
 	f2 = fake_push(&c.fr.im, &c.t, fn2, 2);
 	fake_reader_publish(&c.fr);
-	expect_frame(&c, sample(&c), 0, "fn2", 2, "fn2 runs");
+	fake_reader_expect_frame(&c.fr, fake_reader_sample_one(&c.fr), 0, "fn2", 2, "fn2 runs");
 	pop_frame(&c, f2);
 	pop_frame(&c, c.f);
 	fake_reader_publish(&c.fr);
-	s = sample(&c);
+	s = fake_reader_sample_one(&c.fr);
 	if (!c.fr.o->code_tagged) {
-		cr_assert_eq(s->status, PY_THREAD_ERROR, "3.%u: a null code taken", c.fr.o->minor);
-		cr_assert_eq(s->error_kind, SAMPLE_ERR_FRAME, "3.%u: %s, want torn_frame",
-		             c.fr.o->minor, sample_error_name(s->error_kind));
+		expect_refused(&c, s, SAMPLE_ERR_FRAME, "a null code before 3.14");
 	} else {
-		expect_frame(&c, s, 0, "<module>", 8, "fn and fn2 popped");
+		fake_reader_expect_frame(&c.fr, s, 0, "<module>", 8, "fn and fn2 popped");
 		cr_assert_eq(s->nframes, 1, "3.%u: %u frames", c.fr.o->minor, s->nframes);
 	}
 	fake_reader_end(&c.fr);
@@ -226,14 +206,10 @@ VERSION_TEST(popped_newest_frames_start_at_their_caller)
 VERSION_TEST(null_code_below_the_newest_is_torn)
 {
 	struct ctx c;
-	const struct py_thread_sample *s;
 
 	ctx_init(&c, *vi);
 	pop_frame(&c, c.fmod);
 	fake_reader_publish(&c.fr);
-	s = sample(&c);
-	cr_assert_eq(s->status, PY_THREAD_ERROR, "3.%u: a null caller taken", c.fr.o->minor);
-	cr_assert_eq(s->error_kind, SAMPLE_ERR_FRAME, "3.%u: %s, want torn_frame",
-	             c.fr.o->minor, sample_error_name(s->error_kind));
+	expect_refused(&c, fake_reader_sample_one(&c.fr), SAMPLE_ERR_FRAME, "a null caller");
 	fake_reader_end(&c.fr);
 }

@@ -709,6 +709,7 @@ int session_close(struct session *s)
 		 * ends, not a failure to report as 143. */
 		if (s->opts->demo && stopped_by_us)
 			status = 0;
+		target_drop_empty_output(&s->target);
 		if (s->target.output[0] != '\0')
 			fprintf(stderr, "pytop: the program's output is in %s\n", s->target.output);
 		else if (s->target.output_error.code != PYTOP_OK)

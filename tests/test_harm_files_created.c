@@ -17,6 +17,7 @@
 #endif
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -180,7 +181,9 @@ static void prepare_dir(void)
 	age(r->victim);
 }
 
-static void start_pane(const char *tmpdir)
+/* pytop launching a program that prints both marks every 50 ms or, silent,
+ * nothing; either says it ran in the file `printed`. */
+static void start_pane(const char *tmpdir, bool silent)
 {
 	struct run *r = &g_run;
 	const char *py = H_PY_DEBIAN;
@@ -190,10 +193,11 @@ static void start_pane(const char *tmpdir)
 	cr_assert_not_null(f);
 	fprintf(f, "import sys, time\n"
 	           "while True:\n"
-	           "    print('" MARK_OUT "', flush=True)\n"
-	           "    print('" MARK_ERR "', file=sys.stderr, flush=True)\n"
+	           "%s"
 	           "    open('printed', 'w').close()\n"
-	           "    time.sleep(0.05)\n");
+	           "    time.sleep(0.05)\n",
+	        silent ? "" : "    print('" MARK_OUT "', flush=True)\n"
+	                      "    print('" MARK_ERR "', file=sys.stderr, flush=True)\n");
 	fclose(f);
 
 	char *script = h_path(r->dir, "run.sh");
@@ -323,7 +327,7 @@ static void planted_run(bool as_attacker, enum plant what)
 {
 	struct run *r = &g_run;
 	prepare_dir();
-	start_pane(r->shared);
+	start_pane(r->shared, false);
 	char *old = old_name();
 	char *through = h_path(r->dir, "created-through-link");
 	plant_as(as_attacker, what, old,
@@ -386,7 +390,7 @@ Test(harm_files, long_tmpdir_works)
 	char *tmpdir = h_path(mid, b);
 	cr_assert_eq(mkdir(mid, 0700), 0);
 	cr_assert_eq(mkdir(tmpdir, 0700), 0);
-	start_pane(tmpdir);
+	start_pane(tmpdir, false);
 	run_to_end();
 	expect_private_output(tmpdir);
 	free(mid);
@@ -402,7 +406,7 @@ Test(harm_files, too_long_tmpdir_says_so)
 	while (strlen(tmpdir) < 5000)
 		strcat(tmpdir, "/cccccccccccccccccccccccccccccccccccccccccccccccccc");
 	prepare_dir();
-	start_pane(tmpdir);
+	start_pane(tmpdir, false);
 	run_to_end();
 	struct run *r = &g_run;
 	const char *line = strstr(r->err_text, "pytop: the program's output was "
@@ -413,4 +417,25 @@ Test(harm_files, too_long_tmpdir_says_so)
 	          "the line does not say what is wrong and how to fix it: %s",
 	          line);
 	cr_assert_lt(strcspn(line, "\n"), 300, "not one short line: %s", line);
+}
+
+/* A program that printed nothing: no file named, and nothing of pytop's
+ * left in TMPDIR (the empty file and its directory removed). */
+Test(harm_files, silent_program_leaves_nothing)
+{
+	struct run *r = &g_run;
+	prepare_dir();
+	start_pane(r->shared, true);
+	run_to_end();
+	cr_assert_null(strstr(r->err_text, "output is in"),
+	               "pytop named an empty output file: %s", r->err_text);
+	DIR *d = opendir(r->shared);
+	cr_assert_not_null(d);
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "pytop-%d.", (int)r->pytop);
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		cr_assert(strncmp(e->d_name, prefix, strlen(prefix)) != 0,
+		          "%s/%s left behind", r->shared, e->d_name);
+	closedir(d);
 }

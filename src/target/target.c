@@ -287,6 +287,26 @@ void target_terminate(struct target *t)
 	}
 }
 
+void target_drop_empty_output(struct target *t)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	struct stat st;
+
+	/* The directory is pytop's own (0700): nobody else can have put
+	 * anything at these names since it was made. */
+	if (t->output[0] == '\0' || lstat(t->output, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != 0 || unlink(t->output) != 0)
+		return;
+	snprintf(dir, sizeof(dir), "%s", t->output);
+	slash = strrchr(dir, '/');
+	if (slash != NULL) {
+		*slash = '\0';
+		(void)rmdir(dir);
+	}
+	t->output[0] = '\0';
+}
+
 int target_exit_code(const struct target *t)
 {
 	if (!t->launched || !t->exited)

@@ -52,6 +52,11 @@ void target_wait_exit(struct target *t, uint64_t grace_ns);
  * (SIGTERM, then SIGKILL after a grace period) and reap it. */
 void target_terminate(struct target *t);
 
+/* Launch mode, once the program is done: an output file it never wrote to
+ * is removed with its directory, so that a silent program leaves nothing
+ * in $TMPDIR, and output becomes "".  A file with anything in it stays. */
+void target_drop_empty_output(struct target *t);
+
 /* The exit status pytop should return for the target (launch mode):
  * its exit code, or 128 + signal number. -1 when unknown. */
 int target_exit_code(const struct target *t);

@@ -415,25 +415,32 @@ char *h_read_file(const char *path)
 	return b.data;
 }
 
-static bool wait_file_of(pid_t root, const char *path, double timeout_s)
+/* p, when not NULL, is read from while waiting: a program that writes
+ * much must not block on a full pipe, and what it wrote says why a file
+ * never came. */
+static bool wait_file_of(pid_t root, struct h_proc *p, const char *path, double timeout_s)
 {
 	struct patience w;
 	bool there;
 	patience_start(&w, root, timeout_s);
-	while (!(there = access(path, F_OK) == 0) && !patience_over(&w))
-		h_sleep(0.02);
+	while (!(there = access(path, F_OK) == 0) && !patience_over(&w)) {
+		if (p != NULL && !p->exited)
+			pump_step(p, 0.02);
+		else
+			h_sleep(0.02);
+	}
 	patience_end(&w, path);
 	return there;
 }
 
 bool h_wait_file(const char *path, double timeout_s)
 {
-	return wait_file_of(0, path, timeout_s); /* no program: wall time */
+	return wait_file_of(0, NULL, path, timeout_s); /* no program: wall time */
 }
 
 bool h_proc_wait_file(struct h_proc *p, const char *path, double timeout_s)
 {
-	return wait_file_of(p->pid, path, timeout_s);
+	return wait_file_of(p->pid, p, path, timeout_s);
 }
 
 /* ---- interpreters --------------------------------------------------- */
@@ -995,7 +1002,7 @@ char *h_tmux_wait_for(struct h_tmux *t, const char *needle, double timeout_s,
 
 bool h_tmux_wait_file(struct h_tmux *t, const char *path, double timeout_s)
 {
-	return wait_file_of(t->pane, path, timeout_s);
+	return wait_file_of(t->pane, NULL, path, timeout_s);
 }
 
 

@@ -47,7 +47,7 @@ bool h_proc_pump(struct h_proc *p, double timeout_s);
 /* Pump until `needle` appears in stdout or timeout; true if it appeared. */
 bool h_proc_wait_stdout(struct h_proc *p, const char *needle, double timeout_s);
 /* Whether `path` exists, waiting up to timeout_s for p's programs to
- * create it. */
+ * create it; p's output is read meanwhile (into p->out, p->err). */
 bool h_proc_wait_file(struct h_proc *p, const char *path, double timeout_s);
 
 /* Pump until exit; after timeout_s SIGKILL its process group, mark

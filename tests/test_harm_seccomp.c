@@ -111,15 +111,26 @@ static void expect_unfiltered(pid_t pid, const char *who)
 
 /* The PID a workload wrote into its ready file, once a patient wait for
  * it (h_proc_wait_file, h_tmux_wait_file: starved at nice 19, a plain
- * 10 s failed launch_tui in a CI run) said whether it appeared. */
-static pid_t pid_in_file(bool appeared, const char *path)
+ * 10 s failed launch_tui in a CI run) said whether it appeared.  `seen`
+ * is shown when it did not: the stderr or screen of what should have
+ * written it, which tells why (a workload not found, a refused start). */
+static pid_t pid_in_file(bool appeared, const char *path, const char *seen)
 {
-	cr_assert(appeared, "%s never appeared", path);
+	cr_assert(appeared, "%s never appeared; what the process wrote or showed: %s", path,
+	          seen != NULL && *seen != '\0' ? seen : "(nothing)");
 	char *text = h_read_file(path);
 	pid_t pid = text != NULL ? (pid_t)atoi(text) : 0;
 	free(text);
 	cr_assert_gt(pid, 0, "no PID in %s", path);
 	return pid;
+}
+
+/* The same for a file p's programs write, with p's stderr. */
+static pid_t pid_from(struct h_proc *p, const char *path)
+{
+	bool appeared = h_proc_wait_file(p, path, WAIT_S);
+
+	return pid_in_file(appeared, path, p->err.data);
 }
 
 static void expect_finished(struct h_proc *p, const char *needle)
@@ -156,7 +167,7 @@ static pid_t start_target(struct h_proc *t, const char *ready)
 
 	cr_assert(h_proc_start(t, argv));
 	free(wl);
-	return pid_in_file(h_proc_wait_file(t, ready, WAIT_S), ready);
+	return pid_from(t, ready);
 }
 
 Test(harm_seccomp, launch_batch)
@@ -170,7 +181,7 @@ Test(harm_seccomp, launch_batch)
 	struct h_proc p;
 
 	cr_assert(h_proc_start(&p, argv));
-	pid_t program = pid_in_file(h_proc_wait_file(&p, ready, WAIT_S), ready);
+	pid_t program = pid_from(&p, ready);
 	expect_filtered(p.pid, 2, "launch, batch");
 	expect_unfiltered(program, "the launched program");
 	expect_finished(&p, "burn_");
@@ -260,13 +271,13 @@ Test(harm_seccomp, launch_subprocesses)
 	struct h_proc p;
 
 	cr_assert(h_proc_start(&p, argv));
-	pid_t program = pid_in_file(h_proc_wait_file(&p, ready, WAIT_S), ready);
+	pid_t program = pid_from(&p, ready);
 	expect_filtered(p.pid, 3, "launch, -s"); /* main, sampler, follower */
 	expect_unfiltered(program, "the launched program");
 	FILE *f = fopen(go, "w");
 	cr_assert_not_null(f);
 	fclose(f);
-	expect_unfiltered(pid_in_file(h_proc_wait_file(&p, child, WAIT_S), child),
+	expect_unfiltered(pid_from(&p, child),
 	                  "a child started after pytop's filter");
 	f = fopen(done, "w");
 	cr_assert_not_null(f);
@@ -291,7 +302,10 @@ Test(harm_seccomp, launch_tui)
 	        h_pytop(), py, wl, ready);
 	fclose(f);
 	cr_assert(h_tmux_start(&tmux, 100, 30, script, TMUX_LIFETIME_S), "cannot start tmux");
-	pid_t program = pid_in_file(h_tmux_wait_file(&tmux, ready, WAIT_S), ready);
+	bool appeared = h_tmux_wait_file(&tmux, ready, WAIT_S);
+	char *shown = appeared ? NULL : h_tmux_capture(&tmux);
+	pid_t program = pid_in_file(appeared, ready, shown);
+	free(shown);
 	pid_t pytop = h_tmux_pane_pid(&tmux); /* the script exec'd pytop */
 	char *screen = h_tmux_wait_for(&tmux, "burn_", WAIT_S, NULL);
 
